@@ -46,6 +46,11 @@ struct Parameter : Symbol {
 
 struct Algebraic : Symbol {
   ExprId expr = kNoExpr;
+  // Depends on parameters and constants only: evaluated once per cell (a "computed
+  // constant"), not every step. Set by the classification pass.
+  bool once_per_cell = false;
+  // Introduced by a pass (CSE temporaries, repairs), not written by the modeller.
+  bool synthetic = false;
 };
 
 // What each state's ODE looks like, filled by passes (gates, jacobian).
