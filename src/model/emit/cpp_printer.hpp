@@ -1,0 +1,34 @@
+// The C++ back end: one translation unit per model, for the CPU.
+//
+// Why: interpreting the IR costs a dispatch per node; printing the model as straight-line
+// C++ lets the compiler inline it into the integrators of cell/integrators.hpp and
+// vectorise the loop over cells of a structure-of-arrays batch (DESIGN.md §3).
+//
+// What the printed unit holds (everything in an anonymous namespace except the factory):
+//   - template <class Real> struct Model: the cell model concept of cell/integrators.hpp
+//     (constexpr sizes, is_gate, constants() = once-per-cell algebraics, rhs() and
+//     rhs_jac() as straight-line code, algebraics());
+//   - a batch loop per integrator with `#pragma omp simd` over cells and the model inlined;
+//   - a CellKernel subclass and `extern "C" hw::cell::CellKernel* <prefix>_make_kernel()`.
+// It needs only the header-only cell/integrators.hpp and cell/cell_kernel.hpp, so a
+// shared library built from it links against nothing of heartwave.
+#pragma once
+
+#include <string>
+
+#include "model/ir/model.hpp"
+
+namespace hw::model {
+
+struct CppOptions {
+  std::string symbol_prefix = "hw_model";  // sanitised; names the extern "C" factory
+  bool standalone_kernel_factory = true;   // print the CellKernel subclass and factory
+};
+
+// Throws hw::Error when the model is not analysed (see printer_common.hpp).
+std::string print_cpp(const Model& m, const CppOptions& opt = {});
+
+// The name of the factory print_cpp defines for these options.
+std::string cpp_factory_symbol(const CppOptions& opt);
+
+}  // namespace hw::model

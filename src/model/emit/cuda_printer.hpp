@@ -1,0 +1,36 @@
+// The CUDA back end: device functions for one model, compiled at run time by NVRTC.
+//
+// Why: on the GPU a tissue kernel calls the cell step inline so a cell's state stays in
+// registers for the whole step (seed 000 Opt 2a); so the printer emits
+// `__device__ __forceinline__` functions, with the integrators unrolled per state (gates
+// known at print time), not a kernel per model. A tiny `extern "C" __global__` demo kernel
+// steps N independent cells (SoA) so that compiling the source exercises the whole path.
+//
+// Printed functions, all prefixed with function_prefix (sanitised), real = float|double:
+//   <prefix>_constants(const real* p, real* c)
+//   <prefix>_rhs(real t, const real* y, const real* p, const real* c, real* dydt)
+//   <prefix>_rhs_jac(real t, const real* y, const real* p, const real* c, real* dydt, real* jdiag)
+//   <prefix>_step_{fe,rk2,rk4,rl1,rl2,sbe}(real t, real dt, real* y, const real* p, const real* c)
+//   <prefix>_step(int method, ...)   method = static_cast<int>(hw::cell::Integrator)
+//   extern "C" __global__ <prefix>_demo_step(int n, int steps, int method, real t, real dt,
+//                                            real* y /*SoA, n per state*/, const real* p)
+// plus constexpr ints <prefix>_n_states, _n_params, _n_constants. The integrators are the
+// same formulas as cell/integrators.hpp (which NVRTC cannot include: it uses <cmath>).
+#pragma once
+
+#include <string>
+
+#include "model/ir/model.hpp"
+
+namespace hw::model {
+
+struct CudaOptions {
+  bool use_float = true;
+  std::string function_prefix = "hw_model";
+  bool fast_intrinsics = false;  // float only: __expf, __logf, ... (less accurate)
+};
+
+// Throws hw::Error when the model is not analysed (see printer_common.hpp).
+std::string print_cuda(const Model& m, const CudaOptions& opt = {});
+
+}  // namespace hw::model

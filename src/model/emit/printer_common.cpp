@@ -1,0 +1,401 @@
+#include "model/emit/printer_common.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/error.hpp"
+#include "model/emit/identifiers.hpp"
+
+namespace hw::model {
+
+TargetProfile cpp_profile() { return TargetProfile{}; }
+
+TargetProfile cuda_profile(bool use_float, bool fast_intrinsics, std::string powi_name) {
+  TargetProfile p;
+  p.real = use_float ? "float" : "double";
+  p.cuda = true;
+  p.use_float = use_float;
+  p.fast_intrinsics = use_float && fast_intrinsics;
+  p.powi = std::move(powi_name);
+  return p;
+}
+
+std::string TargetProfile::literal(double v) const {
+  char buf[64];
+  if (std::isnan(v)) {
+    if (!cuda) return "std::numeric_limits<" + real + ">::quiet_NaN()";
+    return use_float ? "__int_as_float(0x7fc00000)" : "__longlong_as_double(0x7ff8000000000000LL)";
+  }
+  if (std::isinf(v)) {
+    std::string inf = !cuda ? "std::numeric_limits<" + real + ">::infinity()"
+                      : use_float ? "__int_as_float(0x7f800000)"
+                                  : "__longlong_as_double(0x7ff0000000000000LL)";
+    return v < 0 ? "(-" + inf + ")" : inf;
+  }
+  std::string text;
+  if (!cuda) {
+    // Real(double literal): the compiler rounds the exact double to Real once.
+    if (v == std::trunc(v) && std::fabs(v) < 1e15 && !(v == 0 && std::signbit(v))) {
+      std::snprintf(buf, sizeof buf, "%.0f", v);
+    } else {
+      std::snprintf(buf, sizeof buf, "%.17g", v);
+    }
+    text = real + "(" + buf + ")";
+  } else {
+    // Print the value already rounded to the target type, with enough digits to round-trip.
+    if (use_float)
+      std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(static_cast<float>(v)));
+    else
+      std::snprintf(buf, sizeof buf, "%.17g", v);
+    text = buf;
+    if (text.find_first_of(".en") == std::string::npos) text += ".0";
+    if (use_float) text += "f";
+  }
+  if (v < 0 || (v == 0 && std::signbit(v))) text = "(" + text + ")";
+  return text;
+}
+
+std::string TargetProfile::function(Op op) const {
+  std::string name(op_info(op).spelling);
+  if (!cuda) return "std::" + name;
+  if (fast_intrinsics && (op == Op::exp || op == Op::log || op == Op::sin || op == Op::cos ||
+                          op == Op::pow || op == Op::log10))
+    return "__" + name + "f";
+  return use_float ? name + "f" : name;
+}
+
+namespace {
+
+// Precedence of a printed expression: higher binds tighter.
+enum Prec { kAdditive = 1, kMultiplicative = 2, kUnary = 3, kAtom = 4 };
+
+struct Printed {
+  std::string text;
+  int prec = kAtom;
+};
+
+std::optional<int> small_integer_exponent(const ExprPool& pool, ExprId e) {
+  if (!pool.is_constant(e)) return std::nullopt;
+  const double v = pool.node(e).value;
+  if (v != std::trunc(v) || std::fabs(v) > 64) return std::nullopt;
+  return static_cast<int>(v);
+}
+
+// ±2^k whose reciprocal is a normal number in float as well as double.
+bool exact_reciprocal(double v) {
+  if (v == 0 || !std::isfinite(v)) return false;
+  int e = 0;
+  const double mant = std::frexp(std::fabs(v), &e);
+  return mant == 0.5 && e > -120 && e < 120;
+}
+
+class StraightLine {
+ public:
+  StraightLine(const Model& m, const TargetProfile& prof, const VarNamer& names)
+      : m_(m), pool_(m.pool), prof_(prof), names_(names) {}
+
+  std::string print(const std::vector<Assignment>& stmts, std::string_view indent) {
+    count_uses(stmts);
+    std::ostringstream out;
+    for (const Assignment& s : stmts) {
+      if (s.expr != kNoExpr) emit_temporaries(s.expr, indent, out);
+      out << indent << s.lhs << " = ";
+      out << (s.expr == kNoExpr ? s.rhs_text : value(s.expr).text) << ";";
+      if (!s.comment.empty()) out << "  // " << s.comment;
+      out << "\n";
+    }
+    return out.str();
+  }
+
+ private:
+  bool is_leaf(ExprId id) const {
+    const Op op = pool_.op(id);
+    return op == Op::constant || op == Op::variable;
+  }
+
+  // Parent edges per node over every statement; nodes reached twice are not re-entered.
+  void count_uses(const std::vector<Assignment>& stmts) {
+    std::unordered_set<ExprId> seen;
+    std::vector<ExprId> stack;
+    for (const Assignment& s : stmts) {
+      if (s.expr == kNoExpr) continue;
+      ++uses_[s.expr];
+      if (seen.insert(s.expr).second) stack.push_back(s.expr);
+      while (!stack.empty()) {
+        const ExprId id = stack.back();
+        stack.pop_back();
+        const Op op = pool_.op(id);
+        if (op == Op::piecewise)
+          throw Error("code generation: piecewise not lowered to select (run the pass pipeline)");
+        for (ExprId a : pool_.args(id)) {
+          ++uses_[a];
+          if (seen.insert(a).second) stack.push_back(a);
+        }
+      }
+    }
+  }
+
+  bool wants_temporary(ExprId id) const {
+    if (is_leaf(id)) return false;
+    auto it = uses_.find(id);
+    return it != uses_.end() && it->second > 1;
+  }
+
+  // Children first, so each temporary only refers to earlier ones.
+  void emit_temporaries(ExprId id, std::string_view indent, std::ostringstream& out) {
+    if (is_leaf(id) || temp_name_.count(id) || visited_.count(id)) return;
+    visited_.insert(id);
+    for (ExprId a : pool_.args(id)) emit_temporaries(a, indent, out);
+    if (!wants_temporary(id)) return;
+    const bool boolean = is_boolean(pool_.op(id));
+    const std::string text = boolean ? condition(id) : value(id).text;
+    const std::string name = "s" + std::to_string(next_temp_++);
+    out << indent << "const " << (boolean ? "bool" : prof_.real) << " " << name << " = "
+        << text << ";\n";
+    temp_name_[id] = name;
+  }
+
+  std::string lit(double v) const { return prof_.literal(v); }
+
+  // The expression as a boolean (conditions of select, operands of logic).
+  std::string condition(ExprId id) {
+    if (auto it = temp_name_.find(id); it != temp_name_.end()) {
+      if (is_boolean(pool_.op(id))) return it->second;
+      return "(" + it->second + " != " + lit(0) + ")";
+    }
+    const Node& n = pool_.node(id);
+    const auto bin = [&](const char* sym) {
+      return "(" + value(n.args[0]).text + " " + sym + " " + value(n.args[1]).text + ")";
+    };
+    switch (n.op) {
+      case Op::lt: return bin("<");
+      case Op::le: return bin("<=");
+      case Op::gt: return bin(">");
+      case Op::ge: return bin(">=");
+      case Op::eq: return bin("==");
+      case Op::ne: return bin("!=");
+      case Op::logical_and:
+        return "(" + condition(n.args[0]) + " && " + condition(n.args[1]) + ")";
+      case Op::logical_or:
+        return "(" + condition(n.args[0]) + " || " + condition(n.args[1]) + ")";
+      case Op::logical_xor:
+        return "(" + condition(n.args[0]) + " != " + condition(n.args[1]) + ")";
+      case Op::logical_not: return "(!" + condition(n.args[0]) + ")";
+      default: return "(" + value(id).text + " != " + lit(0) + ")";
+    }
+  }
+
+  static std::string wrap(const Printed& p, bool parens) {
+    return parens ? "(" + p.text + ")" : p.text;
+  }
+
+  // The expression as a real.
+  Printed value(ExprId id) {
+    if (auto it = temp_name_.find(id); it != temp_name_.end()) {
+      if (is_boolean(pool_.op(id)))
+        return {"(" + it->second + " ? " + lit(1) + " : " + lit(0) + ")", kAtom};
+      return {it->second, kAtom};
+    }
+    const Node& n = pool_.node(id);
+    if (is_boolean(n.op)) return {"(" + condition(id) + " ? " + lit(1) + " : " + lit(0) + ")", kAtom};
+    switch (n.op) {
+      case Op::constant: return {lit(n.value), kAtom};
+      case Op::variable: return {names_(n.var_kind, n.index), kAtom};
+      case Op::add:
+      case Op::sub: {
+        const Printed a = value(n.args[0]), b = value(n.args[1]);
+        return {wrap(a, a.prec < kAdditive) + (n.op == Op::add ? " + " : " - ") +
+                    wrap(b, b.prec <= kAdditive),
+                kAdditive};
+      }
+      case Op::mul: return multiplicative(" * ", value(n.args[0]), value(n.args[1]));
+      case Op::div: {
+        if (pool_.is_constant(n.args[1]) && exact_reciprocal(pool_.node(n.args[1]).value))
+          return multiplicative(" * ", value(n.args[0]),
+                                {lit(1.0 / pool_.node(n.args[1]).value), kAtom});
+        return multiplicative(" / ", value(n.args[0]), value(n.args[1]));
+      }
+      case Op::neg: {
+        const Printed a = value(n.args[0]);
+        return {"-" + wrap(a, a.prec < kAtom), kUnary};
+      }
+      case Op::pow: {
+        if (auto k = small_integer_exponent(pool_, n.args[1])) {
+          if (*k == 0) return {lit(1), kAtom};
+          if (*k == 1) return value(n.args[0]);
+          return {prof_.powi + "<" + std::to_string(*k) + ">(" + value(n.args[0]).text + ")",
+                  kAtom};
+        }
+        if (pool_.is_constant(n.args[1], 0.5))
+          return {prof_.function(Op::sqrt) + "(" + value(n.args[0]).text + ")", kAtom};
+        return call(n);
+      }
+      case Op::select:
+        return {"(" + condition(n.args[0]) + " ? " + value(n.args[1]).text + " : " +
+                    value(n.args[2]).text + ")",
+                kAtom};
+      case Op::piecewise:
+        throw Error("code generation: piecewise not lowered to select (run the pass pipeline)");
+      default: return call(n);
+    }
+  }
+
+  static Printed multiplicative(const char* sym, const Printed& a, const Printed& b) {
+    return {wrap(a, a.prec < kMultiplicative) + sym + wrap(b, b.prec <= kMultiplicative),
+            kMultiplicative};
+  }
+
+  Printed call(const Node& n) {
+    std::string s = prof_.function(n.op) + "(";
+    for (std::size_t i = 0; i < n.args.size(); ++i) {
+      if (i) s += ", ";
+      s += value(n.args[i]).text;
+    }
+    return {s + ")", kAtom};
+  }
+
+  const Model& m_;
+  const ExprPool& pool_;
+  const TargetProfile& prof_;
+  const VarNamer& names_;
+  std::unordered_map<ExprId, int> uses_;
+  std::unordered_map<ExprId, std::string> temp_name_;
+  std::unordered_set<ExprId> visited_;
+  int next_temp_ = 0;
+};
+
+}  // namespace
+
+std::string print_straight_line(const Model& m, const TargetProfile& prof,
+                                const std::vector<Assignment>& stmts, const VarNamer& names,
+                                std::string_view indent) {
+  return StraightLine(m, prof, names).print(stmts, indent);
+}
+
+CodeLayout make_layout(const Model& m) {
+  if (m.derivatives.size() != m.states.size())
+    throw Error("code generation: model '" + m.name + "' has " +
+                std::to_string(m.states.size()) + " states but " +
+                std::to_string(m.derivatives.size()) + " derivatives");
+  if (m.analysis.size() != m.states.size())
+    throw Error("code generation: model '" + m.name +
+                "' is not analysed (run the pass pipeline first)");
+  for (std::size_t i = 0; i < m.states.size(); ++i)
+    if (m.analysis[i].jacobian_diag == kNoExpr || m.derivatives[i] == kNoExpr)
+      throw Error("code generation: state " + std::to_string(i) +
+                  " has no derivative or Jacobian diagonal (run the pass pipeline first)");
+  CodeLayout l;
+  for (std::size_t k = 0; k < m.algebraics.size(); ++k) {
+    const Algebraic& a = m.algebraics[k];
+    if (a.expr == kNoExpr)
+      throw Error("code generation: algebraic " + std::to_string(k) + " has no definition");
+    l.constant_index.push_back(a.once_per_cell ? l.n_constants++ : -1);
+    l.local_name.push_back("a" + std::to_string(k) + "_" + sanitise_identifier(a.name));
+  }
+  return l;
+}
+
+VarNamer namer_for(const Model& m, const CodeLayout& l) {
+  return [&m, &l](VarKind kind, std::uint32_t i) -> std::string {
+    switch (kind) {
+      case VarKind::time: return "t";
+      case VarKind::state: return "y[" + std::to_string(i) + "]";
+      case VarKind::param: return "p[" + std::to_string(i) + "]";
+      case VarKind::algebraic:
+        if (i >= l.constant_index.size())
+          throw Error("code generation: reference to undefined algebraic " + std::to_string(i));
+        if (l.constant_index[i] >= 0) return "c[" + std::to_string(l.constant_index[i]) + "]";
+        return l.local_name[i];
+    }
+    throw Error("code generation: bad variable kind");
+  };
+}
+
+static std::string name_comment(const Symbol& s) { return sanitise_comment(s.name, 60); }
+
+std::vector<Assignment> constants_statements(const Model& m, const CodeLayout& l,
+                                             const TargetProfile& prof) {
+  std::vector<Assignment> out;
+  for (std::size_t k = 0; k < m.algebraics.size(); ++k) {
+    if (l.constant_index[k] < 0) continue;
+    // Once-per-cell values may only read parameters and earlier constants.
+    for (ExprId id : topological_nodes(m.pool, std::span<const ExprId>(&m.algebraics[k].expr, 1))) {
+      const Node& n = m.pool.node(id);
+      if (n.op != Op::variable) continue;
+      const bool ok = n.var_kind == VarKind::param ||
+                      (n.var_kind == VarKind::algebraic && n.index < k &&
+                       l.constant_index[n.index] >= 0);
+      if (!ok)
+        throw Error("code generation: once-per-cell algebraic '" +
+                    sanitise_comment(m.algebraics[k].name) +
+                    "' reads a value that changes during a run");
+    }
+    out.push_back({"c[" + std::to_string(l.constant_index[k]) + "]", m.algebraics[k].expr, "",
+                   name_comment(m.algebraics[k])});
+  }
+  return out;
+}
+
+static void every_step_algebraics(const Model& m, const CodeLayout& l, const TargetProfile& prof,
+                                  std::vector<Assignment>& out) {
+  for (std::size_t k = 0; k < m.algebraics.size(); ++k) {
+    if (l.constant_index[k] >= 0) continue;
+    out.push_back({"[[maybe_unused]] const " + prof.real + " " + l.local_name[k], m.algebraics[k].expr, "",
+                   m.algebraics[k].synthetic ? std::string("synthetic") : std::string()});
+  }
+}
+
+std::vector<Assignment> rhs_statements(const Model& m, const CodeLayout& l,
+                                       const TargetProfile& prof, bool with_jacobian) {
+  std::vector<Assignment> out;
+  every_step_algebraics(m, l, prof, out);
+  for (std::size_t i = 0; i < m.states.size(); ++i)
+    out.push_back({"dydt[" + std::to_string(i) + "]", m.derivatives[i], "",
+                   "d/dt " + name_comment(m.states[i])});
+  if (with_jacobian)
+    for (std::size_t i = 0; i < m.states.size(); ++i)
+      out.push_back({"jdiag[" + std::to_string(i) + "]", m.analysis[i].jacobian_diag, "", ""});
+  return out;
+}
+
+std::vector<Assignment> algebraics_statements(const Model& m, const CodeLayout& l,
+                                              const TargetProfile& prof) {
+  std::vector<Assignment> out;
+  every_step_algebraics(m, l, prof, out);
+  const VarNamer names = namer_for(m, l);
+  for (std::size_t k = 0; k < m.algebraics.size(); ++k)
+    out.push_back({"out[" + std::to_string(k) + "]", kNoExpr,
+                   names(VarKind::algebraic, static_cast<std::uint32_t>(k)), ""});
+  return out;
+}
+
+std::string layout_comment(const Model& m, const CodeLayout& l) {
+  std::ostringstream out;
+  out << "// Model: " << sanitise_comment(m.name) << "\n";
+  if (!m.citation.empty()) out << "// Source: " << sanitise_comment(m.citation, 200) << "\n";
+  out << "// States (y[i], initial value):\n";
+  for (std::size_t i = 0; i < m.states.size(); ++i) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", m.states[i].initial);
+    out << "//   y[" << i << "] " << name_comment(m.states[i]) << " = " << buf
+        << (m.analysis[i].is_gate ? "  (gate)" : "") << "\n";
+  }
+  out << "// Parameters (p[i], default value):\n";
+  for (std::size_t i = 0; i < m.parameters.size(); ++i) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", m.parameters[i].value);
+    out << "//   p[" << i << "] " << name_comment(m.parameters[i]) << " = " << buf << "\n";
+  }
+  if (l.n_constants) {
+    out << "// Once-per-cell constants (c[i]):\n";
+    for (std::size_t k = 0; k < m.algebraics.size(); ++k)
+      if (l.constant_index[k] >= 0)
+        out << "//   c[" << l.constant_index[k] << "] " << name_comment(m.algebraics[k]) << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace hw::model

@@ -1,0 +1,87 @@
+// The expression printer shared by the C++ and CUDA back ends.
+//
+// One printer core, one profile per target (libCellML's generator profiles): the profile
+// says how a real is spelled ("Real" for the C++ template, float or double for CUDA),
+// which function names to call (std::exp, expf, exp, __expf) and how literals look, so
+// both targets print the same statements from the same analysed Model.
+//
+// Guarantees:
+//   - Printers never simplify the model's maths; the only rewrites are the strength
+//     reductions below, each either exact or within an ulp or two of the libm call:
+//       pow(x, n) for integer |n| <= 64  -> repeated squaring (powi<n>(x)), x^0 -> 1
+//       pow(x, 0.5)                      -> sqrt(x)
+//       x / c for c = ±2^k               -> x * (1/c)   (exact: the reciprocal is exact)
+//     Other divisions by constants stay divisions (x/3 and x*(1/3) differ in the last bit).
+//   - Evaluation order is the IR's: operands keep their association (a + (b + c) keeps its
+//     parentheses), so generated code agrees with the interpreter to rounding.
+//   - A node used more than once in a function becomes one `const` temporary, emitted
+//     before its first use, so printed code is linear in the size of the DAG.
+//   - Op::piecewise is refused (hw::Error): the pipeline lowers it to select.
+//   - Model names never appear unsanitised (see identifiers.hpp).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/ir/model.hpp"
+
+namespace hw::model {
+
+struct TargetProfile {
+  std::string real = "Real";    // the spelling of the floating-point type
+  bool cuda = false;            // C function names (expf/exp) instead of std:: overloads
+  bool use_float = false;       // CUDA: float names (expf) and literals (1.5f)
+  bool fast_intrinsics = false; // CUDA float: __expf, __logf, __sinf, __cosf, __powf
+  std::string powi = "powi";    // name of the integer-power helper template
+
+  std::string literal(double v) const;
+  std::string function(Op op) const;
+};
+
+TargetProfile cpp_profile();
+TargetProfile cuda_profile(bool use_float, bool fast_intrinsics, std::string powi_name);
+
+// How the function being printed names a variable node (y[3], p[0], c[2], a5_i_Na, t).
+using VarNamer = std::function<std::string(VarKind, std::uint32_t)>;
+
+// One line of straight-line code: `lhs = expr;`. When expr is kNoExpr, `rhs_text` is
+// printed instead (used to copy already-named values).
+struct Assignment {
+  std::string lhs;
+  ExprId expr = kNoExpr;
+  std::string rhs_text;
+  std::string comment;  // already sanitised; printed as a trailing // comment
+};
+
+std::string print_straight_line(const Model& m, const TargetProfile& prof,
+                                const std::vector<Assignment>& stmts, const VarNamer& names,
+                                std::string_view indent);
+
+// Where each symbol lives in generated code; checks the Model is analysed and lowered.
+struct CodeLayout {
+  std::vector<int> constant_index;      // per algebraic: index into c[], or -1 (every step)
+  std::vector<std::string> local_name;  // per algebraic: generated local name (a<k>_<name>)
+  int n_constants = 0;
+};
+CodeLayout make_layout(const Model& m);
+
+// The statement lists both printers use (see cell/integrators.hpp for the concept):
+//   constants(p, c):              once-per-cell algebraics into c[]
+//   rhs / rhs_jac(t, y, p, c, …): every-step algebraics as locals, then dydt[], jdiag[]
+//   algebraics(t, y, p, c, out):  every-step algebraics, then out[k] for every algebraic
+std::vector<Assignment> constants_statements(const Model& m, const CodeLayout& l,
+                                             const TargetProfile& prof);
+std::vector<Assignment> rhs_statements(const Model& m, const CodeLayout& l,
+                                       const TargetProfile& prof, bool with_jacobian);
+std::vector<Assignment> algebraics_statements(const Model& m, const CodeLayout& l,
+                                              const TargetProfile& prof);
+VarNamer namer_for(const Model& m, const CodeLayout& l);
+
+// A short header comment naming the model and what each array index holds.
+std::string layout_comment(const Model& m, const CodeLayout& l);
+
+}  // namespace hw::model
