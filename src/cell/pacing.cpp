@@ -1,0 +1,297 @@
+// See pacing.hpp for the protocol and the model rewrite it guarantees.
+#include "cell/pacing.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include <fmt/format.h>
+
+namespace hw::cell {
+
+using model::ExprId;
+using model::Model;
+using model::Op;
+using model::VarKind;
+
+namespace {
+
+// Tree walk with memoised algebraics; cycles evaluate to NaN instead of recursing forever.
+class Evaluator {
+ public:
+  Evaluator(const Model& m, const std::vector<double>* y, const std::vector<double>* p)
+      : m_(m), y_(y), p_(p), memo_(m.algebraics.size()), mark_(m.algebraics.size(), 0) {}
+
+  double at(ExprId e, double t) {
+    t_ = t;
+    std::fill(mark_.begin(), mark_.end(), 0);
+    return eval(e);
+  }
+
+ private:
+  double var(const model::Node& n) {
+    switch (n.var_kind) {
+      case VarKind::time: return t_;
+      case VarKind::state: return y_ ? (*y_)[n.index] : m_.states[n.index].initial;
+      case VarKind::param: return p_ ? (*p_)[n.index] : m_.parameters[n.index].value;
+      case VarKind::algebraic: {
+        if (mark_[n.index] == 2) return memo_[n.index];
+        if (mark_[n.index] == 1) return std::nan("");  // a cycle
+        mark_[n.index] = 1;
+        const double v = eval(m_.algebraics[n.index].expr);
+        memo_[n.index] = v;
+        mark_[n.index] = 2;
+        return v;
+      }
+    }
+    return std::nan("");
+  }
+
+  double eval(ExprId e) {
+    const model::Node& n = m_.pool.node(e);
+    const auto& a = n.args;
+    auto x = [&](std::size_t i) { return eval(a[i]); };
+    switch (n.op) {
+      case Op::constant: return n.value;
+      case Op::variable: return var(n);
+      case Op::add: return x(0) + x(1);
+      case Op::sub: return x(0) - x(1);
+      case Op::mul: return x(0) * x(1);
+      case Op::div: return x(0) / x(1);
+      case Op::neg: return -x(0);
+      case Op::pow: return std::pow(x(0), x(1));
+      case Op::exp: return std::exp(x(0));
+      case Op::log: return std::log(x(0));
+      case Op::log10: return std::log10(x(0));
+      case Op::sqrt: return std::sqrt(x(0));
+      case Op::abs: return std::fabs(x(0));
+      case Op::floor: return std::floor(x(0));
+      case Op::ceil: return std::ceil(x(0));
+      case Op::sin: return std::sin(x(0));
+      case Op::cos: return std::cos(x(0));
+      case Op::tan: return std::tan(x(0));
+      case Op::asin: return std::asin(x(0));
+      case Op::acos: return std::acos(x(0));
+      case Op::atan: return std::atan(x(0));
+      case Op::sinh: return std::sinh(x(0));
+      case Op::cosh: return std::cosh(x(0));
+      case Op::tanh: return std::tanh(x(0));
+      case Op::asinh: return std::asinh(x(0));
+      case Op::acosh: return std::acosh(x(0));
+      case Op::atanh: return std::atanh(x(0));
+      case Op::min: return std::fmin(x(0), x(1));
+      case Op::max: return std::fmax(x(0), x(1));
+      case Op::rem: return std::fmod(x(0), x(1));
+      case Op::lt: return x(0) < x(1);
+      case Op::le: return x(0) <= x(1);
+      case Op::gt: return x(0) > x(1);
+      case Op::ge: return x(0) >= x(1);
+      case Op::eq: return x(0) == x(1);
+      case Op::ne: return x(0) != x(1);
+      case Op::logical_and: return (x(0) != 0) && (x(1) != 0);
+      case Op::logical_or: return (x(0) != 0) || (x(1) != 0);
+      case Op::logical_xor: return (x(0) != 0) != (x(1) != 0);
+      case Op::logical_not: return x(0) == 0;
+      case Op::select: return x(0) != 0 ? x(1) : x(2);
+      case Op::piecewise: {
+        for (std::size_t i = 0; i + 1 < a.size(); i += 2)
+          if (x(i) != 0) return x(i + 1);
+        return x(a.size() - 1);
+      }
+    }
+    return std::nan("");
+  }
+
+  const Model& m_;
+  const std::vector<double>* y_;
+  const std::vector<double>* p_;
+  std::vector<double> memo_;
+  std::vector<char> mark_;
+  double t_ = 0;
+};
+
+std::uint32_t add_parameter(Model& m, const std::string& wanted, double value,
+                            const std::string& description) {
+  std::string name = wanted;
+  for (int k = 2; m.find_parameter(name) || m.find_state(name) || m.find_algebraic(name); ++k)
+    name = fmt::format("{}_{}", wanted, k);
+  model::Parameter p;
+  p.name = name;
+  p.value = value;
+  p.description = description;
+  p.loc.file = m.source_file;
+  m.parameters.push_back(p);
+  return static_cast<std::uint32_t>(m.parameters.size() - 1);
+}
+
+bool active(double v) { return std::isfinite(v) && v != 0.0; }
+
+// Finds the model's first stimulus pulse: its value while on, its start and duration (in
+// model time units). Uses the start/duration parameters when the roles name them, else
+// scans time finely and refines the edges by bisection.
+struct Pulse {
+  double value = 0, start = 0, duration = 0;
+};
+
+std::optional<Pulse> probe_pulse(const Model& m, ExprId stim) {
+  Evaluator ev(m, nullptr, nullptr);
+  const auto& r = m.roles;
+  auto pval = [&](std::optional<std::uint32_t> i) -> std::optional<double> {
+    if (!i) return std::nullopt;
+    return m.parameters[*i].value;
+  };
+  if (auto s = pval(r.stimulus_start), d = pval(r.stimulus_duration); s && d && *d > 0) {
+    const double v = ev.at(stim, *s + 0.5 * *d);
+    if (active(v)) return Pulse{v, *s, *d};
+  }
+  const double to_ms = r.time_to_ms > 0 ? r.time_to_ms : 1.0;
+  const double h = 0.01 / to_ms;
+  double horizon = 5000.0 / to_ms;
+  if (auto per = pval(r.stimulus_period); per && *per > 0)
+    horizon = std::max(horizon, *per + pval(r.stimulus_start).value_or(0.0));
+  const long n = static_cast<long>(horizon / h);
+  long first = -1;
+  for (long k = 0; k <= n; ++k)
+    if (active(ev.at(stim, k * h))) {
+      first = k;
+      break;
+    }
+  if (first < 0) return std::nullopt;
+  auto refine = [&](double lo, double hi, bool lo_active) {
+    for (int it = 0; it < 60; ++it) {
+      const double mid = 0.5 * (lo + hi);
+      (active(ev.at(stim, mid)) == lo_active ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+  };
+  const double t_on = first == 0 ? 0.0 : refine((first - 1) * h, first * h, false);
+  long last = first;
+  while (last <= n + 1 && active(ev.at(stim, (last + 1) * h))) ++last;
+  const double t_off = refine(last * h, (last + 1) * h, true);
+  return Pulse{ev.at(stim, 0.5 * (t_on + t_off)), t_on, t_off - t_on};
+}
+
+}  // namespace
+
+double evaluate(const Model& m, ExprId e, double t, const std::vector<double>* states,
+                const std::vector<double>* params) {
+  Evaluator ev(m, states, params);
+  return ev.at(e, t);
+}
+
+StimulusInfo prepare_pacing(Model& m) {
+  if (!m.roles.voltage_state)
+    throw InputError(SourceLoc{m.source_file, 0, 0},
+                     "no membrane voltage found (no oxmeta membrane_voltage annotation and no "
+                     "state named V, v, Vm, u, ...): name it with --voltage NAME");
+  StimulusInfo info;
+  const double to_ms = m.roles.time_to_ms > 0 ? m.roles.time_to_ms : 1.0;
+  auto ms = [&](std::optional<std::uint32_t> i) -> std::optional<double> {
+    if (!i) return std::nullopt;
+    return m.parameters[*i].value * to_ms;
+  };
+  info.default_period_ms = ms(m.roles.stimulus_period);
+  info.default_start_ms = ms(m.roles.stimulus_start);
+
+  const std::uint32_t on =
+      add_parameter(m, kStimOnParam, 0.0, "stimulus switch set by the Heartwave driver (0/1)");
+  info.on_param = m.parameters[on].name;
+  const ExprId on_e = m.pool.param(on);
+
+  if (m.roles.stimulus_current) {
+    auto& alg = m.algebraics[*m.roles.stimulus_current];
+    info.kind = StimulusInfo::Kind::rewritten;
+    info.current_name = alg.name;
+    const auto pulse = probe_pulse(m, alg.expr);
+    if (pulse) {
+      info.default_amplitude = pulse->value;
+      info.default_duration_ms = pulse->duration * to_ms;
+      if (!info.default_start_ms) info.default_start_ms = pulse->start * to_ms;
+    } else if (auto d = ms(m.roles.stimulus_duration)) {
+      info.default_duration_ms = d;
+    }
+    ExprId amp = model::kNoExpr;
+    if (auto ai = m.roles.stimulus_amplitude; ai && m.parameters[*ai].value != 0.0) {
+      const double a = m.parameters[*ai].value;
+      double k = pulse ? pulse->value / a : 1.0;
+      if (std::fabs(k - std::round(k)) < 1e-9) k = std::round(k);
+      if (!pulse) info.default_amplitude = a;
+      info.amplitude_param = m.parameters[*ai].name;
+      info.amplitude_scale = k;
+      amp = m.pool.param(*ai);
+      if (k == -1.0)
+        amp = m.pool.neg(amp);
+      else if (k != 1.0)
+        amp = m.pool.mul(m.pool.constant(k), amp);
+    } else {
+      const std::uint32_t new_amp = add_parameter(
+          m, kStimAmplitudeParam, info.default_amplitude.value_or(0.0),
+          fmt::format("value of {} while the stimulus is on", alg.name));
+      info.amplitude_param = m.parameters[new_amp].name;
+      amp = m.pool.param(new_amp);
+    }
+    alg.expr = m.pool.mul(amp, on_e);
+    return info;
+  }
+
+  // No stimulus current: dV/dt += A · on.
+  info.kind = StimulusInfo::Kind::additive;
+  const std::uint32_t ai =
+      add_parameter(m, kStimAmplitudeParam, 0.0,
+                    "stimulus added to dV/dt while on (voltage units per time unit)");
+  info.amplitude_param = m.parameters[ai].name;
+  const auto v = *m.roles.voltage_state;
+  m.derivatives[v] = m.pool.add(m.derivatives[v], m.pool.mul(m.pool.param(ai), on_e));
+  return info;
+}
+
+StimulusTrain StimulusTrain::periodic(double bcl_ms, int beats, double duration_ms,
+                                      double start_ms) {
+  if (!(bcl_ms > 0) || !std::isfinite(bcl_ms))
+    throw InputError(SourceLoc{}, fmt::format("--bcl must be a positive number of ms, got {}", bcl_ms));
+  if (beats < 1)
+    throw InputError(SourceLoc{}, fmt::format("--beats must be at least 1, got {}", beats));
+  if (!(duration_ms > 0) || duration_ms >= bcl_ms)
+    throw InputError(SourceLoc{}, fmt::format("--stim-duration must be > 0 and < the BCL "
+                                              "({} ms), got {}", bcl_ms, duration_ms));
+  if (!(start_ms >= 0))
+    throw InputError(SourceLoc{}, fmt::format("--stim-start must be >= 0, got {}", start_ms));
+  StimulusTrain t;
+  for (int k = 0; k < beats; ++k) t.onsets_ms.push_back(start_ms + k * bcl_ms);
+  t.duration_ms = duration_ms;
+  t.end_ms = start_ms + beats * bcl_ms;
+  return t;
+}
+
+StepSchedule::StepSchedule(const StimulusTrain& train, double dt_ms) {
+  if (!(dt_ms > 0) || !std::isfinite(dt_ms))
+    throw InputError(SourceLoc{}, fmt::format("--dt must be a positive number of ms, got {}", dt_ms));
+  const double steps = train.end_ms / dt_ms;
+  if (steps > 1e11)
+    throw InputError(SourceLoc{}, fmt::format("{} ms at dt {} ms is too many steps", train.end_ms, dt_ms));
+  total_ = std::llround(steps);
+  width_ = std::max<long>(1, std::llround(train.duration_ms / dt_ms));
+  for (double t : train.onsets_ms) onsets_.push_back(std::llround(t / dt_ms));
+}
+
+bool StepSchedule::on(long step) const {
+  // The last onset at or before `step`.
+  auto it = std::upper_bound(onsets_.begin(), onsets_.end(), step);
+  if (it == onsets_.begin()) return false;
+  return step < *(it - 1) + width_;
+}
+
+std::vector<long> StepSchedule::edges() const {
+  std::vector<long> e{0, total_};
+  for (long o : onsets_) {
+    e.push_back(o);
+    e.push_back(o + width_);
+  }
+  std::sort(e.begin(), e.end());
+  e.erase(std::unique(e.begin(), e.end()), e.end());
+  while (!e.empty() && e.back() > total_) e.pop_back();
+  if (e.back() != total_) e.push_back(total_);
+  return e;
+}
+
+}  // namespace hw::cell

@@ -1,0 +1,98 @@
+// Periodic pacing and S1-S2 protocols: how Heartwave replaces a model's own stimulus.
+//
+// Why: CellML models carry their own stimulus protocol (start, period, duration, amplitude
+// as a piecewise in time). Comparing with Myokit and Chaste, and running any BCL or an
+// S1-S2 train, needs one protocol owned by Heartwave. So, before the passes run,
+// prepare_pacing() rewrites the model (see docs/single-cell.md):
+//
+//   * the stimulus-current algebraic (roles.stimulus_current) becomes
+//         i_stim = scale · A · _hw_stim_on
+//     where A is the model's own amplitude parameter when it has one (scale = ±1 makes
+//     the result equal the model's stimulus while on, whatever its sign convention), else
+//     a new parameter _hw_stim_amplitude holding the value the model's stimulus has while
+//     on;
+//   * a model without a stimulus current (Noble 1962, FitzHugh-Nagumo, ...) gets an
+//     additive term on its voltage equation:  dV/dt += _hw_stim_amplitude · _hw_stim_on
+//     (in the model's voltage units per time unit; positive depolarises). Its amplitude
+//     has no default: the user gives --stim-amplitude (and --stim-duration).
+//
+// _hw_stim_on is a parameter the driver sets to 1 or 0 before each step: the stimulus is
+// on for step n (from t_n = n·dt to t_n + dt) iff  on_k <= n < on_k + w  for some onset k,
+// with on_k = round(onset_k/dt) and w = max(1, round(duration/dt)). So stimulus edges
+// fall on step boundaries and every integrator, float or double, sees the same pulses.
+// CVODE stops and restarts exactly at those same edges.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/ir/model.hpp"
+
+namespace hw::cell {
+
+inline constexpr const char* kStimOnParam = "_hw_stim_on";
+inline constexpr const char* kStimAmplitudeParam = "_hw_stim_amplitude";
+
+// What prepare_pacing did and the defaults it found in the model.
+struct StimulusInfo {
+  enum class Kind { none, rewritten, additive };
+  Kind kind = Kind::none;  // none: the model keeps its own stimulus (no pacing control)
+  std::string on_param;         // parameter the driver sets to 0/1
+  std::string amplitude_param;  // parameter holding the amplitude A
+  double amplitude_scale = 1;   // stimulus while on = scale · A
+  std::string current_name;     // the rewritten algebraic ("" when additive)
+  // The model's own protocol, when found (amplitude = stimulus value while on, signed).
+  std::optional<double> default_amplitude;
+  std::optional<double> default_duration_ms;
+  std::optional<double> default_period_ms;
+  std::optional<double> default_start_ms;
+};
+
+// Rewrites the model (before the passes) so the driver controls the stimulus. Needs
+// roles from detect_roles(); throws InputError when the model has no voltage role.
+StimulusInfo prepare_pacing(model::Model& m);
+
+// Evaluates an expression of the model at time t (model units) with the given state and
+// parameter values (defaults: initial values and parameter values); algebraics are
+// evaluated from their definitions. For probing protocols and tests, not for speed.
+double evaluate(const model::Model& m, model::ExprId e, double t,
+                const std::vector<double>* states = nullptr,
+                const std::vector<double>* params = nullptr);
+
+// Stimulus onsets in ms and the run's end.
+struct StimulusTrain {
+  std::vector<double> onsets_ms;  // ascending
+  double duration_ms = 1.0;
+  double end_ms = 0.0;
+
+  // `beats` pulses every bcl_ms from start_ms; the run ends at start_ms + beats·bcl_ms.
+  static StimulusTrain periodic(double bcl_ms, int beats, double duration_ms,
+                                double start_ms = 0.0);
+};
+
+// The train on a grid of steps (see the file comment for the rule).
+class StepSchedule {
+ public:
+  StepSchedule(const StimulusTrain& train, double dt_ms);
+  long total_steps() const { return total_; }
+  long width() const { return width_; }
+  const std::vector<long>& onset_steps() const { return onsets_; }
+  bool on(long step) const;
+  // Steps at which the on/off state changes, plus 0 and total_steps, ascending.
+  std::vector<long> edges() const;
+
+ private:
+  std::vector<long> onsets_;
+  long width_ = 1;
+  long total_ = 0;
+};
+
+// S1-S2 restitution: n_s1 pulses at bcl_ms, then one S2 at each coupling interval after
+// the last S1. For each interval, the row holds the APD90 of the last S1 beat, the
+// diastolic interval DI = CI - APD90(S1), and the APD90 of the S2 beat.
+struct RestitutionPoint {
+  double coupling_ms = 0, di_ms = 0, apd90_s1 = 0, apd90_s2 = 0;
+};
+
+}  // namespace hw::cell

@@ -1,0 +1,61 @@
+// Runs one paced cell with a fixed-step integrator (float or double) or CVODE, records a
+// trace and computes per-beat biomarkers.
+//
+// Time on the kernel's side is in the model's units (dt_model = dt_ms / time_to_ms); the
+// trace and biomarkers are in ms and mV. Each step n runs with the stimulus switch set by
+// StepSchedule::on(n) (see pacing.hpp), and the kernel's constants are recomputed after
+// every switch, since the switched stimulus is a "once per cell" quantity.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "cell/biomarkers.hpp"
+#include "cell/cell_kernel.hpp"
+#include "cell/cell_setup.hpp"
+#include "cell/pacing.hpp"
+
+namespace hw::cell {
+
+struct SolverOptions {
+  bool cvode = false;                  // else the fixed-step `method`
+  Integrator method = Integrator::rl2;
+  bool single_precision = false;       // fixed-step only
+  double dt_ms = 0.01;                 // step (fixed-step) or sampling interval (CVODE)
+  double rtol = 1e-8, atol = 1e-10;    // CVODE
+  double max_step_ms = 0.0;            // CVODE; 0 = no limit
+};
+
+std::string solver_name(const SolverOptions& s);  // "rl2", "rk4 (float)", "cvode"
+
+struct TraceOptions {
+  bool record = true;
+  double interval_ms = 1.0;  // rounded to a whole number of dt
+  bool algebraics = false;
+};
+
+// Row-major table: columns "t", "V", then the states, then algebraics if asked.
+struct Trace {
+  std::vector<std::string> columns;
+  std::vector<double> data;
+  std::size_t rows() const { return columns.empty() ? 0 : data.size() / columns.size(); }
+  double at(std::size_t row, std::size_t col) const { return data[row * columns.size() + col]; }
+};
+
+struct SingleCellResult {
+  Trace trace;
+  std::vector<BeatBiomarkers> beats;
+  std::vector<double> final_states;  // model units
+  long steps = 0;                    // integrator steps (CVODE: internal steps)
+};
+
+SingleCellResult run_single_cell(const CellKernel& kernel, const CellSetup& setup,
+                                 const StimulusTrain& train, const SolverOptions& solver,
+                                 const TraceOptions& trace = {});
+
+// CSV with a header line; numbers in shortest round-trip form.
+void write_trace_csv(const Trace& trace, std::ostream& out);
+void write_trace_csv(const Trace& trace, const std::string& path);
+
+}  // namespace hw::cell
