@@ -1,0 +1,286 @@
+#include "model/jit/jit.hpp"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "model/emit/cpp_printer.hpp"
+#include "model/jit/builtin_registry.hpp"
+#include "model/jit/sha256.hpp"
+
+#if __has_include("model/emit/interpreter.hpp")
+#include "model/emit/interpreter.hpp"
+#define HW_JIT_HAVE_INTERPRETER 1
+#endif
+
+extern char** environ;
+
+namespace hw::model {
+
+namespace fs = std::filesystem;
+using hw::cell::CellKernel;
+
+namespace {
+
+// Delegates to a kernel and owns what must outlive it (the dlopen handle).
+class HeldKernel final : public CellKernel {
+ public:
+  HeldKernel(std::shared_ptr<void> handle, std::unique_ptr<CellKernel> inner, std::string what)
+      : handle_(std::move(handle)), inner_(std::move(inner)), what_(std::move(what)) {}
+
+  std::string describe() const override { return what_; }
+  int n_states() const override { return inner_->n_states(); }
+  int n_params() const override { return inner_->n_params(); }
+  int n_constants() const override { return inner_->n_constants(); }
+  int n_algebraics() const override { return inner_->n_algebraics(); }
+  bool is_gate(int i) const override { return inner_->is_gate(i); }
+  void step(hw::cell::Integrator m, double t, double dt, int steps,
+            const hw::cell::Batch<double>& b) const override {
+    inner_->step(m, t, dt, steps, b);
+  }
+  void step(hw::cell::Integrator m, float t, float dt, int steps,
+            const hw::cell::Batch<float>& b) const override {
+    inner_->step(m, t, dt, steps, b);
+  }
+  void constants(const double* p, double* c) const override { inner_->constants(p, c); }
+  void rhs_jac(double t, const double* y, const double* p, const double* c, double* dydt,
+               double* jdiag) const override {
+    inner_->rhs_jac(t, y, p, c, dydt, jdiag);
+  }
+  void algebraics(double t, const double* y, const double* p, const double* c,
+                  double* out) const override {
+    inner_->algebraics(t, y, p, c, out);
+  }
+
+ private:
+  std::shared_ptr<void> handle_;  // declared first: destroyed after inner_
+  std::unique_ptr<CellKernel> inner_;
+  std::string what_;
+};
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+std::string compiler() {
+  const std::string c = env("HEARTWAVE_CXX");
+  return c.empty() ? "c++" : c;
+}
+
+// Runs argv (PATH lookup, no shell) with stdout and stderr into log_path. Returns the exit
+// status, or -1 with the reason in *why when the program could not be started.
+int run_process(const std::vector<std::string>& argv, const std::string& log_path,
+                std::string* why) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int err = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (err != 0) {
+    if (why) *why = "cannot run '" + argv[0] + "': " + std::strerror(err);
+    return -1;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      if (why) *why = "waitpid failed";
+      return -1;
+    }
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (why) *why = "'" + argv[0] + "' was killed by a signal";
+  return -1;
+}
+
+std::string read_file(const fs::path& p, std::size_t max = 1 << 20) {
+  std::ifstream in(p, std::ios::binary);
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (s.size() > max) s.resize(max);
+  return s;
+}
+
+// A name no other thread or process uses for its temporary files.
+std::string unique_suffix() {
+  static std::atomic<unsigned> counter{0};
+  std::random_device rd;
+  return std::to_string(::getpid()) + "." + std::to_string(counter++) + "." +
+         std::to_string(rd());
+}
+
+void write_atomically(const fs::path& target, const std::string& text) {
+  const fs::path tmp = target.string() + ".tmp." + unique_suffix();
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out) throw Error("cannot write " + tmp.string());
+  }
+  fs::rename(tmp, target);
+}
+
+// "c++ --version", first line; once per compiler per process.
+std::string compiler_version(const std::string& cxx, const fs::path& dir) {
+  static std::mutex mu;
+  static std::map<std::string, std::string> known;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = known.find(cxx); it != known.end()) return it->second;
+  const fs::path log = dir / ("version." + unique_suffix() + ".log");
+  std::string why;
+  const int rc = run_process({cxx, "--version"}, log.string(), &why);
+  std::string text = rc == 0 ? read_file(log, 4096) : std::string();
+  std::error_code ec;
+  fs::remove(log, ec);
+  if (rc != 0) throw Error(why.empty() ? "'" + cxx + " --version' failed" : why);
+  text = text.substr(0, text.find('\n'));
+  known[cxx] = text;
+  return text;
+}
+
+std::unique_ptr<CellKernel> load_library(const fs::path& so, const std::string& factory_symbol,
+                                         std::string* why) {
+  void* h = ::dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    if (why) *why = std::string("dlopen: ") + ::dlerror();
+    return nullptr;
+  }
+  std::shared_ptr<void> handle(h, [](void* p) { ::dlclose(p); });
+  using Factory = CellKernel* (*)();
+  auto factory = reinterpret_cast<Factory>(::dlsym(h, factory_symbol.c_str()));
+  if (!factory) {
+    if (why) *why = "dlsym: no symbol " + factory_symbol + " in " + so.string();
+    return nullptr;
+  }
+  std::unique_ptr<CellKernel> inner(factory());
+  return std::make_unique<HeldKernel>(std::move(handle), std::move(inner),
+                                      "compiled C++ (cached: " + so.string() + ")");
+}
+
+std::unique_ptr<CellKernel> from_builtin(const Model& m, const std::string& hash) {
+  for (const BuiltinModel& b : builtin_models())
+    if (b.cpp_hash == hash && b.make_kernel)
+      return std::make_unique<HeldKernel>(nullptr, std::unique_ptr<CellKernel>(b.make_kernel()),
+                                          "compiled C++ (built-in " + b.name + ")");
+  return nullptr;
+}
+
+std::unique_ptr<CellKernel> interpreter(const Model& m) {
+#ifdef HW_JIT_HAVE_INTERPRETER
+  return make_interpreter(m);
+#else
+  throw Error("the interpreter is not part of this build");
+#endif
+}
+
+}  // namespace
+
+std::string jit_cache_dir() {
+  if (std::string d = env("HEARTWAVE_CACHE"); !d.empty()) return d;
+  if (std::string d = env("XDG_CACHE_HOME"); !d.empty()) return d + "/heartwave";
+  if (std::string d = env("HOME"); !d.empty()) return d + "/.cache/heartwave";
+  return (fs::temp_directory_path() / "heartwave-cache").string();
+}
+
+std::vector<std::string> jit_compiler_flags() {
+  return {"-std=c++20", "-O3", "-fPIC", "-shared", "-fopenmp-simd", "-fno-math-errno"};
+}
+
+std::string model_cpp_hash(const Model& analysed) { return sha256_hex(print_cpp(analysed)); }
+
+std::unique_ptr<CellKernel> compile_cpp_kernel(const std::string& source,
+                                               const std::string& factory_symbol,
+                                               std::string* library_path) {
+  const fs::path dir = jit_cache_dir();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error("cannot create the model cache " + dir.string() + ": " + ec.message());
+
+  const std::string cxx = compiler();
+  const std::vector<std::string> flags = jit_compiler_flags();
+  std::string key_text = source + "\n--\n" + cxx + "\n" + compiler_version(cxx, dir) + "\n" +
+                         HW_RUNTIME_INCLUDE_DIR + "\n";
+  for (const auto& f : flags) key_text += f + "\n";
+  const std::string key = sha256_hex(key_text);
+  const fs::path so = dir / ("model_" + key + ".so");
+  if (library_path) *library_path = so.string();
+
+  std::string why;
+  if (fs::exists(so)) {
+    if (auto k = load_library(so, factory_symbol, &why)) return k;
+    fs::remove(so, ec);  // unreadable or stale: rebuild it below
+  }
+
+  const std::string tmp = unique_suffix();
+  const fs::path cpp = dir / ("model_" + key + ".cpp");
+  const fs::path tmp_so = dir / ("model_" + key + ".so.tmp." + tmp);
+  const fs::path log = dir / ("model_" + key + ".log." + tmp);
+  write_atomically(cpp, source);
+  std::vector<std::string> argv = {cxx};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.push_back(std::string("-I") + HW_RUNTIME_INCLUDE_DIR);
+  argv.push_back(cpp.string());
+  argv.push_back("-o");
+  argv.push_back(tmp_so.string());
+  const int rc = run_process(argv, log.string(), &why);
+  const std::string output = read_file(log, 8000);
+  fs::remove(log, ec);
+  if (rc != 0) {
+    fs::remove(tmp_so, ec);
+    throw Error(why.empty() ? "'" + cxx + "' exited with status " + std::to_string(rc) +
+                                  " compiling " + cpp.string() + ":\n" + output
+                            : why);
+  }
+  fs::rename(tmp_so, so, ec);
+  if (ec) throw Error("cannot move the compiled model into the cache: " + ec.message());
+  if (auto k = load_library(so, factory_symbol, &why)) return k;
+  throw Error("cannot load the compiled model: " + why);
+}
+
+std::unique_ptr<CellKernel> make_kernel(const Model& analysed, KernelChoice choice,
+                                        std::string* how) {
+  const auto say = [how](const std::string& s) {
+    if (how) *how = s;
+  };
+  if (choice == KernelChoice::interpreter) {
+    auto k = interpreter(analysed);
+    say("interpreter");
+    return k;
+  }
+  const std::string source = print_cpp(analysed);
+  if (auto k = from_builtin(analysed, sha256_hex(source))) {
+    say(k->describe());
+    return k;
+  }
+  try {
+    auto k = compile_cpp_kernel(source, cpp_factory_symbol(CppOptions{}));
+    say(k->describe());
+    return k;
+  } catch (const Error& e) {
+    if (choice == KernelChoice::compiled) throw;
+    std::string reason = e.what();
+    if (reason.size() > 300) reason = reason.substr(0, 300) + "...";
+    auto k = interpreter(analysed);
+    say("interpreter (compiler failed: " + reason + ")");
+    return k;
+  }
+}
+
+}  // namespace hw::model

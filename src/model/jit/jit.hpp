@@ -1,0 +1,52 @@
+// Choosing and building the CellKernel that runs a model.
+//
+// Why: a model can run three ways — compiled into heartwave at build time (the built-in
+// library), compiled at run time by the system C++ compiler into a cached shared library,
+// or interpreted (the oracle; slow, but needs nothing). make_kernel picks the fastest that
+// works and says which in *how, so a user always knows what ran.
+//
+// Guarantees:
+//   - automatic: a built-in whose printed C++ has the same hash as this model's; else the
+//     JIT (cache hit or fresh compile); else the interpreter, with the reason in *how:
+//     "interpreter (compiler failed: ...)".
+//   - compiled: built-in or JIT, or hw::Error with the compiler's log; never interprets.
+//   - interpreter: always the interpreter.
+//   - The cache ($HEARTWAVE_CACHE, else $XDG_CACHE_HOME/heartwave, else ~/.cache/heartwave)
+//     is keyed by SHA-256 of (source, flags, compiler version); files are written to a
+//     temporary name and renamed, so concurrent processes never see a partial library.
+//   - The shared library stays loaded as long as the kernel that came from it.
+// The compiler is $HEARTWAVE_CXX, else "c++".
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cell/cell_kernel.hpp"
+#include "model/ir/model.hpp"
+
+namespace hw::model {
+
+enum class KernelChoice { automatic, interpreter, compiled };
+
+std::unique_ptr<hw::cell::CellKernel> make_kernel(const Model& analysed, KernelChoice choice,
+                                                  std::string* how = nullptr);
+
+// SHA-256 of print_cpp(analysed) with default options: the key that matches a model to a
+// built-in (heartwave-modelc records the same hash).
+std::string model_cpp_hash(const Model& analysed);
+
+// The cache folder (created on demand by compile_cpp_kernel).
+std::string jit_cache_dir();
+
+// The flags the JIT passes to the compiler (besides -I, the source and -o).
+std::vector<std::string> jit_compiler_flags();
+
+// Compiles C++ printed by print_cpp (with the factory `factory_symbol`) into the cache, or
+// reuses the cached library, and returns its kernel. Throws hw::Error with the compiler's
+// output when the compiler is missing or fails. *cached_path receives the library's path.
+std::unique_ptr<hw::cell::CellKernel> compile_cpp_kernel(const std::string& source,
+                                                         const std::string& factory_symbol,
+                                                         std::string* library_path = nullptr);
+
+}  // namespace hw::model
