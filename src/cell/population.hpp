@@ -1,0 +1,67 @@
+// Populations of independent cells that differ in parameter values.
+//
+// Why a batch: all cells run as one structure-of-arrays batch with per-cell parameters,
+// split into chunks of cells across OpenMP threads, through the same CellKernel::step the
+// single-cell runner uses. Biomarkers of the last beat are computed while it streams, one
+// BeatTracker per cell, so memory is O(N), never O(N·steps). Earlier beats run in long
+// multi-step calls between stimulus edges.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "cell/biomarkers.hpp"
+#include "cell/cell_kernel.hpp"
+#include "cell/cell_setup.hpp"
+#include "cell/pacing.hpp"
+#include "cell/single_cell.hpp"
+
+namespace hw::cell {
+
+// A range of one parameter: lo..hi, with n points on a grid (n unused for random/LHS).
+struct ParameterRange {
+  std::string name;
+  double lo = 1, hi = 1;
+  int n = 1;
+};
+
+// Parses "g_Kr=0.5:1.5:5" (grid) or "g_Kr=0.5:1.5" (random / LHS); InputError otherwise.
+ParameterRange parse_range(const std::string& spec, bool with_count);
+
+// Per-cell parameter values: cell c has values[c * names.size() + j] for names[j].
+// `scaling` = the values multiply the model's defaults; else they replace them.
+struct PopulationDesign {
+  std::vector<std::string> names;
+  std::vector<double> values;
+  bool scaling = true;
+  std::size_t cells() const { return names.empty() ? 0 : values.size() / names.size(); }
+};
+
+// Cartesian product of the ranges' grids (first range varies slowest).
+PopulationDesign grid_design(const std::vector<ParameterRange>& ranges);
+// n cells uniformly at random in the box, or by Latin hypercube sampling, from a seed.
+PopulationDesign random_design(const std::vector<ParameterRange>& ranges, std::size_t n,
+                               unsigned long long seed, bool latin_hypercube);
+// CSV with a header of parameter names and one row of absolute values per cell.
+PopulationDesign csv_design(const std::string& path);
+
+struct PopulationOptions {
+  SolverOptions solver;   // fixed-step only
+  int threads = 0;        // 0 = OpenMP's default
+  std::size_t chunk = 64;  // cells per task
+};
+
+struct PopulationResult {
+  std::vector<BeatBiomarkers> last_beat;  // one per cell
+};
+
+PopulationResult run_population(const CellKernel& kernel, const CellSetup& setup,
+                                const PopulationDesign& design, const StimulusTrain& train,
+                                const PopulationOptions& options);
+
+// One row per cell: "cell,<parameter names...>,apd90,..." with the absolute values used.
+void write_population_csv(const CellSetup& setup, const PopulationDesign& design,
+                          const PopulationResult& result, std::ostream& out);
+
+}  // namespace hw::cell
