@@ -165,6 +165,17 @@ inline double rrms(const Trace& v, const Trace& ref) {
   return std::sqrt(num / den);
 }
 
+// "a/b/c" with NaN as "nan", for the HW_VERIFY lines the doc script parses.
+inline std::string join_ms(const std::vector<double>& xs) {
+  std::string s;
+  char buf[32];
+  for (size_t i = 0; i < xs.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%.3f", xs[i]);
+    s += (i ? "/" : "") + std::string(std::isnan(xs[i]) ? "nan" : buf);
+  }
+  return s;
+}
+
 inline fs::path shared_models_dir() { return fs::path(HW_SHARED_DIR) / "models" / "cellml"; }
 inline fs::path golden_dir() { return fs::path(HW_TEST_DATA_DIR) / "golden" / "traces"; }
 
