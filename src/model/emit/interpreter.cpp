@@ -1,0 +1,228 @@
+#include "model/emit/interpreter.hpp"
+
+#include <unordered_map>
+#include <vector>
+
+#include "model/passes/eval.hpp"
+
+namespace hw::model {
+
+double evaluate(const Model& m, ExprId e, double t, const double* y, const double* p,
+                const double* alg) {
+  return evaluate_point(m, e, t, y, p, alg);
+}
+
+namespace {
+
+// Straight-line code over slots. Loads read time, y, p or the algebraic value array;
+// stores write an algebraic value, a constant, dy/dt or a Jacobian entry.
+enum class Code : std::uint8_t {
+  constant, time, state, param, alg, compute, store_alg, store_const, store_dydt, store_jac
+};
+
+struct Ins {
+  Code code;
+  Op op;
+  std::uint32_t slot;     // destination slot (loads, compute) or source slot (stores)
+  std::uint32_t index;    // variable / store index
+  double value;           // Code::constant
+  std::uint32_t first_arg, n_args;
+};
+
+class Program {
+ public:
+  // Emits the nodes of `root` not yet emitted in this program; returns its slot.
+  std::uint32_t emit(const ExprPool& pool, ExprId root) {
+    for (ExprId id : topological_nodes(pool, std::span<const ExprId>(&root, 1))) {
+      if (slot_.count(id)) continue;
+      const Node& n = pool.node(id);
+      Ins in{Code::compute, n.op, n_slots_, 0, 0.0, 0, 0};
+      if (n.op == Op::constant) {
+        in.code = Code::constant;
+        in.value = n.value;
+      } else if (n.op == Op::variable) {
+        in.code = n.var_kind == VarKind::time    ? Code::time
+                  : n.var_kind == VarKind::state ? Code::state
+                  : n.var_kind == VarKind::param ? Code::param
+                                                 : Code::alg;
+        in.index = n.index;
+      } else {
+        in.first_arg = static_cast<std::uint32_t>(args_.size());
+        in.n_args = static_cast<std::uint32_t>(n.args.size());
+        for (ExprId a : n.args) args_.push_back(slot_.at(a));
+      }
+      slot_[id] = n_slots_++;
+      code_.push_back(in);
+    }
+    return slot_.at(root);
+  }
+  void store(Code code, std::uint32_t slot, std::uint32_t index) {
+    code_.push_back({code, Op::constant, slot, index, 0.0, 0, 0});
+  }
+  template <class Real>
+  void run(Real t, const Real* y, const Real* p, Real* alg, Real* c, Real* dydt,
+           Real* jac) const {
+    thread_local std::vector<Real> s;
+    if (s.size() < n_slots_) s.resize(n_slots_);
+    Real a[64];
+    for (const Ins& in : code_) {
+      switch (in.code) {
+        case Code::constant: s[in.slot] = static_cast<Real>(in.value); break;
+        case Code::time: s[in.slot] = t; break;
+        case Code::state: s[in.slot] = y[in.index]; break;
+        case Code::param: s[in.slot] = p[in.index]; break;
+        case Code::alg: s[in.slot] = alg[in.index]; break;
+        case Code::compute: {
+          std::vector<Real> big;
+          Real* args = a;
+          if (in.n_args > 64) {
+            big.resize(in.n_args);
+            args = big.data();
+          }
+          for (std::uint32_t j = 0; j < in.n_args; ++j) args[j] = s[args_[in.first_arg + j]];
+          s[in.slot] = apply_op<Real>(in.op, args, in.n_args);
+          break;
+        }
+        case Code::store_alg: alg[in.index] = s[in.slot]; break;
+        case Code::store_const: c[in.index] = s[in.slot]; break;
+        case Code::store_dydt: dydt[in.index] = s[in.slot]; break;
+        case Code::store_jac: jac[in.index] = s[in.slot]; break;
+      }
+    }
+  }
+
+ private:
+  std::vector<Ins> code_;
+  std::vector<std::uint32_t> args_;
+  std::unordered_map<ExprId, std::uint32_t> slot_;
+  std::uint32_t n_slots_ = 0;
+};
+
+class Interpreter final : public hw::cell::CellKernel {
+ public:
+  explicit Interpreter(const Model& m) {
+    n_states_ = static_cast<int>(m.states.size());
+    n_params_ = static_cast<int>(m.parameters.size());
+    n_alg_ = static_cast<int>(m.algebraics.size());
+    if (m.analysis.size() != m.states.size())
+      throw Error("interpreter: the model has not been analysed (run the pass pipeline)");
+    if (n_states_ > hw::cell::kMaxStates || n_params_ > hw::cell::kMaxParams)
+      throw Error("interpreter: model too large for the integrators");
+    for (int i = 0; i < n_states_; ++i) {
+      if (m.derivatives.at(i) == kNoExpr || m.analysis[i].jacobian_diag == kNoExpr)
+        throw Error("interpreter: state '" + m.states[i].name + "' has no derivative");
+      gate_.push_back(m.analysis[i].is_gate);
+    }
+    for (int j = 0; j < n_alg_; ++j) {
+      for (std::uint32_t r : algebraic_refs_checked(m, j))
+        if (static_cast<int>(r) >= j)
+          throw Error("interpreter: algebraic '" + m.algebraics[j].name +
+                      "' reads a later one (run sort_algebraics)");
+      // Dependency order means every load of an algebraic is emitted after its store, and
+      // each algebraic is stored once per run, so a load's slot stays valid.
+      if (m.algebraics[j].once_per_cell) {
+        const std::uint32_t slot = constants_.emit(m.pool, m.algebraics[j].expr);
+        constants_.store(Code::store_alg, slot, j);
+        constants_.store(Code::store_const, slot, static_cast<std::uint32_t>(const_alg_.size()));
+        const_alg_.push_back(j);
+      }
+    }
+    if (const_alg_.size() > static_cast<std::size_t>(hw::cell::kMaxParams))
+      throw Error("interpreter: too many once-per-cell values");
+    for (Program* prog : {&rhs_, &rhs_jac_, &algebraics_}) {
+      for (int j = 0; j < n_alg_; ++j) {
+        if (m.algebraics[j].once_per_cell) continue;
+        prog->store(Code::store_alg, prog->emit(m.pool, m.algebraics[j].expr), j);
+      }
+    }
+    for (int i = 0; i < n_states_; ++i) {
+      rhs_.store(Code::store_dydt, rhs_.emit(m.pool, m.derivatives[i]), i);
+      rhs_jac_.store(Code::store_dydt, rhs_jac_.emit(m.pool, m.derivatives[i]), i);
+    }
+    for (int i = 0; i < n_states_; ++i)
+      rhs_jac_.store(Code::store_jac, rhs_jac_.emit(m.pool, m.analysis[i].jacobian_diag), i);
+  }
+
+  std::string describe() const override { return "interpreter"; }
+  int n_states() const override { return n_states_; }
+  int n_params() const override { return n_params_; }
+  int n_constants() const override { return static_cast<int>(const_alg_.size()); }
+  int n_algebraics() const override { return n_alg_; }
+  bool is_gate(int i) const override { return gate_[i]; }
+
+  template <class Real>
+  void constants_t(const Real* p, Real* c) const {
+    thread_local std::vector<Real> alg;
+    alg.assign(n_alg_, Real(0));
+    constants_.run<Real>(Real(0), nullptr, p, alg.data(), c, nullptr, nullptr);
+  }
+  template <class Real>
+  void rhs_t(const Program& prog, Real t, const Real* y, const Real* p, const Real* c,
+             Real* dydt, Real* jac, Real* alg_out) const {
+    thread_local std::vector<Real> alg;
+    alg.resize(n_alg_);
+    for (std::size_t k = 0; k < const_alg_.size(); ++k) alg[const_alg_[k]] = c[k];
+    prog.run<Real>(t, y, p, alg.data(), nullptr, dydt, jac);
+    if (alg_out) std::copy(alg.begin(), alg.end(), alg_out);
+  }
+
+  // The integrators' cell-model concept, for one precision.
+  template <class Real>
+  struct Concept {
+    const Interpreter& k;
+    int n_states() const { return k.n_states_; }
+    int n_params() const { return k.n_params_; }
+    int n_constants() const { return static_cast<int>(k.const_alg_.size()); }
+    bool is_gate(int i) const { return k.gate_[i]; }
+    void constants(const Real* p, Real* c) const { k.constants_t<Real>(p, c); }
+    void rhs(Real t, const Real* y, const Real* p, const Real* c, Real* dydt) const {
+      k.rhs_t<Real>(k.rhs_, t, y, p, c, dydt, nullptr, nullptr);
+    }
+    void rhs_jac(Real t, const Real* y, const Real* p, const Real* c, Real* dydt,
+                 Real* jdiag) const {
+      k.rhs_t<Real>(k.rhs_jac_, t, y, p, c, dydt, jdiag, nullptr);
+    }
+  };
+
+  void step(hw::cell::Integrator method, double t, double dt, int steps,
+            const hw::cell::Batch<double>& b) const override {
+    hw::cell::step_batch(Concept<double>{*this}, method, t, dt, steps, b);
+  }
+  void step(hw::cell::Integrator method, float t, float dt, int steps,
+            const hw::cell::Batch<float>& b) const override {
+    hw::cell::step_batch(Concept<float>{*this}, method, t, dt, steps, b);
+  }
+  void constants(const double* p, double* c) const override { constants_t<double>(p, c); }
+  void rhs_jac(double t, const double* y, const double* p, const double* c, double* dydt,
+               double* jdiag) const override {
+    rhs_t<double>(rhs_jac_, t, y, p, c, dydt, jdiag, nullptr);
+  }
+  void algebraics(double t, const double* y, const double* p, const double* c,
+                  double* out) const override {
+    rhs_t<double>(algebraics_, t, y, p, c, nullptr, nullptr, out);
+  }
+
+ private:
+  static std::vector<std::uint32_t> algebraic_refs_checked(const Model& m, int j) {
+    std::vector<std::uint32_t> refs;
+    ExprId e = m.algebraics[j].expr;
+    if (e == kNoExpr)
+      throw Error("interpreter: algebraic '" + m.algebraics[j].name + "' has no definition");
+    for (ExprId id : topological_nodes(m.pool, std::span<const ExprId>(&e, 1)))
+      if (m.pool.is_variable(id, VarKind::algebraic)) refs.push_back(m.pool.node(id).index);
+    return refs;
+  }
+
+  int n_states_ = 0, n_params_ = 0, n_alg_ = 0;
+  std::vector<bool> gate_;
+  std::vector<std::uint32_t> const_alg_;  // algebraic index of each constant
+  Program constants_, rhs_, rhs_jac_, algebraics_;
+};
+
+}  // namespace
+
+std::unique_ptr<hw::cell::CellKernel> make_interpreter(const Model& analysed) {
+  return std::make_unique<Interpreter>(analysed);
+}
+
+}  // namespace hw::model
