@@ -30,10 +30,11 @@ taken at the midpoint t[i] + dt/2, and t_rep = the first time after the peak at 
 below V_peak - 0.9 (V_peak - V_rest), linearly interpolated. APD90 = t_rep - t_act
 (null if V never falls below that level after both t_act and the peak in the window).
 
-Membrane potential: the oxmeta `membrane_voltage` variable, else a variable of the
-`membrane` component named V/Vm/v/V_m in mV (Fenton-Karma 1998: membrane.Vm, computed from
-the dimensionless u), else the membrane component's first state. Converted to mV and time
-to ms when the model uses other units.
+Membrane potential: the state Heartwave takes as the voltage (src/model/analysis/roles.cpp):
+the oxmeta `membrane_voltage` state, else the first state named V, Vm, V_m, v, vm,
+membrane_V, membrane_potential, E_m, u, looking in a `membrane` component first. Converted to mV (and time to ms) when the model's
+units are volts (seconds); dimensionless potentials stay as they are (Fenton-Karma 1998:
+the state u, not the algebraic Vm = V_0 + u (V_fi - V_0); Mitchell-Schaeffer, FitzHugh).
 
 Usage: python3 tools/myokit_golden.py [--out tests/golden/traces] [model ...]
 (models are names in $HW_SHARED_DIR/models/cellml without .cellml; default: all with a
@@ -102,20 +103,17 @@ def annotated(model, terms, term):
 
 
 def find_voltage(model, terms):
+    """Heartwave's rule (src/model/analysis/roles.cpp): a state, oxmeta first, then names."""
     v = annotated(model, terms, 'membrane_voltage')
     if v is not None:
         return v
-    if model.has_component('membrane'):
-        comp = model.get('membrane')
-        for name in ('V', 'Vm', 'V_m', 'v'):
-            if comp.has_variable(name):
-                var = comp.get(name)
-                if var.unit() == myokit.units.mV:
-                    return var
-        for var in comp.variables():
-            if var.is_state():
-                return var
     states = list(model.states())
+    # States of a `membrane` component first: Fenton-Karma 1998 also has a gate named v.
+    for pool in ([v for v in states if v.parent().name() == 'membrane'], states):
+        for name in ('V', 'Vm', 'V_m', 'v', 'vm', 'membrane_V', 'membrane_potential', 'E_m', 'u'):
+            for var in pool:
+                if var.name() == name:
+                    return var
     return states[0]
 
 
