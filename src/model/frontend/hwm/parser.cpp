@@ -54,18 +54,23 @@ const FunctionInfo* find_function(std::string_view name) {
 
 constexpr std::string_view kReserved[] = {"and", "or", "not", "xor", "if", "then", "else"};
 
+// Optimal-string-alignment distance: insertions, deletions, substitutions and swaps of
+// neighbours ("vlot" for "volt") each cost 1.
 std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
+  const std::size_t w = b.size() + 1;
+  std::vector<std::size_t> d((a.size() + 1) * w);
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i * w] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+      std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      std::size_t v = std::min({d[(i - 1) * w + j] + 1, d[i * w + j - 1] + 1,
+                                d[(i - 1) * w + j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        v = std::min(v, d[(i - 2) * w + j - 2] + 1);
+      d[i * w + j] = v;
     }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
+  return d[a.size() * w + b.size()];
 }
 
 // " (did you mean 'x'?)" for the closest candidate, or "" when none is close.
