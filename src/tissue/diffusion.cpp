@@ -1,0 +1,190 @@
+// Backend selection and the per-operator data every backend shares (diagonal, bound).
+#include "tissue/diffusion.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "kernels/diffusion_k.hpp"
+#include "kernels/diffusion_kernels.hpp"
+#include "kernels/diffusion_links.hpp"
+
+namespace hw::tissue {
+
+const char* backend_name(Backend b) {
+  switch (b) {
+    case Backend::reference: return "reference";
+    case Backend::cpu: return "cpu";
+    case Backend::cuda: return "cuda";
+  }
+  return "?";
+}
+
+namespace {
+
+// Fourth order needs a constant isotropic σ: the stencil has no variable-coefficient form.
+double fourth_order_sigma(const DiffusionSetup& s) {
+  const auto& u = s.sigma.uniform_value();
+  if (!s.sigma.uniform() || s.sigma.has_off_diagonal() || u[0] != u[1] || u[1] != u[2])
+    throw Error("diffusion: the fourth-order stencil needs a constant isotropic sigma");
+  if (!s.mask.empty())
+    throw Error("diffusion: the fourth-order stencil works on box domains only (no mask)");
+  for (int a = 0; a < 3; ++a)
+    if (s.grid.active(a) && s.grid.n[a] < 2)
+      throw Error("diffusion: the fourth-order stencil needs >= 2 cells per active axis");
+  return u[0];
+}
+
+}  // namespace
+
+DiffusionOperator::DiffusionOperator(DiffusionSetup s, Backend b)
+    : setup_(std::move(s)), backend_(b) {
+  const Grid& g = setup_.grid;
+  g.validate();
+  setup_.sigma.validate(g);
+  if (!setup_.mask.empty() && setup_.mask.size() != g.size())
+    throw Error(fmt::format("diffusion: mask has {} values, the grid {} cells",
+                            setup_.mask.size(), g.size()));
+  diag_ = Field<double>(g, 0.0);
+  if (setup_.order == StencilOrder::fourth) {
+    const double sigma = fourth_order_sigma(setup_);
+    // Row of −L: 30/12 on the diagonal, 16/12 + 16/12 + 1/12 + 1/12 off it, per axis.
+    // Mirroring folds ghosts onto real cells but keeps the row's absolute sum ≤ this.
+    double d = 0.0, b2 = 0.0;
+    for (int a = 0; a < 3; ++a)
+      if (g.active(a)) {
+        d += sigma * 30.0 / (12.0 * g.h[a] * g.h[a]);
+        b2 += sigma * 64.0 / (12.0 * g.h[a] * g.h[a]);
+      }
+    // Near a mirror wall (or on a short periodic axis) a ghost can be the cell itself.
+    for (std::size_t n = 0; n < g.size(); ++n) diag_[n] = -d;
+    for (int a = 0; a < 3; ++a) {
+      if (!g.active(a)) continue;
+      const bool per = g.bc[a] == Boundary::periodic;
+      const int offs[4] = {-2, -1, 1, 2};
+      const double wts[4] = {-1.0, 16.0, 16.0, -1.0};
+      for (std::size_t n = 0; n < g.size(); ++n) {
+        const int i = int((n / g.stride(a)) % static_cast<std::size_t>(g.n[a]));
+        double extra = 0.0;
+        for (int q = 0; q < 4; ++q)
+          if (kernels::mirror_or_wrap(i + offs[q], g.n[a], per) == i) extra += wts[q];
+        diag_[n] += sigma * extra / (12.0 * g.h[a] * g.h[a]);
+      }
+    }
+    bound_ = b2;
+    return;
+  }
+  // Second order: accumulate the diagonal and the Gershgorin row sums link by link.
+  std::vector<double> absoff(g.size(), 0.0);
+  kernels::for_each_link(
+      g, setup_.sigma, mask(), setup_.sigma.has_off_diagonal(),
+      [&](std::size_t n, std::size_t m, int, double w) {
+        diag_[n] -= w;
+        diag_[m] -= w;
+        absoff[n] += std::fabs(w);
+        absoff[m] += std::fabs(w);
+      },
+      [&](std::size_t p, std::size_t q, std::size_t r, std::size_t s, int, double e) {
+        diag_[p] -= e;
+        diag_[s] -= e;
+        diag_[q] += e;
+        diag_[r] += e;
+        for (std::size_t c : {p, q, r, s}) absoff[c] += std::fabs(e);
+      });
+  for (std::size_t n = 0; n < g.size(); ++n)
+    bound_ = std::max(bound_, std::fabs(diag_[n]) + absoff[n]);
+}
+
+void DiffusionOperator::apply(const Field<double>& v, Field<double>& out, double alpha,
+                              double beta) const {
+  if (v.size() != grid().size()) throw Error("diffusion: input field size != grid size");
+  if (&v == &out) throw Error("diffusion: apply() cannot work in place");
+  if (out.size() != v.size()) out.resize(v.size());
+  do_apply(v.data(), out.data(), alpha, beta);
+}
+
+void DiffusionOperator::apply(const Field<float>& v, Field<float>& out, float alpha,
+                              float beta) const {
+  if (v.size() != grid().size()) throw Error("diffusion: input field size != grid size");
+  if (&v == &out) throw Error("diffusion: apply() cannot work in place");
+  if (out.size() != v.size()) out.resize(v.size());
+  do_apply(v.data(), out.data(), alpha, beta);
+}
+
+namespace {
+
+// The oracle: plain double loops straight from σ and the mask.
+class ReferenceDiffusion final : public DiffusionOperator {
+ public:
+  explicit ReferenceDiffusion(DiffusionSetup s) : DiffusionOperator(std::move(s), Backend::reference) {}
+
+ protected:
+  void do_apply(const double* v, double* out, double alpha, double beta) const override {
+    if (setup_.order == StencilOrder::fourth)
+      kernels::reference::diffusion4_apply(grid(), setup_.sigma.uniform_value()[0], v, out, alpha,
+                                           beta);
+    else
+      kernels::reference::diffusion2_apply(grid(), setup_.sigma, mask(), v, out, alpha, beta);
+  }
+  // Float fields go through double: the oracle never computes in float.
+  void do_apply(const float* v, float* out, float alpha, float beta) const override {
+    std::vector<double> vd(v, v + grid().size()), od(grid().size());
+    do_apply(vd.data(), od.data(), alpha, beta);
+    for (std::size_t n = 0; n < od.size(); ++n) out[n] = static_cast<float>(od[n]);
+  }
+};
+
+class CpuDiffusion final : public DiffusionOperator {
+ public:
+  explicit CpuDiffusion(DiffusionSetup s) : DiffusionOperator(std::move(s), Backend::cpu) {
+    const auto& u = setup_.sigma.uniform_value();
+    if (setup_.order == StencilOrder::second) {
+      uniform_ = setup_.sigma.uniform() && !setup_.sigma.has_off_diagonal() && mask() == nullptr;
+      if (uniform_) {
+        for (int a = 0; a < 3; ++a)
+          w_[a] = grid().active(a) ? u[a] / (grid().h[a] * grid().h[a]) : 0.0;
+      } else {
+        links_ = kernels::build_link_coeffs(grid(), setup_.sigma, mask());
+      }
+    }
+  }
+
+ protected:
+  template <class Real>
+  void run(const Real* v, Real* out, Real alpha, Real beta) const {
+    if (setup_.order == StencilOrder::fourth)
+      kernels::cpu::diffusion4_apply(grid(), setup_.sigma.uniform_value()[0], v, out, alpha, beta);
+    else if (uniform_)
+      kernels::cpu::diffusion2_uniform_apply(grid(), w_, v, out, alpha, beta);
+    else
+      kernels::cpu::diffusion2_links_apply(grid(), links_, v, out, alpha, beta);
+  }
+  void do_apply(const double* v, double* out, double alpha, double beta) const override {
+    run(v, out, alpha, beta);
+  }
+  void do_apply(const float* v, float* out, float alpha, float beta) const override {
+    run(v, out, alpha, beta);
+  }
+
+ private:
+  bool uniform_ = false;
+  std::array<double, 3> w_{0, 0, 0};
+  kernels::LinkCoeffs links_;
+};
+
+}  // namespace
+
+std::unique_ptr<DiffusionOperator> make_diffusion_operator(DiffusionSetup setup, Backend b) {
+  switch (b) {
+    case Backend::reference: return std::make_unique<ReferenceDiffusion>(std::move(setup));
+    case Backend::cpu: return std::make_unique<CpuDiffusion>(std::move(setup));
+    case Backend::cuda:
+      throw Error("diffusion: the cuda backend is not built into this heartwave");
+  }
+  throw Error("diffusion: unknown backend");
+}
+
+}  // namespace hw::tissue

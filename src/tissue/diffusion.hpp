@@ -1,0 +1,72 @@
+// The diffusion operator L v ≈ ∇·(σ∇v) behind one interface, for every backend.
+//
+// Why an abstract class with one factory: steppers and the CG solver are written once
+// against DiffusionOperator; the backend (reference oracle, cpu, later cuda) is a choice at
+// construction (STYLE.md: no backend #ifdef in algorithm code). A backend that is not built
+// fails at construction with a clear hw::Error.
+//
+// Guarantees of every second-order operator (tested): L is symmetric (⟨u, Lv⟩ = ⟨Lu, v⟩ in
+// the plain dot product, cells all of one volume), L·1 = 0 and 1ᵀL = 0 (exact conservation
+// of Σ v·|cell| with no-flux walls), zero flux through no-flux walls and tissue/non-tissue
+// faces; non-tissue cells have (L v)_n = 0.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "tissue/conductivity.hpp"
+#include "tissue/grid.hpp"
+
+namespace hw::tissue {
+
+enum class Backend { reference, cpu, cuda };
+enum class StencilOrder { second, fourth };
+
+const char* backend_name(Backend b);
+
+struct DiffusionSetup {
+  Grid grid;
+  Conductivity sigma = Conductivity::isotropic(0.0);  // mS/mm
+  Mask mask;                                          // empty = every cell is tissue
+  // fourth: constant isotropic σ on a box only (no mask); hw::Error otherwise.
+  StencilOrder order = StencilOrder::second;
+};
+
+class DiffusionOperator {
+ public:
+  virtual ~DiffusionOperator() = default;
+
+  // out = α·(L v) + β·v. out must not alias v. Fusing α, β lets one pass do a forward-Euler
+  // step (α = dt/(χCm), β = 1) or apply I − θ·dt/(χCm)·L for the implicit solve.
+  void apply(const Field<double>& v, Field<double>& out, double alpha = 1.0,
+             double beta = 0.0) const;
+  void apply(const Field<float>& v, Field<float>& out, float alpha = 1.0f,
+             float beta = 0.0f) const;
+
+  const Grid& grid() const { return setup_.grid; }
+  const DiffusionSetup& setup() const { return setup_; }
+  const Mask* mask() const { return setup_.mask.empty() ? nullptr : &setup_.mask; }
+  Backend backend() const { return backend_; }
+  // L_nn (≤ 0), for Jacobi preconditioning.
+  const Field<double>& diagonal() const { return diag_; }
+  // Gershgorin bound max_n (|L_nn| + Σ_m |L_nm|) ≥ λ_max(−L), 1/ms·mS/mm·mm⁻² units of L.
+  // Exact for constant isotropic σ on a box with an even number of cells per active axis
+  // or large grids (the checkerboard mode reaches it).
+  double spectral_bound() const { return bound_; }
+
+ protected:
+  DiffusionOperator(DiffusionSetup s, Backend b);
+  virtual void do_apply(const double* v, double* out, double alpha, double beta) const = 0;
+  virtual void do_apply(const float* v, float* out, float alpha, float beta) const = 0;
+
+  DiffusionSetup setup_;
+  Backend backend_;
+  Field<double> diag_;
+  double bound_ = 0.0;
+};
+
+// Validates the setup (grid, sizes, σ ≥ 0, fourth-order restrictions) and builds the
+// operator for backend b. Throws hw::Error on bad setup or an unbuilt backend.
+std::unique_ptr<DiffusionOperator> make_diffusion_operator(DiffusionSetup setup, Backend b);
+
+}  // namespace hw::tissue
