@@ -82,8 +82,8 @@ void detect_roles(Model& m, const RoleOverrides& o) {
   // Voltage: a state.
   if (o.voltage) r.voltage_state = override_index(m.states, *o.voltage, "voltage", "state");
   else if (auto i = by_ontology(m.states, "membrane_voltage")) r.voltage_state = i;
-  else r.voltage_state = by_names(m.states, {"V", "Vm", "V_m", "v", "vm", "membrane_V",
-                                             "membrane_potential", "E_m", "u"});
+  else r.voltage_state = by_names(m.states, {"V", "Vm", "V_m", "membrane_V", "membrane_potential",
+                                             "E_m", "u", "v", "vm"});
 
   if (o.stimulus_current)
     r.stimulus_current = override_index(m.algebraics, *o.stimulus_current, "stimulus current",

@@ -59,6 +59,7 @@ struct VarInfo {
   ExprId value = kNoExpr;        // expression for this variable's value
   VarKind kind = VarKind::time;  // of the set's source
   std::uint32_t index = kNone;   // of the set's source within its kind
+  std::uint32_t undefined_as = kNone;  // set has no definition: the variable to blame
 };
 
 std::string sanitize(const std::string& s) {
@@ -185,7 +186,7 @@ class Flattener {
       std::vector<std::uint32_t> definers;
       for (auto v : members)
         if (vars_[v].eq || !vars_[v].raw->initial.empty()) definers.push_back(v);
-      std::uint32_t source;
+      std::uint32_t source = kNone;
       if (root == time_set) {
         if (!definers.empty())
           fail_var(definers[0], describe(definers[0]) +
@@ -204,8 +205,9 @@ class Flattener {
             v = w;
             break;
           }
-        fail_var(v, "variable " + vars_[v].raw->name + " in component " + comp_name(v) +
-                        " has no initial value or defining equation");
+        // Published models declare unused variables; only a use is an error.
+        for (auto w : members) vars_[w].undefined_as = v;
+        continue;
       } else if (definers.size() > 1) {
         std::uint32_t a = definers[0], b = definers[1];
         fail_var(b, describe(b) + " is defined twice: it is connected to " + describe(a) +
@@ -310,9 +312,17 @@ class Flattener {
     }
   }
 
+  void check_defined(std::uint32_t v) const {
+    std::uint32_t u = vars_[v].undefined_as;
+    if (u != kNone)
+      fail_var(u, "variable " + vars_[u].raw->name + " in component " + comp_name(u) +
+                      " has no initial value or defining equation");
+  }
+
   // The numeric value of a constant variable (parameter or state initial value).
   double constant_value(std::uint32_t v, int depth) {
     if (depth > 64) fail_var(v, "initial_value of " + describe(v) + " refers to itself");
+    check_defined(v);
     const VarInfo& info = vars_[v];
     // Find the set's source.
     std::uint32_t src = kNone;
@@ -388,11 +398,14 @@ class Flattener {
         return pool.constant(n.value);
       case MathNode::Kind::variable: {
         std::uint32_t v = lookup(comp, n.name, file, n.line);
+        check_defined(v);
         return vars_[v].value;
       }
       case MathNode::Kind::diff: {
         std::uint32_t y = lookup(comp, n.name, file, n.line);
         std::uint32_t b = lookup(comp, n.bvar, file, n.line);
+        check_defined(y);
+        check_defined(b);
         if (vars_[b].kind != VarKind::time)
           fail(file, n.line, "'" + n.bvar + "' is not the model's independent variable");
         if (vars_[y].kind != VarKind::state)
