@@ -1,0 +1,44 @@
+// See restitution.hpp.
+#include "cell/restitution.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace hw::cell {
+
+std::vector<RestitutionPoint> run_s1s2(const CellKernel& k, const CellSetup& setup,
+                                       const RestitutionOptions& o,
+                                       const SolverOptions& solver) {
+  if (o.n_s1 < 1) throw InputError(SourceLoc{}, "--n-s1 must be at least 1");
+  if (o.coupling_ms.empty()) throw InputError(SourceLoc{}, "no S1-S2 coupling intervals given");
+  TraceOptions no_trace;
+  no_trace.record = false;
+  CellSetup s = setup;
+  if (o.n_s1 > 1) {
+    const auto pre = run_single_cell(
+        k, setup, StimulusTrain::periodic(o.s1_bcl_ms, o.n_s1 - 1, o.duration_ms), solver,
+        no_trace);
+    s.initial_states = pre.final_states;
+  }
+  std::vector<RestitutionPoint> out;
+  for (double ci : o.coupling_ms) {
+    if (!(ci > o.duration_ms))
+      throw InputError(SourceLoc{}, fmt::format("coupling interval {} ms must exceed the "
+                                                "stimulus duration", ci));
+    StimulusTrain t;
+    t.onsets_ms = {0.0, ci};
+    t.duration_ms = o.duration_ms;
+    t.end_ms = ci + o.s1_bcl_ms;
+    const auto r = run_single_cell(k, s, t, solver, no_trace);
+    RestitutionPoint p;
+    p.coupling_ms = ci;
+    p.apd90_s1 = r.beats.at(0).apd90;
+    p.apd90_s2 = r.beats.at(1).apd90;
+    p.di_ms = ci - p.apd90_s1;
+    out.push_back(p);
+  }
+  return out;
+}
+
+}  // namespace hw::cell

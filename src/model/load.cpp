@@ -1,0 +1,95 @@
+// See load.hpp.
+#include "model/load.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "model/frontend/cellml/cellml.hpp"
+#include "model/frontend/hwm/hwm.hpp"
+#include "model/jit/builtin_registry.hpp"
+#if __has_include("model/passes/check_units.hpp")
+#include "model/passes/check_units.hpp"
+#define HW_LOAD_HAS_CHECK_UNITS 1
+#endif
+
+namespace hw::model {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The repository's models/ folder, for built-ins when the compiled registry is not linked.
+fs::path models_dir() { return fs::path(HW_SOURCE_DIR) / "models"; }
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+Model read_model(const std::string& what, std::string* builtin) {
+  std::error_code ec;
+  if (fs::is_regular_file(what, ec)) {
+    const std::string ext = lower(fs::path(what).extension().string());
+    if (ext == ".cellml" || ext == ".xml") return load_cellml(what);
+    if (ext == ".hwm") return load_hwm(what);
+    throw InputError(SourceLoc{what, 0, 0},
+                     fmt::format("unknown model file extension '{}': use .cellml, .xml or .hwm",
+                                 ext));
+  }
+  if (const BuiltinModel* b = find_builtin(what)) {
+    *builtin = b->name;
+    return parse_hwm(b->hwm_source, "builtin:" + b->name + ".hwm");
+  }
+  const fs::path file = models_dir() / (what + ".hwm");
+  if (what.find('/') == std::string::npos && fs::is_regular_file(file, ec)) {
+    *builtin = what;
+    return load_hwm(file.string());
+  }
+  std::string names;
+  for (const auto& n : builtin_model_names()) names += "\n  " + n;
+  throw InputError(SourceLoc{what, 0, 0},
+                   fmt::format("no such file, and not a built-in model. Built-in models:{}",
+                               names.empty() ? std::string(" (none)") : names));
+}
+
+}  // namespace
+
+std::vector<std::string> builtin_model_names() {
+  std::vector<std::string> names;
+  for (const auto& b : builtin_models()) names.push_back(b.name);
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(models_dir(), ec))
+    if (e.path().extension() == ".hwm") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+LoadedModel load_model(const std::string& what, const LoadOptions& opt) {
+  LoadedModel out;
+  out.source = read_model(what, &out.builtin);
+  detect_roles(out.source, opt.roles);
+  DiagnosticSink sink;
+#ifdef HW_LOAD_HAS_CHECK_UNITS
+  {
+    DiagnosticSink units;
+    check_units(out.source, units);
+    // Unit problems are reported, not fatal: many published models are inconsistent.
+    for (const auto& d : units.all())
+      (d.severity == Severity::note ? sink.note(d.loc, d.message)
+                                    : sink.warning(d.loc, d.message));
+  }
+#endif
+  out.analysed = out.source;
+  if (!opt.keep_model_stimulus) out.stimulus = hw::cell::prepare_pacing(out.analysed);
+  run_pipeline(out.analysed, opt.pipeline, sink);
+  sink.throw_if_errors();
+  out.notes = sink.all();
+  return out;
+}
+
+}  // namespace hw::model
