@@ -67,7 +67,9 @@ TEST_P(BuiltInModels, DerivativesFiniteAtInitialState) {
   // initial values of other states, e.g. s = 0 in Bueno-Orovio, need not be at rest).
   std::vector<double> dy = hwm_test::derivatives(m, 0.0, y);
   for (std::size_t i = 0; i < dy.size(); ++i)
-    if (m.states[i].ontology == "membrane_voltage") EXPECT_NEAR(dy[i], 0.0, 1e-4);
+    if (m.states[i].ontology == "membrane_voltage") {
+      EXPECT_NEAR(dy[i], 0.0, 1e-4);
+    }
 }
 
 TEST_P(BuiltInModels, RoundTripsThroughTheWriter) {

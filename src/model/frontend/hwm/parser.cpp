@@ -604,6 +604,7 @@ class Parser {
     for (const auto& [n, d] : decls_) all_names.push_back(n);
     std::sort(all_names.begin(), all_names.end());
     for (std::size_t k = 0; k < ref_names_.size(); ++k) {
+      if (error_count() > kMaxErrors) break;
       const std::string& n = ref_names_[k];
       auto d = decls_.find(n);
       if (d != decls_.end()) {
