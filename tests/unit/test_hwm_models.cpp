@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <cmath>
 #include <string>
 
@@ -116,3 +118,22 @@ INSTANTIATE_TEST_SUITE_P(
       n = n.substr(0, n.find('.'));
       return n;
     });
+
+TEST(HwmDocs, WorkedExampleParsesAndFires) {
+  // The complete example in docs/model-language.md must stay a working model.
+  std::ifstream in(std::string(HW_TEST_DATA_DIR) + "/../docs/model-language.md");
+  if (!in) GTEST_SKIP() << "docs/model-language.md not found";
+  std::stringstream buf;
+  buf << in.rdbuf();
+  std::string doc = buf.str();
+  std::size_t begin = doc.find("```\n");
+  ASSERT_NE(begin, std::string::npos);
+  begin += 4;
+  std::size_t end = doc.find("```", begin);
+  ASSERT_NE(end, std::string::npos);
+  Model m = parse_hwm(doc.substr(begin, end - begin), "model-language.md");
+  EXPECT_EQ(m.states.size(), 3u);
+  std::vector<double> y;
+  for (const auto& s : m.states) y.push_back(s.initial);
+  for (double d : hwm_test::derivatives(m, 10.5, y)) EXPECT_TRUE(std::isfinite(d));
+}
