@@ -23,6 +23,10 @@
 
 namespace hw::kernels {
 
+// Below this many cells a loop runs on one thread: on small grids (tests, 1D cables) thread
+// start-up and barriers cost more than the work, badly so on an oversubscribed machine.
+inline constexpr long kMinParallelCells = 32768;
+
 // Face link weight between two cells with conductivities sa, sb along the axis, spacing h.
 HW_HD inline double face_weight(double sa, double sb, double h) {
   const double s = sa + sb;

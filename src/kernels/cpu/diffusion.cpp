@@ -38,7 +38,7 @@ void diffusion2_uniform_apply(const tissue::Grid& g, std::array<double, 3> w, co
   const int nx = g.nx(), ny = g.ny(), nz = g.nz();
   const Real wx = Real(w[0]), wy = Real(w[1]), wz = Real(w[2]);
   const bool perx = g.bc[0] == tissue::Boundary::periodic;
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) if (long(g.size()) >= kMinParallelCells)
   for (int k = 0; k < nz; ++k)
     for (int j = 0; j < ny; ++j) {
       const std::size_t base = g.index(0, j, k);
@@ -75,7 +75,7 @@ void diffusion2_links_apply(const tissue::Grid& g, const LinkCoeffs& cf, const R
   const int nx = g.nx(), ny = g.ny(), nz = g.nz();
   const bool perx = g.bc[0] == tissue::Boundary::periodic;
   const double* zero = cf.zero_row.data();
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) if (long(g.size()) >= kMinParallelCells)
   for (int k = 0; k < nz; ++k)
     for (int j = 0; j < ny; ++j) {
       const std::size_t base = g.index(0, j, k);
@@ -142,7 +142,7 @@ void diffusion4_apply(const tissue::Grid& g, double sigma, const Real* v, Real* 
   Real c12[3];
   for (int a = 0; a < 3; ++a) c12[a] = g.active(a) ? Real(sigma / (12.0 * g.h[a] * g.h[a])) : Real(0);
   const int nx = g.nx(), ny = g.ny(), nz = g.nz();
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) if (long(g.size()) >= kMinParallelCells)
   for (int k = 0; k < nz; ++k)
     for (int j = 0; j < ny; ++j) {
       const std::size_t base = g.index(0, j, k);

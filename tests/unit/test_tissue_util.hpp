@@ -1,0 +1,78 @@
+// Shared helpers for the tissue tests: random fields, random anisotropic setups, norms.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "tissue/conductivity.hpp"
+#include "tissue/diffusion.hpp"
+#include "tissue/grid.hpp"
+
+namespace hw::tissue::testing {
+
+inline Grid make_grid(int nx, int ny, int nz, double hx, double hy, double hz, Boundary bx,
+                      Boundary by, Boundary bz) {
+  Grid g;
+  g.n = {nx, ny, nz};
+  g.h = {hx, hy, hz};
+  g.bc = {bx, by, bz};
+  return g;
+}
+
+inline Field<double> random_field(const Grid& g, unsigned seed, double lo = -1.0,
+                                  double hi = 1.0) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(lo, hi);
+  Field<double> f(g);
+  for (std::size_t n = 0; n < f.size(); ++n) f[n] = u(rng);
+  return f;
+}
+
+// ~fill_fraction of cells are tissue, at random.
+inline Mask random_mask(const Grid& g, unsigned seed, double fill_fraction) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  Mask m(g);
+  for (std::size_t n = 0; n < m.size(); ++n) m[n] = u(rng) < fill_fraction ? 1 : 0;
+  return m;
+}
+
+// Random fibre and sheet directions per voxel, random σ_l, σ_t, σ_n: the awkward case.
+inline Conductivity random_tensor(const Grid& g, unsigned seed, const Mask* mask = nullptr) {
+  FibreField fib;
+  std::array<Field<double>, 3> s;
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> nd(0.0, 1.0);
+  for (int a = 0; a < 3; ++a) {
+    fib.f[a] = Field<double>(g);
+    s[a] = Field<double>(g);
+  }
+  for (std::size_t n = 0; n < g.size(); ++n)
+    for (int a = 0; a < 3; ++a) {
+      fib.f[a][n] = nd(rng) + (a == 0 ? 0.1 : 0.0);
+      s[a][n] = nd(rng);
+    }
+  fib.s = s;
+  return Conductivity::from_fibres(g, fib, {0.25, 0.06, 0.02}, mask);
+}
+
+inline double max_abs(const Field<double>& f) {
+  double m = 0.0;
+  for (std::size_t n = 0; n < f.size(); ++n) m = std::max(m, std::fabs(f[n]));
+  return m;
+}
+
+inline double dot(const Field<double>& a, const Field<double>& b) {
+  double s = 0.0;
+  for (std::size_t n = 0; n < a.size(); ++n) s += a[n] * b[n];
+  return s;
+}
+
+inline double sum(const Field<double>& a) {
+  double s = 0.0;
+  for (std::size_t n = 0; n < a.size(); ++n) s += a[n];
+  return s;
+}
+
+}  // namespace hw::tissue::testing
