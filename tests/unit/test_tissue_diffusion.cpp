@@ -47,6 +47,8 @@ void expect_cpu_matches_reference(const DiffusionSetup& s, double alpha, double 
   double errf = 0.0;
   for (std::size_t n = 0; n < v.size(); ++n) errf = std::max(errf, std::fabs(r[n] - cf[n]));
   EXPECT_LE(errf, 2e-6 * scale) << what << " (float)";
+  std::printf("[measured] cpu vs reference, %s: max error / scale = %.2e (double), %.2e (float)\n",
+              what, err / scale, errf / scale);
   EXPECT_GT(max_abs(r), 0.0) << what;
 }
 
