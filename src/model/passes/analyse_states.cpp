@@ -32,7 +32,8 @@ void analyse_states(Model& m) {
     ExprId j = fold_expr(m.pool, differentiate(m, m.derivatives.at(i), VarKind::state, i));
     m.analysis[i].jacobian_diag = j;
     const bool zero = m.pool.is_constant(j, 0.0) || m.pool.is_constant(j, -0.0);
-    m.analysis[i].is_gate = !zero && !depends_on(m, j, VarKind::state, i);
+    const bool voltage = m.roles.voltage_state && *m.roles.voltage_state == i;
+    m.analysis[i].is_gate = !voltage && !zero && !depends_on(m, j, VarKind::state, i);
   }
 }
 

@@ -8,7 +8,9 @@
 // is_gate is true when f_i is linear in y_i with a non-zero slope, i.e. jacobian_diag
 // is not identically zero and does not depend on y_i, looking through algebraics.
 // (A state whose derivative ignores it has jacobian 0 and is not called a gate; the
-// integrators treat it exactly either way.)
+// integrators treat it exactly either way.) The membrane voltage (roles.voltage_state) is
+// never a gate even when its ODE happens to be linear in V (Hodgkin-Huxley): conventional
+// Rush-Larsen advances it by forward Euler, and results must compare with other tools'.
 #pragma once
 
 #include <cstdint>
