@@ -140,12 +140,21 @@ class Repairer {
            std::fabs(a1) <= 2 * std::fabs(a2) + tol && std::fabs(b1) <= 2 * std::fabs(b2) + tol;
   }
 
-  double window(const Tape& den, std::uint32_t x, double v0) {
-    if (half_width_ > 0) return half_width_;
+  // Length scale |f'/f''| of f at v0 (0 when f is locally linear or not finite).
+  double scale_of(const Tape& f, std::uint32_t x, double v0) {
     const double h = 0.5 * mv();
-    const double fm = at(den, x, v0 - h), f0 = at(den, x, v0), fp = at(den, x, v0 + h);
+    const double fm = at(f, x, v0 - h), f0 = at(f, x, v0), fp = at(f, x, v0 + h);
     const double d1 = (fp - fm) / (2 * h), d2 = (fp - 2 * f0 + fm) / (h * h);
-    double len = (d2 != 0 && std::isfinite(d1 / d2)) ? std::fabs(d1 / d2) : 100.0 * mv();
+    const double len = std::fabs(d1 / d2);
+    return std::isfinite(len) ? len : 0.0;
+  }
+
+  // The numerator matters when the denominator is linear ((e^{k(V-V0)}-1)/(V-V0)).
+  double window(const Tape& den, const Tape& num, std::uint32_t x, double v0) {
+    if (half_width_ > 0) return half_width_;
+    double len = 100.0 * mv();
+    for (double l : {scale_of(den, x, v0), scale_of(num, x, v0)})
+      if (l > 0) len = std::min(len, l);
     len = std::clamp(len, 0.1 * mv(), 100.0 * mv());
     return 1e-3 * len;
   }
@@ -178,9 +187,9 @@ class Repairer {
                const std::string& where, const SourceLoc& loc) {
     const ExprId den = m_.pool.args(div)[1];
     for (std::uint32_t x : candidate_states(den)) {
-      Tape den_tape(m_, den);
+      Tape den_tape(m_, den), num_tape(m_, m_.pool.args(div)[0]);
       for (double v0 : roots_of(den_tape, x)) {
-        const double w = window(den_tape, x, v0);
+        const double w = window(den_tape, num_tape, x, v0);
         // Breadth-first up through products until the blow-up cancels.
         std::vector<ExprId> level{div};
         ExprId found = kNoExpr;

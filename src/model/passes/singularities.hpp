@@ -19,8 +19,9 @@
 // algebraics that depend on x) and folded, so they still follow parameters and the other
 // states (e.g. the concentrations of a GHK flux).
 //
-// Window: a denominator varies on a length scale L = |den'/den''| at V0 (1/k for
-// e^{k(x−V0)}−1), clamped to [0.1, 100] mV. With w = 1e-3·L the interpolation error is
+// Window: numerator and denominator vary on a length scale L = |f'/f''| at V0 (1/k for
+// e^{k(x−V0)}−1; the smaller of the two, since one of them may be linear), clamped to
+// [0.1, 100] mV. With w = 1e-3·L the interpolation error is
 // ≈ (w/L)²/8 relative ≈ 1e-7 and the cancellation error of the endpoints is ≈ ε/(w/L):
 // 2e-13 in double, 6e-5 in float — a float build that needs better can pass a wider
 // half_width (in the model's units of x; 1e-2·L gives ≈ 1e-5 both ways).
