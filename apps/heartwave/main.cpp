@@ -1,1 +1,63 @@
-int main(){return 0;}
+// The heartwave command line: a thin layer over the library. Exit codes: 0 success,
+// 1 bad input (model file, values, I/O) or a failed run, 2 bad command line.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "common.hpp"
+#include "core/error.hpp"
+
+namespace hw::cli {
+void add_model_commands(CLI::App& app, Action& action);
+void add_cell_command(CLI::App& app, Action& action);
+void add_sweep_command(CLI::App& app, Action& action);
+void add_restitution_command(CLI::App& app, Action& action);
+}  // namespace hw::cli
+
+int main(int argc, char** argv) {
+  using namespace hw::cli;
+  CLI::App app{"Heartwave: cardiac electrophysiology simulator (cell models, single cells, populations)"};
+  app.footer(
+      "Examples:\n"
+      "  heartwave cell                          # default case: paced built-in cell, trace.csv\n"
+      "  heartwave cell luo_rudy_1991.cellml --bcl 500 --beats 5 --json\n"
+      "  heartwave model list\n"
+      "  heartwave model inspect tentusscher_panfilov_2006_epi.cellml\n"
+      "  heartwave model convert model.cellml -o model.hwm\n"
+      "  heartwave sweep mfhn --grid b=0.5:1.5:5 -o biomarkers.csv\n"
+      "Run `heartwave COMMAND --help` for each command's options. Docs: docs/cli.md");
+  app.set_help_all_flag("--help-all", "help for every command");
+  Action action;
+  add_model_commands(app, action);
+  add_cell_command(app, action);
+  add_sweep_command(app, action);
+  add_restitution_command(app, action);
+  if (argc <= 1) {
+    std::cout << app.help();
+    return 0;
+  }
+  try {
+    app.parse(argc, argv);
+    if (!action) {
+      std::cout << app.help();
+      return 0;
+    }
+    return action();
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "heartwave: " << e.what() << "\n(run with --help for usage)\n";
+    return 2;
+  } catch (const hw::InputError& e) {
+    for (const auto& d : e.diagnostics()) std::cerr << d.str() << '\n';
+    return 1;
+  } catch (const hw::Error& e) {
+    std::cerr << "heartwave: error: " << e.what() << '\n';
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "heartwave: internal error: " << e.what() << '\n';
+    return 1;
+  }
+}

@@ -1,0 +1,215 @@
+// `heartwave model inspect|convert|compile|list`: what the model compiler sees and makes.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cell/json_writer.hpp"
+#include "common.hpp"
+#include "model/analysis/roles.hpp"
+#include "model/emit/cpp_printer.hpp"
+#include "model/emit/cuda_printer.hpp"
+#include "model/frontend/cellml/cellml.hpp"
+#include "model/frontend/hwm/hwm.hpp"
+#include "model/ir/print.hpp"
+#include "model/jit/builtin_registry.hpp"
+
+namespace hw::cli {
+
+namespace {
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw InputError(SourceLoc{path, 0, 0}, "cannot open for writing");
+  out << text;
+  if (!out) throw InputError(SourceLoc{path, 0, 0}, "writing failed");
+}
+
+std::string units_of(const model::Symbol& s) { return s.units_name.empty() ? "-" : s.units_name; }
+
+int inspect(const std::string& file, const RoleFlags& roles, bool dump, const std::string& dump_pass,
+            bool json) {
+  model::LoadOptions lo;
+  lo.roles = roles.overrides();
+  lo.keep_model_stimulus = true;  // show the model itself; pacing is reported below
+  if (dump) {
+    lo.pipeline.after_each = [&](const std::string& pass, const model::Model& m) {
+      if (dump_pass.empty() || dump_pass == "all" || dump_pass == pass)
+        std::cout << fmt::format("=== IR after {} ===\n{}\n", pass, model::dump(m));
+    };
+  }
+  const model::LoadedModel lm = model::load_model(file, lo);
+  const auto& src = lm.source;
+  const auto& an = lm.analysed;
+  std::string pacing;
+  try {
+    model::Model copy = src;
+    const auto info = cell::prepare_pacing(copy);
+    if (info.kind == cell::StimulusInfo::Kind::rewritten)
+      pacing = fmt::format("replaces {} by {} x {}{}{}", info.current_name,
+                           info.amplitude_scale == 1 ? info.amplitude_param
+                                                     : fmt::format("{}*{}", info.amplitude_scale, info.amplitude_param),
+                           info.on_param,
+                           info.default_amplitude ? fmt::format(" (on: {})", *info.default_amplitude) : "",
+                           info.default_duration_ms ? fmt::format(", duration {} ms", *info.default_duration_ms) : "");
+    else
+      pacing = "no stimulus current: adds amplitude x on to dV/dt (needs --stim-amplitude, --stim-duration)";
+  } catch (const InputError& e) {
+    pacing = "not possible: " + e.diagnostics().front().message;
+  }
+  if (dump) return 0;
+  if (json) {
+    cell::JsonWriter j;
+    j.begin_object();
+    j.key("model").value(src.name);
+    j.key("source").value(src.source_file);
+    j.key("states").begin_array();
+    for (std::size_t i = 0; i < src.states.size(); ++i) {
+      j.begin_object().key("name").value(src.states[i].name).key("initial").value(src.states[i].initial);
+      j.key("units").value(src.states[i].units_name);
+      j.key("gate").value(i < an.analysis.size() && an.analysis[i].is_gate).end_object();
+    }
+    j.end_array();
+    j.key("parameters").begin_array();
+    for (const auto& p : src.parameters)
+      j.begin_object().key("name").value(p.name).key("value").value(p.value).key("units").value(p.units_name).end_object();
+    j.end_array();
+    j.key("algebraics").value(static_cast<long long>(src.algebraics.size()));
+    j.key("roles").value(model::describe_roles(src));
+    j.key("pacing").value(pacing);
+    j.key("repairs").begin_array();
+    for (const auto& r : an.repairs)
+      j.begin_object().key("where").value(r.where).key("variable").value(r.variable)
+          .key("point").value(r.point).key("half_width").value(r.half_width).key("method").value(r.method).end_object();
+    j.end_array();
+    j.key("warnings").begin_array();
+    for (const auto& d : lm.notes) j.value(d.str());
+    j.end_array();
+    j.end_object();
+    std::cout << j.str() << '\n';
+    return 0;
+  }
+  std::cout << fmt::format("model {}  ({})\n", src.name, src.source_file);
+  if (!src.citation.empty()) std::cout << "citation: " << src.citation << '\n';
+  std::size_t gates = 0;
+  std::cout << fmt::format("\nstates ({}):\n", src.states.size());
+  for (std::size_t i = 0; i < src.states.size(); ++i) {
+    const bool gate = i < an.analysis.size() && an.analysis[i].is_gate;
+    gates += gate;
+    std::cout << fmt::format("  {:<28} {:>14} {:<14}{}\n", src.states[i].name, src.states[i].initial,
+                             units_of(src.states[i]), gate ? " gate" : "");
+  }
+  std::cout << fmt::format("\nparameters ({}):\n", src.parameters.size());
+  for (const auto& p : src.parameters)
+    std::cout << fmt::format("  {:<28} {:>14} {}\n", p.name, p.value, units_of(p));
+  std::size_t once = 0;
+  for (const auto& a : an.algebraics) once += a.once_per_cell;
+  std::cout << fmt::format("\nalgebraics: {} in the model; {} after passes ({} once per cell)\n",
+                           src.algebraics.size(), an.algebraics.size(), once);
+  std::cout << fmt::format("gates found: {} of {} states (exact Rush-Larsen updates)\n", gates,
+                           src.states.size());
+  std::cout << "\nroles:\n" << model::describe_roles(src);
+  std::cout << "pacing: " << pacing << '\n';
+  std::cout << fmt::format("\nsingularities repaired: {}\n", an.repairs.size());
+  for (const auto& r : an.repairs)
+    std::cout << fmt::format("  {}: {} = {} ± {} ({})\n", r.where, r.variable, r.point, r.half_width, r.method);
+  std::size_t warnings = 0;
+  for (const auto& d : lm.notes) warnings += d.severity != Severity::note;
+  std::cout << fmt::format("\nwarnings: {}\n", warnings);
+  for (const auto& d : lm.notes)
+    if (d.severity != Severity::note) std::cout << "  " << d.str() << '\n';
+  return 0;
+}
+
+}  // namespace
+
+void add_model_commands(CLI::App& app, Action& action) {
+  auto* model = app.add_subcommand("model", "Inspect, convert, compile and list cell models");
+  model->require_subcommand(1);
+
+  {
+    auto* cmd = model->add_subcommand("inspect", "States, parameters, roles, gates, repairs, unit warnings");
+    auto file = std::make_shared<std::string>();
+    auto roles = std::make_shared<RoleFlags>();
+    auto dump = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    cmd->add_option("FILE", *file, "model file or built-in name")->required();
+    auto* d = cmd->add_option("--dump-ir", *dump, "print the IR after each pass (or only after PASS)")
+                  ->expected(0, 1);
+    cmd->add_flag("--json", *json, "print as JSON");
+    roles->add_to(*cmd);
+    cmd->footer("Examples:\n  heartwave model inspect tentusscher_panfilov_2006_epi.cellml\n"
+                "  heartwave model inspect mfhn --dump-ir=cse\n  heartwave model inspect model.hwm --json");
+    cmd->callback([=, &action] {
+      action = [=] { return inspect(*file, *roles, d->count() > 0, *dump, *json); };
+    });
+  }
+  {
+    auto* cmd = model->add_subcommand("convert", "Convert a CellML model to the native .hwm language");
+    auto file = std::make_shared<std::string>();
+    auto out = std::make_shared<std::string>();
+    cmd->add_option("FILE", *file, "CellML file")->required();
+    cmd->add_option("--output,-o", *out, "the .hwm file to write")->required();
+    cmd->footer("Example:\n  heartwave model convert luo_rudy_1991.cellml -o luo_rudy_1991.hwm");
+    cmd->callback([=, &action] {
+      action = [=] {
+        const std::string ext = std::filesystem::path(*file).extension().string();
+        model::Model m = (ext == ".hwm") ? model::load_hwm(*file) : model::load_cellml(*file);
+        std::string text = fmt::format(
+            "# Converted by `heartwave model convert` from {}\n# (the model as read: before "
+            "Heartwave's passes and pacing).\n",
+            std::filesystem::path(*file).filename().string());
+        text += model::write_hwm(m);
+        write_file(*out, text);
+        std::cerr << fmt::format("wrote {} ({} states, {} parameters, {} algebraics)\n", *out,
+                                 m.states.size(), m.parameters.size(), m.algebraics.size());
+        return 0;
+      };
+    });
+  }
+  {
+    auto* cmd = model->add_subcommand("compile", "Print the model as C++ (CPU) or CUDA C++");
+    auto file = std::make_shared<std::string>();
+    auto out = std::make_shared<std::string>();
+    auto target = std::make_shared<std::string>("cpp");
+    auto paced = std::make_shared<bool>(false);
+    cmd->add_option("FILE", *file, "model file or built-in name")->required();
+    cmd->add_option("--target", *target, "cpp or cuda")->check(CLI::IsMember({"cpp", "cuda"}))->capture_default_str();
+    cmd->add_option("--output,-o", *out, "file to write")->required();
+    cmd->add_flag("--paced", *paced, "include Heartwave's pacing parameters (_hw_stim_on, ...)");
+    cmd->footer("Examples:\n  heartwave model compile mfhn --target cpp -o mfhn.cpp\n"
+                "  heartwave model compile ohara_rudy_2011_endo.cellml --target cuda -o ord.cu");
+    cmd->callback([=, &action] {
+      action = [=] {
+        model::LoadOptions lo;
+        lo.keep_model_stimulus = !*paced;
+        const auto lm = model::load_model(*file, lo);
+        print_notes(lm.notes);
+        write_file(*out, *target == "cuda" ? model::print_cuda(lm.analysed)
+                                           : model::print_cpp(lm.analysed));
+        std::cerr << fmt::format("wrote {}\n", *out);
+        return 0;
+      };
+    });
+  }
+  {
+    auto* cmd = model->add_subcommand("list", "List the built-in models");
+    cmd->callback([&action] {
+      action = [] {
+        for (const auto& n : model::builtin_model_names()) {
+          std::string cite;
+          try {
+            cite = model::load_model(n, {.roles = {}, .pipeline = {}, .keep_model_stimulus = true}).source.citation;
+          } catch (const std::exception&) {
+          }
+          if (cite.size() > 90) cite = cite.substr(0, 87) + "...";
+          std::cout << fmt::format("{:<28} {}\n", n, cite);
+        }
+        return 0;
+      };
+    });
+  }
+}
+
+}  // namespace hw::cli

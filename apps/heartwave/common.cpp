@@ -1,0 +1,184 @@
+// See common.hpp.
+#include "common.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "model/jit/jit.hpp"
+
+namespace hw::cli {
+
+const CLI::Validator kPositive(
+    [](std::string& s) -> std::string {
+      try {
+        std::size_t used = 0;
+        const double v = std::stod(s, &used);
+        if (used == s.size() && v > 0 && std::isfinite(v)) return "";
+      } catch (const std::exception&) {
+      }
+      return "must be a positive number, got '" + s + "'";
+    },
+    "POSITIVE");
+const CLI::Validator kNonNegative(
+    [](std::string& s) -> std::string {
+      try {
+        std::size_t used = 0;
+        const double v = std::stod(s, &used);
+        if (used == s.size() && v >= 0 && std::isfinite(v)) return "";
+      } catch (const std::exception&) {
+      }
+      return "must be a number >= 0, got '" + s + "'";
+    },
+    "NONNEGATIVE");
+
+std::string default_model() {
+  for (const auto& n : model::builtin_model_names())
+    if (n == "tentusscher_2006_epi") return n;
+  return "mfhn";
+}
+
+void RoleFlags::add_to(CLI::App& app) {
+  const char* g = "Roles (override what metadata and name rules found)";
+  app.add_option("--voltage", voltage, "state that is the membrane potential")->group(g);
+  app.add_option("--stimulus", stimulus, "algebraic that is the stimulus current")->group(g);
+  app.add_option("--stimulus-amplitude-param", stim_amp_param, "parameter: stimulus amplitude")->group(g);
+  app.add_option("--stimulus-duration-param", stim_dur_param, "parameter: stimulus duration")->group(g);
+  app.add_option("--stimulus-period-param", stim_period_param, "parameter: stimulus period")->group(g);
+  app.add_option("--stimulus-start-param", stim_start_param, "parameter: stimulus start")->group(g);
+  app.add_option("--calcium", calcium, "state that is cytosolic calcium")->group(g);
+  app.add_option("--capacitance", capacitance, "parameter that is the membrane capacitance")->group(g);
+}
+
+model::RoleOverrides RoleFlags::overrides() const {
+  model::RoleOverrides o;
+  o.voltage = voltage;
+  o.stimulus_current = stimulus;
+  o.stimulus_amplitude = stim_amp_param;
+  o.stimulus_duration = stim_dur_param;
+  o.stimulus_period = stim_period_param;
+  o.stimulus_start = stim_start_param;
+  o.calcium = calcium;
+  o.capacitance = capacitance;
+  return o;
+}
+
+void SimFlags::add_to(CLI::App& app, bool allow_cvode) {
+  app.add_option("FILE", file, "model: a .cellml/.xml/.hwm file or a built-in model's name");
+  std::vector<std::string> methods{"fe", "rk2", "rk4", "rl1", "rl2", "sbe"};
+  if (allow_cvode) methods.push_back("cvode");
+  app.add_option("--integrator,-i", integrator, "integration method")
+      ->check(CLI::IsMember(methods))
+      ->capture_default_str();
+  app.add_option("--dt", dt, "time step in ms (CVODE: sampling interval for biomarkers)")
+      ->check(kPositive)
+      ->capture_default_str();
+  app.add_option("--bcl", bcl, "basic cycle length in ms")->check(kPositive)->capture_default_str();
+  app.add_option("--beats", beats, "number of paced beats")->check(CLI::Range(1, 1000000))->capture_default_str();
+  app.add_option("--stim-amplitude", stim_amplitude,
+                 "stimulus strength (magnitude, model units; default: the model's own)");
+  app.add_option("--stim-duration", stim_duration, "stimulus duration in ms (default: the model's own)")
+      ->check(kPositive);
+  app.add_option("--stim-start", stim_start, "first stimulus at this time, ms")
+      ->check(kNonNegative)
+      ->capture_default_str();
+  app.add_option("--param,-p", params, "set a parameter: NAME=VALUE (repeatable)");
+  app.add_option("--precision", precision, "arithmetic of fixed-step integrators")
+      ->check(CLI::IsMember({"float", "double"}))
+      ->capture_default_str();
+  app.add_option("--kernel", kernel, "backend: auto (built-in or compiled, else interpreter), interpreter, compiled")
+      ->check(CLI::IsMember({"auto", "interpreter", "compiled"}))
+      ->capture_default_str();
+  if (allow_cvode) {
+    app.add_option("--rtol", rtol, "CVODE relative tolerance")->check(kPositive)->capture_default_str();
+    app.add_option("--atol", atol, "CVODE absolute tolerance")->check(kPositive)->capture_default_str();
+  }
+  app.add_flag("--model-stimulus", model_stimulus,
+               "keep the model's own stimulus protocol (--bcl/--beats then only delimit beats)");
+  roles.add_to(app);
+}
+
+namespace {
+
+cell::Integrator parse_integrator(const std::string& s) {
+  for (int i = 0; i < cell::kIntegratorCount; ++i)
+    if (s == cell::integrator_name(static_cast<cell::Integrator>(i)))
+      return static_cast<cell::Integrator>(i);
+  throw InputError(SourceLoc{}, fmt::format("unknown integrator '{}'", s));
+}
+
+std::pair<std::string, double> parse_assignment(const std::string& a) {
+  const auto eq = a.find('=');
+  double v = 0;
+  if (eq == std::string::npos || eq == 0)
+    throw InputError(SourceLoc{}, fmt::format("--param '{}': expected NAME=VALUE", a));
+  const std::string num = a.substr(eq + 1);
+  auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+  if (ec != std::errc() || p != num.data() + num.size() || !std::isfinite(v))
+    throw InputError(SourceLoc{}, fmt::format("--param '{}': '{}' is not a number", a, num));
+  return {a.substr(0, eq), v};
+}
+
+}  // namespace
+
+Prepared prepare(const SimFlags& f) {
+  Prepared r;
+  model::LoadOptions lo;
+  lo.roles = f.roles.overrides();
+  lo.keep_model_stimulus = f.model_stimulus;
+  r.loaded = model::load_model(f.file, lo);
+  const auto choice = f.kernel == "interpreter" ? model::KernelChoice::interpreter
+                      : f.kernel == "compiled"  ? model::KernelChoice::compiled
+                                                : model::KernelChoice::automatic;
+  r.kernel = model::make_kernel(r.loaded.analysed, choice, &r.how);
+  r.setup = cell::make_cell_setup(r.loaded.analysed, r.loaded.stimulus);
+  for (const auto& a : f.params) {
+    const auto [name, value] = parse_assignment(a);
+    r.setup.set_param(name, value);
+  }
+  const auto& st = r.loaded.stimulus;
+  const std::string name = r.setup.model_name.empty() ? f.file : r.setup.model_name;
+  if (st.kind != cell::StimulusInfo::Kind::none) {
+    if (f.stim_amplitude) {
+      r.setup.set_stimulus_magnitude(*f.stim_amplitude);
+    } else {
+      const double v = r.setup.stimulus_value();
+      if (!std::isfinite(v) || v == 0.0)
+        throw InputError(
+            SourceLoc{f.file, 0, 0},
+            st.kind == cell::StimulusInfo::Kind::additive
+                ? fmt::format("model '{}' has no stimulus current, so Heartwave adds "
+                              "amplitude x on to dV/dt; give --stim-amplitude (model voltage "
+                              "units per model time unit) and --stim-duration MS",
+                              name)
+                : fmt::format("model '{}': could not find its stimulus amplitude; give "
+                              "--stim-amplitude",
+                              name));
+    }
+    if (f.stim_duration)
+      r.stim_duration_ms = *f.stim_duration;
+    else if (st.default_duration_ms && *st.default_duration_ms > 0)
+      r.stim_duration_ms = *st.default_duration_ms;
+    else
+      throw InputError(SourceLoc{f.file, 0, 0},
+                       fmt::format("model '{}': no stimulus duration found; give --stim-duration MS",
+                                   name));
+  }
+  r.solver.cvode = f.integrator == "cvode";
+  if (!r.solver.cvode) r.solver.method = parse_integrator(f.integrator);
+  r.solver.single_precision = f.precision == "float";
+  r.solver.dt_ms = f.dt;
+  r.solver.rtol = f.rtol;
+  r.solver.atol = f.atol;
+  r.train = cell::StimulusTrain::periodic(f.bcl, f.beats, r.stim_duration_ms, f.stim_start);
+  return r;
+}
+
+void print_notes(const std::vector<Diagnostic>& notes) {
+  for (const auto& d : notes)
+    if (d.severity != Severity::note) std::cerr << d.str() << '\n';
+}
+
+}  // namespace hw::cli

@@ -1,0 +1,72 @@
+// Pieces shared by the CLI's commands: the options every simulation command takes, and
+// turning them into a kernel, a setup and a stimulus train through the library.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cell/cell_kernel.hpp"
+#include "cell/cell_setup.hpp"
+#include "cell/pacing.hpp"
+#include "cell/single_cell.hpp"
+#include "model/load.hpp"
+
+namespace hw::cli {
+
+// What a subcommand runs once the command line parsed; returns the exit code.
+using Action = std::function<int()>;
+
+// The model used when `heartwave cell` gets no FILE (the README's main job).
+std::string default_model();
+
+struct RoleFlags {
+  std::optional<std::string> voltage, stimulus, stim_amp_param, stim_dur_param,
+      stim_period_param, stim_start_param, calcium, capacitance;
+  void add_to(CLI::App& app);
+  model::RoleOverrides overrides() const;
+};
+
+struct SimFlags {
+  std::string file;
+  std::string integrator = "rl2";
+  double dt = 0.01;
+  double bcl = 1000;
+  int beats = 3;
+  std::optional<double> stim_amplitude, stim_duration;
+  double stim_start = 0;
+  std::vector<std::string> params;
+  std::string precision = "double";
+  std::string kernel = "auto";
+  double rtol = 1e-8, atol = 1e-10;
+  bool model_stimulus = false;
+  RoleFlags roles;
+
+  void add_to(CLI::App& app, bool allow_cvode);
+};
+
+// A model loaded and ready to run with the flags applied.
+struct Prepared {
+  model::LoadedModel loaded;
+  std::unique_ptr<cell::CellKernel> kernel;
+  std::string how;  // which backend runs
+  cell::CellSetup setup;
+  cell::SolverOptions solver;
+  cell::StimulusTrain train;
+  double stim_duration_ms = 1;
+};
+
+Prepared prepare(const SimFlags& f);
+
+// Validators with short messages (CLI11's PositiveNumber prints the whole double range).
+extern const CLI::Validator kPositive;
+extern const CLI::Validator kNonNegative;
+
+// Prints notes and warnings from loading (stderr).
+void print_notes(const std::vector<Diagnostic>& notes);
+
+}  // namespace hw::cli
