@@ -88,8 +88,8 @@ ExprId fold_node(ExprPool& pool, ExprId id, std::vector<ExprId>& args) {
 
 ExprId fold_expr(ExprPool& pool, ExprId e) {
   ExprId root = e;
-  return rewrite(pool, std::span<const ExprId>(&root, 1),
-                 [&](ExprId id, std::vector<ExprId>& args) { return fold_node(pool, id, args); })[0];
+  auto fold = [&](ExprId id, std::vector<ExprId>& args) { return fold_node(pool, id, args); };
+  return rewrite(pool, std::span<const ExprId>(&root, 1), fold)[0];
 }
 
 void fold_constants(Model& m) {
