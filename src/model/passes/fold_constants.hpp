@@ -12,7 +12,8 @@
 //  - an algebraic whose definition folds to a constant is substituted by that constant in
 //    every user (the algebraic itself stays, so it can still be reported by name).
 //  - x+0, 0+x, x-0 → x (0-x is kept: -x would flip the sign of a zero); x*1, 1*x,
-//    x/1 → x; -(-x) → x; x + (-y) → x - y; x - (-y) → x + y; pow(x,1) → x; pow(x,0) → 1 (IEEE pow(x,0) is 1 even for NaN).
+//    x/1 → x; -(-x) → x; x + (-y) → x - y; x - (-y) → x + y; pow(x,1) → x;
+//    pow(x,0) → 1 (IEEE pow(x,0) is 1 even for NaN).
 //  - x*0 is NOT folded: if x is inf or NaN at run time (a blow-up the model really has),
 //    IEEE gives NaN and the run should see it.
 //  - select with a constant condition → the chosen branch; select(c, a, a) → a;
