@@ -87,8 +87,8 @@ inline std::optional<Trace> read_trace(const fs::path& path, std::string* why = 
     }
     if (it < 0) {
       for (int k = 0; k < static_cast<int>(cells.size()); ++k) {
-        if (cells[k] == "t") it = k;
-        if (cells[k] == "V") iv = k;
+        if (cells[k] == "t" && it < 0) it = k;
+        if (cells[k] == "V" && iv < 0) iv = k;  // a state named V repeats it
       }
       if (it < 0 || iv < 0) {
         if (why) *why = "no t/V columns in header of " + path.string() + ": " + line;
@@ -107,9 +107,9 @@ inline std::optional<Trace> read_trace(const fs::path& path, std::string* why = 
   return tr;
 }
 
-// Every `"<name>": value` in the order it appears (apd90: one per beat in the CLI's JSON;
+// Every `"<name>": number` in the order it appears (apd90: one per beat in the CLI's JSON;
 // the goldens' apd90_ms is one array). null / NaN give NaN.
-inline std::vector<double> parse_apd90(const std::string& json, const std::string& name = "apd90") {
+inline std::vector<double> json_numbers(const std::string& json, const std::string& name = "apd90") {
   std::vector<double> out;
   const std::string key = "\"" + name + "\"";
   if (name == "apd90_ms") {  // "apd90_ms": [a, b, c]
@@ -179,6 +179,23 @@ inline std::string join_ms(const std::vector<double>& xs) {
 inline fs::path shared_models_dir() { return fs::path(HW_SHARED_DIR) / "models" / "cellml"; }
 inline fs::path golden_dir() { return fs::path(HW_TEST_DATA_DIR) / "golden" / "traces"; }
 
+// The golden's JSON text ("" when the model has no golden).
+inline std::string golden_json(const std::string& model) {
+  std::ifstream f(golden_dir() / (model + ".json"));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// A model whose own stimulus amplitude is 0 (Noble 1962) is not paced: it oscillates on
+// its own, so "beats" of BCL 1000 ms hold any number of upstrokes, and per-beat APD90 is
+// not defined (a window can see its largest upstroke after a repolarisation). Such models
+// are checked on RRMS only.
+inline bool unpaced(const std::string& model) {
+  const auto v = json_numbers(golden_json(model), "stimulus_amplitude");
+  return !v.empty() && v[0] == 0.0;
+}
+
 // Names (without .cellml) of every model in the shared CellML directory, sorted.
 inline std::vector<std::string> shared_model_names() {
   std::vector<std::string> names;
@@ -216,7 +233,7 @@ inline const CliRun& run_cell(const std::string& model, const std::string& integ
     std::string why;
     if (auto tr = read_trace(csv, &why)) r.trace = std::move(*tr);
     else r.stdout_text += "\n[csv] " + why;
-    r.apd90 = parse_apd90(r.stdout_text);
+    r.apd90 = json_numbers(r.stdout_text);
   }
   return cache.emplace(key, std::move(r)).first->second;
 }
