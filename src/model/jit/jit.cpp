@@ -19,13 +19,10 @@
 
 #include "core/error.hpp"
 #include "model/emit/cpp_printer.hpp"
+#include "model/emit/interpreter.hpp"
 #include "model/jit/builtin_registry.hpp"
 #include "model/jit/sha256.hpp"
 
-#if __has_include("model/emit/interpreter.hpp")
-#include "model/emit/interpreter.hpp"
-#define HW_JIT_HAVE_INTERPRETER 1
-#endif
 
 extern char** environ;
 
@@ -182,13 +179,7 @@ std::unique_ptr<CellKernel> from_builtin(const Model& m, const std::string& hash
   return nullptr;
 }
 
-std::unique_ptr<CellKernel> interpreter(const Model& m) {
-#ifdef HW_JIT_HAVE_INTERPRETER
-  return make_interpreter(m);
-#else
-  throw Error("the interpreter is not part of this build");
-#endif
-}
+std::unique_ptr<CellKernel> interpreter(const Model& m) { return make_interpreter(m); }
 
 }  // namespace
 

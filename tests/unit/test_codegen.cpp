@@ -1,0 +1,136 @@
+// The printers on a hand-built model: sanitising, strength reduction, refusal of
+// unlowered nodes, and the golden files of generated code for built-in models.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "model/emit/cpp_printer.hpp"
+#include "model/emit/cuda_printer.hpp"
+#include "model/emit/identifiers.hpp"
+#include "test_codegen_support.hpp"
+
+using namespace hw::model;
+
+TEST(Identifiers, SanitisedNamesAreSafeIdentifiers) {
+  EXPECT_EQ(sanitise_identifier("int"), "int");  // callers prefix it (a3_int)
+  EXPECT_EQ(sanitise_identifier("__x"), "x");
+  EXPECT_EQ(sanitise_identifier("a*/b"), "a_b");
+  EXPECT_EQ(sanitise_identifier("9lives"), "n9lives");
+  EXPECT_EQ(sanitise_identifier("*/"), "x");
+  EXPECT_EQ(sanitise_identifier("é"), "x");
+  EXPECT_EQ(sanitise_identifier(std::string(100, 'a')).size(), 32u);
+  for (const char* s : {"a__b", "_a_", "x__", "a\n\"b"}) {
+    const std::string id = sanitise_identifier(s);
+    EXPECT_EQ(id.find("__"), std::string::npos) << id;
+    EXPECT_NE(id.front(), '_');
+    EXPECT_NE(id.back(), '_');
+  }
+}
+
+TEST(Identifiers, CommentsCannotEscape) {
+  const std::string c = sanitise_comment("a*/ b /* c\nd \\ ??/ \"e\"");
+  EXPECT_EQ(c.find("*/"), std::string::npos);
+  EXPECT_EQ(c.find("/*"), std::string::npos);
+  EXPECT_EQ(c.find('\n'), std::string::npos);
+  EXPECT_EQ(c.find('\\'), std::string::npos);
+  EXPECT_EQ(c.find('?'), std::string::npos);
+}
+
+TEST(Identifiers, StringLiteralEscapesEverything) {
+  EXPECT_EQ(c_string_literal("a\"b\\"), "\"a\\042b\\134\"");
+  EXPECT_EQ(c_string_literal("1\n2"), "\"1\\012\"\n    \"2\"");
+}
+
+TEST(CppPrinter, ModelNamesNeverReachTheSourceRaw) {
+  const Model m = cgtest::awkward_model();
+  for (const std::string& src : {print_cpp(m), print_cuda(m)}) {
+    EXPECT_EQ(src.find("a*/b"), std::string::npos);
+    EXPECT_EQ(src.find("*/ #define"), std::string::npos);
+    EXPECT_EQ(src.find("??/"), std::string::npos);
+    EXPECT_EQ(src.find("p\\"), std::string::npos);
+    EXPECT_EQ(src.find("/*"), std::string::npos);  // the printers only write // comments
+    std::istringstream lines(src);
+    for (std::string line; std::getline(lines, line);)
+      EXPECT_EQ(line.substr(0, line.find("//")).find("__x"), std::string::npos) << line;
+    EXPECT_NE(src.find("a2_alpha"), std::string::npos);
+  }
+}
+
+TEST(CppPrinter, SymbolPrefixIsSanitised) {
+  CppOptions opt;
+  opt.symbol_prefix = "my model; system(\"rm\")";
+  const std::string src = print_cpp(cgtest::awkward_model(), opt);
+  EXPECT_NE(src.find("my_model_system_rm_make_kernel()"), std::string::npos);
+  EXPECT_EQ(cpp_factory_symbol(opt), "my_model_system_rm_make_kernel");
+}
+
+TEST(CppPrinter, StrengthReductionKeepsTheMaths) {
+  const std::string src = print_cpp(cgtest::awkward_model());
+  EXPECT_NE(src.find("powi<4>(y[1])"), std::string::npos);  // x^4 by squaring
+  EXPECT_NE(src.find("powi<3>("), std::string::npos);
+  EXPECT_NE(src.find("std::sqrt(p[3])"), std::string::npos);  // x^0.5
+  EXPECT_NE(src.find("* Real(0.25)"), std::string::npos);     // V/4: exact reciprocal
+  EXPECT_NE(src.find("* (Real(-0.125))"), std::string::npos); // /-8: exact reciprocal
+  EXPECT_NE(src.find("c[0] / Real(3)"), std::string::npos);   // /3 stays a division
+  EXPECT_EQ(src.find("std::pow"), std::string::npos);
+}
+
+TEST(CppPrinter, OncePerCellWorkIsSeparated) {
+  const std::string src = print_cpp(cgtest::awkward_model());
+  const auto constants = src.find("void constants(");
+  const auto rhs = src.find("void rhs(");
+  ASSERT_NE(constants, std::string::npos);
+  ASSERT_NE(rhs, std::string::npos);
+  const std::string constants_body = src.substr(constants, rhs - constants);
+  EXPECT_NE(constants_body.find("c[1] = c[0] / Real(3);"), std::string::npos);
+  EXPECT_EQ(src.substr(rhs).find("std::sqrt(p[3])"), std::string::npos);
+}
+
+TEST(CppPrinter, SharedSubexpressionsBecomeTemporaries) {
+  const std::string src = print_cpp(cgtest::awkward_model());
+  // exp((V + 40)/-8) appears twice in alpha: printed once, as a temporary.
+  const auto rhs = src.find("void rhs(");
+  const std::string body = src.substr(rhs, src.find("void rhs_jac(") - rhs);
+  EXPECT_NE(body.find("const Real s0 = std::exp("), std::string::npos);
+  EXPECT_EQ(body.find("std::exp(", body.find("std::exp(") + 1), std::string::npos);
+}
+
+TEST(CppPrinter, RefusesUnanalysedOrUnloweredModels) {
+  Model m = cgtest::awkward_model();
+  m.analysis.clear();
+  EXPECT_THROW(print_cpp(m), hw::Error);
+  Model pw = cgtest::awkward_model();
+  const ExprId V = pw.pool.state(0);
+  pw.derivatives[0] = pw.pool.make(Op::piecewise, {pw.pool.make(Op::gt, {V, pw.pool.constant(0)}),
+                                                   V, pw.pool.constant(1)});
+  EXPECT_THROW(print_cpp(pw), hw::Error);
+  EXPECT_THROW(print_cuda(pw), hw::Error);
+}
+
+TEST(CudaPrinter, PrecisionAwareNames) {
+  const Model m = cgtest::awkward_model();
+  const std::string f = print_cuda(m);
+  EXPECT_NE(f.find("expf("), std::string::npos);
+  EXPECT_NE(f.find("0.25f"), std::string::npos);
+  EXPECT_EQ(f.find("__expf"), std::string::npos);
+  CudaOptions d;
+  d.use_float = false;
+  const std::string dbl = print_cuda(m, d);
+  EXPECT_EQ(dbl.find("expf("), std::string::npos);
+  EXPECT_NE(dbl.find(" exp("), std::string::npos);
+  EXPECT_EQ(dbl.find("0.25f"), std::string::npos);
+  CudaOptions fast;
+  fast.fast_intrinsics = true;
+  EXPECT_NE(print_cuda(m, fast).find("__expf("), std::string::npos);
+}
+
+TEST(CudaPrinter, GatesAreUnrolledPerState) {
+  const std::string src = print_cuda(cgtest::awkward_model());
+  EXPECT_NE(src.find("y[1] += f[1] * hw_model_expm1_over(J[1], dt);"), std::string::npos);
+  EXPECT_NE(src.find("y[0] += dt * f[0];"), std::string::npos);
+  EXPECT_NE(src.find("extern \"C\" __global__ void hw_model_demo_step("), std::string::npos);
+}
