@@ -177,8 +177,20 @@ Prepared prepare(const SimFlags& f) {
 }
 
 void print_notes(const std::vector<Diagnostic>& notes) {
-  for (const auto& d : notes)
-    if (d.severity != Severity::note) std::cerr << d.str() << '\n';
+  // A few warnings help; fifty unit warnings of a published model bury the results.
+  constexpr std::size_t kShown = 3;
+  std::size_t shown = 0, total = 0;
+  for (const auto& d : notes) {
+    if (d.severity == Severity::note) continue;
+    if (++total <= kShown) {
+      std::cerr << d.str() << '\n';
+      ++shown;
+    }
+  }
+  if (total > shown)
+    std::cerr << fmt::format("... and {} more warnings (`heartwave model inspect FILE` lists "
+                             "them all)\n",
+                             total - shown);
 }
 
 }  // namespace hw::cli
