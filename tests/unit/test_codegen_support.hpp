@@ -151,6 +151,7 @@ inline Model awkward_model() {
 #include <filesystem>
 #include <random>
 #include <string>
+#include <type_traits>
 
 #include "cell/cell_kernel.hpp"
 #include "cell/integrators.hpp"
@@ -173,9 +174,10 @@ inline bool close(double a, double b, double rel) {
 
 // One step of every integrator, from the initial state and from perturbed random states,
 // with uniform and with per-cell parameters: `kernel` against the oracle, in Real.
-template <class Real>
+// `oracle` is an EvalModel (cell model concept) or a CellKernel (e.g. the interpreter).
+template <class Real, class Oracle = EvalModel>
 void expect_steps_match(const Model& m, const hw::cell::CellKernel& kernel, double dt,
-                        double rel, unsigned seed = 1) {
+                        double rel, const Oracle* oracle_in = nullptr, unsigned seed = 1) {
   const int ns = static_cast<int>(m.states.size()), np = static_cast<int>(m.parameters.size());
   const std::size_t n = 5;
   std::mt19937 rng(seed);
@@ -189,7 +191,7 @@ void expect_steps_match(const Model& m, const hw::cell::CellKernel& kernel, doub
     for (std::size_t i = 0; i < n; ++i)
       p_cells[k * n + i] = static_cast<Real>(m.parameters[k].value * (1.0 + 0.02 * u(rng)));
   }
-  const EvalModel oracle{&m};
+  const EvalModel eval{&m};
   for (int method = 0; method < hw::cell::kIntegratorCount; ++method) {
     const auto integ = static_cast<hw::cell::Integrator>(method);
     for (bool per_cell : {false, true}) {
@@ -197,14 +199,18 @@ void expect_steps_match(const Model& m, const hw::cell::CellKernel& kernel, doub
       hw::cell::Batch<Real> b{n, n, got.data(), per_cell ? p_cells.data() : p_uniform.data(), per_cell};
       kernel.step(integ, Real(0.5) * static_cast<Real>(dt), static_cast<Real>(dt), 1, b);
       b.y = want.data();
-      hw::cell::step_batch(oracle, integ, Real(0.5) * static_cast<Real>(dt), static_cast<Real>(dt), 1, b);
+      const Real t0 = Real(0.5) * static_cast<Real>(dt);
+      if constexpr (std::is_base_of_v<hw::cell::CellKernel, Oracle>)
+        oracle_in->step(integ, t0, static_cast<Real>(dt), 1, b);
+      else
+        hw::cell::step_batch(oracle_in ? *oracle_in : eval, integ, t0, static_cast<Real>(dt), 1, b);
       int failures = 0;
       for (std::size_t j = 0; j < got.size() && failures < 5; ++j)
         if (!close(got[j], want[j], rel)) {
           ++failures;
           ADD_FAILURE() << m.name << ": " << hw::cell::integrator_name(integ)
                         << (per_cell ? " (per-cell params)" : "") << " state " << j / n
-                        << " cell " << j % n << ": compiled " << got[j] << " vs oracle "
+                        << " cell " << j % n << ": generated " << got[j] << " vs oracle "
                         << want[j] << " (from " << y0[j] << ")";
         }
     }
