@@ -264,7 +264,7 @@ class Flattener {
       static_cast<Symbol&>(p) = sym;
       m_.parameters.push_back(p);
     }
-    names_.push_back({kind, index, r.name, sym.component});
+    names_.push_back({kind, index, r.name, sym.component, false});
     ExprId src_expr = m_.pool.variable(kind, index);
     const Units* su = r.units ? &*r.units : nullptr;
     // Converted variables, grouped by (scale, offset).
@@ -304,7 +304,7 @@ class Flattener {
         a.expr = e;
         auto ai = static_cast<std::uint32_t>(m_.algebraics.size());
         m_.algebraics.push_back(a);
-        names_.push_back({VarKind::algebraic, ai, a.name, a.component});
+        names_.push_back({VarKind::algebraic, ai, a.name, a.component, true});
         found = m_.pool.algebraic(ai);
         groups.push_back({{scale, offset}, found});
       }
@@ -495,15 +495,18 @@ class Flattener {
     }
   }
 
-  // Own name when unique in the model, else component__name; numeric suffix as a last
-  // resort (component__name can itself collide).
+  // Own name when unique among the model's defining variables, else component__name
+  // (always for unit-converted copies); numeric suffix as a last resort.
   void assign_names() {
     std::map<std::string, int> count;
-    for (const auto& n : names_) ++count[sanitize(n.name)];
+    for (const auto& n : names_)
+      if (!n.converted) ++count[sanitize(n.name)];
     std::set<std::string> used;
     for (const auto& n : names_) {
       std::string base = sanitize(n.name);
-      std::string name = count[base] == 1 ? base : sanitize(n.component) + "__" + base;
+      std::string name = !n.converted && count[base] == 1
+                             ? base
+                             : sanitize(n.component) + "__" + base;
       std::string unique = name;
       for (int i = 2; used.count(unique); ++i) unique = name + "_" + std::to_string(i);
       used.insert(unique);
@@ -521,6 +524,7 @@ class Flattener {
     VarKind kind;
     std::uint32_t index;
     std::string name, component;
+    bool converted;  // a unit-converted copy: always component__name
   };
 
   const RawModel& raw_;

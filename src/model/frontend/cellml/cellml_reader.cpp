@@ -59,9 +59,13 @@ DocPtr parse_xml(std::string_view xml, const std::string& file) {
   }
   xmlFreeParserCtxt(ctxt);
   DocPtr owned(doc);
-  if (doc->intSubset && doc->intSubset->entities)
-    throw InputError(SourceLoc{file, line_of(reinterpret_cast<xmlNode*>(doc->intSubset)), 0},
+  if (doc->intSubset && doc->intSubset->entities) {
+    auto pos = xml.find("<!DOCTYPE");
+    int line = 1;
+    for (std::size_t i = 0; i < pos && i < xml.size(); ++i) line += xml[i] == '\n';
+    throw InputError(SourceLoc{file, line, 0},
                      "DOCTYPE with entity declarations is not allowed in a CellML file");
+  }
   return owned;
 }
 
