@@ -59,6 +59,7 @@ struct VarInfo {
   ExprId value = kNoExpr;        // expression for this variable's value
   VarKind kind = VarKind::time;  // of the set's source
   std::uint32_t index = kNone;   // of the set's source within its kind
+  std::uint32_t source = kNone;        // the variable that defines this one's set
   std::uint32_t undefined_as = kNone;  // set has no definition: the variable to blame
 };
 
@@ -273,6 +274,7 @@ class Flattener {
       VarInfo& info = vars_[v];
       info.kind = kind;
       info.index = index;
+      info.source = source;
       double scale = 1.0, offset = 0.0;
       if (su && info.raw->units) {
         const Units& vu = *info.raw->units;
@@ -324,12 +326,7 @@ class Flattener {
     if (depth > 64) fail_var(v, "initial_value of " + describe(v) + " refers to itself");
     check_defined(v);
     const VarInfo& info = vars_[v];
-    // Find the set's source.
-    std::uint32_t src = kNone;
-    for (std::uint32_t w = 0; w < vars_.size() && src == kNone; ++w)
-      if (vars_[w].kind == info.kind && vars_[w].index == info.index &&
-          (vars_[w].eq || !vars_[w].raw->initial.empty()))
-        src = w;
+    std::uint32_t src = info.source;
     if (src == kNone || (info.kind != VarKind::param && info.kind != VarKind::state))
       fail_var(v, describe(v) + " is used as an initial value but is not a constant");
     const VarInfo& s = vars_[src];
