@@ -44,6 +44,11 @@ DiffusionStepper<Real>::DiffusionStepper(const DiffusionOperator& op, double chi
       throw InputError(SourceLoc{}, fmt::format("diffusion: chi = {}, Cm = {}, dt = {} must all "
                                                 "be finite and > 0", chi, cm, dt));
   }
+  // CG in float stalls near 1e-7 relative residual; a tighter request would never converge.
+  if (scheme != DiffusionScheme::forward_euler && sizeof(Real) == sizeof(float) &&
+      cg.rel_tol < 1e-6)
+    throw Error(fmt::format("diffusion: CG rel_tol = {:.3g} is below what float fields can "
+                            "reach; use rel_tol >= 1e-6 or double fields", cg.rel_tol));
   a_ = dt / (chi * cm);
   const std::size_t n = op.grid().size();
   work_.resize(n);

@@ -31,7 +31,8 @@ void check_explicit_dt(const DiffusionOperator& op, double chi, double cm, doubl
 template <class Real>
 class DiffusionStepper {
  public:
-  // Validates the numbers (and, for forward Euler, the stability limit) up front.
+  // Validates the numbers (and, for forward Euler, the stability limit) up front. With float
+  // fields the implicit schemes need cg.rel_tol >= 1e-6 (hw::Error otherwise).
   DiffusionStepper(const DiffusionOperator& op, double chi, double cm, double dt,
                    DiffusionScheme scheme, CgOptions cg = {});
 
