@@ -4,6 +4,7 @@
 // presentation must all agree on what "mV" or "per_millisecond" means; one table does it.
 // Guarantees: every CellML 1.0/1.1/2.0 built-in unit name resolves, with any SI prefix
 // spelled out ("millivolt") ; parse_units_expr never accepts an unknown name silently.
+#include <cstdio>
 #include "model/ir/units.hpp"
 
 #include <cctype>
@@ -305,5 +306,44 @@ std::optional<double> conversion_factor(const Units& from, const Units& to) {
 }
 
 Units parse_units_expr(const std::string& text) { return UnitsParser(text).parse(); }
+
+}  // namespace hw::model
+
+namespace hw::model {
+
+std::string format_units(const Units& u) {
+  if (u.dimensionless() && u.factor == 1.0 && u.offset == 0.0) return "dimensionless";
+  // Spellings a modeller expects, tried in order; the first with the same dimension and
+  // factor (to rounding) wins.
+  static const char* const kFamiliar[] = {
+      "mV", "V", "ms", "s", "mM", "uM", "nM", "M", "uA/cm^2", "A/F", "pA/pF", "uA/uF",
+      "mS/cm^2", "mS/uF", "nS/pF", "S/F", "uF/cm^2", "uF", "pF", "1/ms", "1/s", "mV/ms",
+      "V/s", "mM/ms", "uM/ms", "J/(mol*K)", "J/(kmol*K)", "mJ/(mol*K)", "C/mol", "C/mmol",
+      "K", "um", "cm", "mm", "um^2", "cm^2", "um^3", "uL", "nL", "pL", "L", "cm/s", "mS",
+      "nS", "uA", "pA", "nA", "mmol", "cm^3", "1/mM", "1/mV", "mM^-1*ms^-1", "uM^-1*ms^-1",
+      "mV^-1", "uA/mM", "cm/ms", "L/F", "ms/mV"};
+  for (const char* name : kFamiliar) {
+    Units f;
+    try {
+      f = parse_units_expr(name);
+    } catch (const Error&) {
+      continue;
+    }
+    if (f.same_dimension(u) && f.offset == u.offset &&
+        std::abs(f.factor - u.factor) <= 1e-12 * std::abs(u.factor))
+      return name;
+  }
+  static const char* const kBase[] = {"m", "kg", "s", "A", "K", "mol", "cd"};
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", u.factor);
+  std::string out = buf;
+  for (std::size_t i = 0; i < u.dim.size(); ++i) {
+    if (std::abs(u.dim[i]) <= kDimTol) continue;
+    std::snprintf(buf, sizeof buf, "%.17g", u.dim[i]);
+    out += std::string("*") + kBase[i];
+    if (u.dim[i] != 1.0) out += std::string("^(") + buf + ")";
+  }
+  return out;
+}
 
 }  // namespace hw::model

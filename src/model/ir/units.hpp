@@ -41,4 +41,10 @@ std::optional<double> conversion_factor(const Units& from, const Units& to);
 // with a message on unknown units.
 Units parse_units_expr(const std::string& text);
 
+// A compact expression for `u` that parse_units_expr reads back to the same units: the
+// familiar cardiac spelling when one fits ("uA/cm^2", "mS/uF", "mM", "1/ms"), else a
+// factor times SI base units ("0.001*m^2*kg*s^-3*A^-1"). The .hwm writer uses it for
+// CellML units whose names (e.g. "microA_per_cm2") the compact syntax does not know.
+std::string format_units(const Units& u);
+
 }  // namespace hw::model

@@ -9,6 +9,7 @@
 // Printers never simplify. The only things not preserved bit for bit are NaN payloads and
 // the flags set by passes (synthetic, once_per_cell, analysis), which are not part of
 // the language.
+#include <optional>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -123,11 +124,25 @@ class Writer {
     return n;
   }
 
+  // The units as the compact syntax spells them: the name as written when the parser
+  // knows it, else format_units() of the resolved units (CellML names such as
+  // "microA_per_cm2" are model-local definitions the .hwm syntax does not have).
+  static std::optional<std::string> units_text(const Symbol& s) {
+    if (!s.units_name.empty() && s.units_name.find_first_of("[]#\n") == std::string::npos) {
+      try {
+        parse_units_expr(s.units_name);
+        return s.units_name;
+      } catch (const Error&) {
+      }
+    }
+    if (s.units) return format_units(*s.units);
+    return std::nullopt;
+  }
+
   // " [units] @term  # description"
   static std::string suffix(const Symbol& s) {
     std::string out;
-    if (!s.units_name.empty() && s.units_name.find_first_of("[]#\n") == std::string::npos)
-      out += " [" + s.units_name + "]";
+    if (auto units = units_text(s)) out += " [" + *units + "]";
     if (!s.ontology.empty()) {
       bool ok = true;
       for (char c : s.ontology)
