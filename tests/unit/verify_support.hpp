@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -226,7 +227,9 @@ inline const CliRun& run_cell(const std::string& model, const std::string& integ
   const std::string key = model + "/" + integrator;
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   CliRun r;
-  const fs::path dir = fs::path(::testing::TempDir()) / "hw_verify";
+  // Per process: ctest runs tests in parallel processes that may run the same model.
+  const fs::path dir =
+      fs::path(::testing::TempDir()) / ("hw_verify_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path csv = dir / (model + "_" + integrator + ".csv");
   const fs::path err = dir / (model + "_" + integrator + ".stderr");
@@ -248,6 +251,11 @@ inline const CliRun& run_cell(const std::string& model, const std::string& integ
     else r.stdout_text += "\n[csv] " + why;
     r.apd90 = json_numbers(r.stdout_text);
   }
+  // Everything needed is in memory now; leave no files behind.
+  std::error_code ec;
+  fs::remove(csv, ec);
+  fs::remove(err, ec);
+  fs::remove(dir, ec);  // only succeeds once empty
   return cache.emplace(key, std::move(r)).first->second;
 }
 
