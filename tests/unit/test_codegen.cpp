@@ -41,7 +41,7 @@ TEST(Identifiers, CommentsCannotEscape) {
 }
 
 TEST(Identifiers, StringLiteralEscapesEverything) {
-  EXPECT_EQ(c_string_literal("a\"b\\"), "\"a\\042b\\134\"");
+  EXPECT_EQ(c_string_literal("a\"b\\?c"), "\"a\\042b\\134\\077c\"");
   EXPECT_EQ(c_string_literal("1\n2"), "\"1\\012\"\n    \"2\"");
 }
 

@@ -8,12 +8,14 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 #include "model/emit/cuda_printer.hpp"
 #include "model/emit/interpreter.hpp"
 #include "model/emit/nvrtc.hpp"
 #include "model/frontend/cellml/cellml.hpp"
 #include "model/frontend/hwm/hwm.hpp"
+#include "model/jit/builtin_registry.hpp"
 #include "model/jit/jit.hpp"
 #include "model/passes/pipeline.hpp"
 #include "test_codegen_support.hpp"
@@ -83,3 +85,27 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
 INSTANTIATE_TEST_SUITE_P(Models, GeneratedModel, ::testing::ValuesIn(model_files()), test_name);
 
 }  // namespace
+
+// Every models/*.hwm is compiled into the program at build time, registered under its file
+// stem with its text, and make_kernel picks that build instead of compiling again.
+TEST(BuiltinLibrary, EveryModelIsRegisteredAndMatched) {
+  std::size_t n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fs::path(HW_MODELS_DIR), ec)) {
+    if (e.path().extension() != ".hwm") continue;
+    ++n;
+    const std::string stem = e.path().stem().string();
+    const BuiltinModel* b = find_builtin(stem);
+    if (b == nullptr) {
+      ADD_FAILURE() << stem << " is not in the built-in library (re-run cmake?)";
+      continue;
+    }
+    std::ifstream in(e.path(), std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(b->hwm_source, text) << stem;
+    std::string how;
+    const auto k = make_kernel(load_analysed(e.path().string()), KernelChoice::automatic, &how);
+    EXPECT_EQ(how, "compiled C++ (built-in " + stem + ")");
+  }
+  if (n == 0) GTEST_SKIP() << "no models in " << HW_MODELS_DIR;
+}

@@ -47,7 +47,7 @@ std::string sanitise_comment(std::string_view text, std::size_t max_len) {
 std::string c_string_literal(std::string_view bytes) {
   std::string out = "\"";
   for (unsigned char ch : bytes) {
-    if (is_alnum(ch) || ch == ' ') {
+    if (ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\' && ch != '?') {
       out.push_back(static_cast<char>(ch));
     } else {
       // Three-digit octal escapes end by themselves: no following character can extend them.

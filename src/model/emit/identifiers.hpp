@@ -10,7 +10,7 @@
 //     '?', control characters or newlines), so it cannot end a comment, continue a line
 //     or form a trigraph.
 //   - c_string_literal: a double-quoted C string literal whose bytes equal the input,
-//     using octal escapes for everything outside plain letters, digits and spaces
+//     using octal escapes for '"', '\\', '?', control and non-ASCII bytes
 //     (split into adjacent literals after each newline).
 #pragma once
 
