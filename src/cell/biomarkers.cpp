@@ -76,12 +76,15 @@ BeatBiomarkers BeatTracker::finish() const {
   b.v_peak = v_peak_;
   if (std::isfinite(dvdt_max_)) b.dvdt_max = dvdt_max_;
   b.t_activation = t_act_;
-  b.apd30 = cross_[0] - t_act_;
-  b.apd50 = cross_[1] - t_act_;
-  b.apd90 = cross_[2] - t_act_;
+  // A repolarisation crossing before the steepest upstroke belongs to no action potential
+  // of this beat (e.g. a self-oscillating cell whose upstroke falls late in the window).
+  auto duration = [this](double cross) { return cross > t_act_ ? cross - t_act_ : kNaN; };
+  b.apd30 = duration(cross_[0]);
+  b.apd50 = duration(cross_[1]);
+  b.apd90 = duration(cross_[2]);
   if (has_ca_) {
     b.cat_amplitude = ca_peak_ - ca_rest_;
-    b.catd90 = ca_cross_ - t_act_;
+    b.catd90 = duration(ca_cross_);
   }
   return b;
 }

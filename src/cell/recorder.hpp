@@ -19,8 +19,11 @@ class Recorder {
       : k_(k), s_(s), sched_(sched), opt_(opt), dt_ms_(dt_ms), out_(out) {
     every_ = std::max<long>(1, std::lround(opt.interval_ms / dt_ms));
     if (opt_.record) {
+      // t (ms) and V (mV) come first whatever the model's units; a state that is itself
+      // called t or V (in the model's units) gets a suffix so no two columns share a name.
       out_.trace.columns = {"t", "V"};
-      for (const auto& n : s.state_names) out_.trace.columns.push_back(n);
+      for (const auto& n : s.state_names)
+        out_.trace.columns.push_back(n == "t" || n == "V" ? n + "_state" : n);
       if (opt_.algebraics) {
         for (const auto& n : s.algebraic_names) out_.trace.columns.push_back(n);
         c_.resize(std::max(1, k.n_constants()));
