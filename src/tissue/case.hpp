@@ -1,0 +1,169 @@
+// A tissue case in memory: everything a run needs, independent of how it was written.
+//
+// Why a plain struct: the TOML reader (io/case_file) fills it, the CLI's --set edits go
+// through the reader, the stepper (tissue/simulation) runs it, and tests build it directly
+// in C++ — so the case file format and the numerics never depend on each other.
+//
+// Units throughout: time ms, length mm, potential mV, conductivity mS/mm (= S/m),
+// surface-to-volume ratio χ in 1/mm, capacitance Cm in µF/mm², volumetric stimulus current
+// in µA/mm³ (the case file may give µA/cm³ and µF/cm², converted by the reader).
+// SourceLoc fields point into the case file so errors found late still name file:line.
+#pragma once
+
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "tissue/diffusion.hpp"
+#include "tissue/diffusion_stepper.hpp"
+#include "tissue/grid.hpp"
+
+namespace hw::tissue {
+
+// A set of grid cells, by shape (mm, domain from 0 to n·h per axis).
+struct Region {
+  enum class Kind { all, box, sphere, label, face };
+  Kind kind = Kind::all;
+  std::array<double, 3> lo{0, 0, 0}, hi{0, 0, 0};  // box: cells whose centre lies inside
+  std::array<double, 3> centre{0, 0, 0};           // sphere
+  double radius = 0;
+  int label = 0;        // label: cells whose geometry label equals this
+  std::string face;     // face: "x-", "x+", "y-", "y+", "z-", "z+" (one layer of cells)
+  double depth = 0;     // face: thickness in mm (0 = one cell)
+  SourceLoc loc;
+};
+
+// One cell model on part of the tissue; later entries override earlier ones where they
+// overlap. Parameters: fixed values and multiplicative scalings.
+struct ModelRegion {
+  std::string model;  // path (relative to the case file's folder) or built-in name
+  Region where;
+  std::map<std::string, double> params;   // NAME = value
+  std::map<std::string, double> scales;   // NAME *= factor
+  SourceLoc loc;
+};
+
+// A parameter that varies in space: value(x) = from + (to − from)·s, with s the position
+// along `axis` from 0 (lo face) to 1 (hi face), e.g. a transmural G_Ks scaling.
+struct ParameterGradient {
+  std::string param;
+  int axis = 2;
+  double from = 1, to = 1;
+  bool scale = true;  // true: multiply the model's value; false: set it
+  SourceLoc loc;
+};
+
+// A current injected into a region: dV/dt += amplitude/(χ·Cm) while on.
+struct Stimulus {
+  Region where;
+  double amplitude = 0;  // µA/mm³ (volumetric)
+  double start = 0, duration = 1, period = 0;  // ms; period 0 = once
+  int count = 1;
+  SourceLoc loc;
+};
+
+// Sets a state variable in a region at t = 0 (initial-condition stimuli, S1-S2 by
+// cross-field: e.g. V = 20 mV in one half, a gate = 1 in the other).
+struct InitialCondition {
+  Region where;
+  std::string variable;  // a state of the model there; "V" means the voltage state
+  double value = 0;      // mV for the voltage, else the model's units
+  SourceLoc loc;
+};
+
+// Where the tissue is and which way the fibres run.
+struct GeometrySpec {
+  enum class Kind { box, mask_file, phase_field_file, ellipsoid_shell, slab_with_hole };
+  Kind kind = Kind::box;
+  std::string path;          // NRRD or VTK image (.vti / legacy .vtk)
+  double threshold = 0.5;    // phase field / mask: tissue where value > threshold
+  std::array<double, 3> centre{0, 0, 0}, radii_outer{0, 0, 0}, radii_inner{0, 0, 0};
+  double hole_radius = 0;    // slab_with_hole: cylinder along z through the centre
+  bool phase_field = false;  // no-flux boundaries by the phase-field method (Fenton 2005)
+  SourceLoc loc;
+};
+
+struct FibreSpec {
+  enum class Kind { none, uniform, rotating, file, rule_based };
+  Kind kind = Kind::none;
+  std::array<double, 3> direction{1, 0, 0};  // uniform
+  double angle_from = 60, angle_to = -60;    // rotating / rule_based: degrees, endo → epi
+  int axis = 2;                              // rotating: the transmural axis
+  std::string path;                          // file: a 3-component vector image
+  SourceLoc loc;
+};
+
+struct Conductivities {
+  double sigma_l = 0.1334;  // mS/mm along fibres (= S/m)
+  double sigma_t = 0.0176;  // mS/mm across
+  std::optional<double> sigma_n;
+  double chi = 140;         // 1/mm (1400 1/cm)
+  double cm = 0.01;         // µF/mm² (1 µF/cm²)
+  StencilOrder order = StencilOrder::second;
+};
+
+enum class Splitting { godunov, strang };
+enum class Precision { f32, f64 };
+
+struct TimeSpec {
+  double dt = 0.02;        // PDE step, ms
+  double t_end = 100;      // ms
+  int ode_substeps = 1;    // reaction sub-steps per PDE step
+  std::string integrator = "rl1";  // fe|rk2|rk4|rl1|rl2|sbe
+  Splitting splitting = Splitting::godunov;
+  DiffusionScheme diffusion = DiffusionScheme::forward_euler;
+  Precision precision = Precision::f32;
+  double cg_tolerance = 1e-8;
+  SourceLoc loc;
+};
+
+struct Probe {
+  std::string name;
+  std::array<double, 3> position{0, 0, 0};  // mm
+};
+
+struct Electrode {
+  std::string name;
+  std::array<double, 3> position{0, 0, 0};  // mm, may lie outside the tissue
+};
+
+struct OutputSpec {
+  std::string directory = "out";
+  std::vector<std::string> variables{"V"};  // fields to write (states by name, V in mV)
+  double field_interval = 0;                // ms; 0 = no field output
+  enum class Format { vtk, hdf5 } format = Format::vtk;
+  std::vector<Probe> probes;
+  double probe_interval = 1;                // ms
+  bool activation_map = false;
+  double activation_threshold = -20;        // mV, first upward crossing
+  bool apd_map = false;
+  bool conduction_velocity = false;
+  std::vector<Electrode> electrodes;        // pseudo-ECG
+  double png_interval = 0;                  // ms; 0 = none
+  std::string png_variable = "V";
+  int png_slice_axis = 2;                   // 3D: the slice normal
+  double png_slice_position = -1;           // mm; < 0 = middle
+  bool movie = false;                       // with ffmpeg, when present
+  double checkpoint_interval = 0;           // ms; 0 = only on SIGINT/SIGTERM
+  SourceLoc loc;
+};
+
+struct TissueCase {
+  std::string source_file;  // for messages and relative paths
+  std::string name;
+  Grid grid;
+  GeometrySpec geometry;
+  FibreSpec fibres;
+  Conductivities conductivity;
+  std::vector<ModelRegion> models;
+  std::vector<ParameterGradient> gradients;
+  std::vector<Stimulus> stimuli;
+  std::vector<InitialCondition> initial;
+  TimeSpec time;
+  OutputSpec output;
+};
+
+}  // namespace hw::tissue
