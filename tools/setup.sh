@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
   libxml2-dev libsundials-dev libcli11-dev libfmt-dev libtomlplusplus-dev
-  libhdf5-dev libpng-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libhdf5-dev libpng-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev libomp-14-dev python3 python3-pip
 )
 missing=()
