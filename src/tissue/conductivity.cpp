@@ -93,6 +93,27 @@ Conductivity Conductivity::from_fibres(const Grid& g, const FibreField& fib,
   return c;
 }
 
+Conductivity Conductivity::scaled(const Grid& g, const Field<double>& factor) const {
+  if (factor.size() != g.size())
+    throw Error(fmt::format("conductivity: scale field has {} values, the grid {} cells",
+                            factor.size(), g.size()));
+  if (per_voxel_)
+    for (int k = 0; k < 6; ++k)
+      if (comps_[k].size() != g.size())
+        throw Error("conductivity: per-voxel tensor size does not match the grid");
+  Conductivity c;
+  c.per_voxel_ = true;
+  for (int k = 0; k < 6; ++k) {
+    c.comps_[k] = Field<double>(g, 0.0);
+    for (std::size_t n = 0; n < g.size(); ++n) {
+      const double v = factor[n] * get(k, n);
+      c.comps_[k][n] = v;
+      if (k >= 3 && v != 0.0) c.off_diagonal_ = true;
+    }
+  }
+  return c;
+}
+
 void Conductivity::validate(const Grid& g) const {
   if (per_voxel_) {
     for (int k = 0; k < 6; ++k)

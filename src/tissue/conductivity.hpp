@@ -64,6 +64,10 @@ class Conductivity {
   static Conductivity from_fibres(const Grid& g, const FibreField& fibres,
                                   const FibreConductivities& c, const Mask* mask = nullptr);
 
+  // factor(x)·σ(x) per voxel (the phase-field conductivity φσ; tissue/phase_field.hpp).
+  // factor must have one value per cell and be ≥ 0.
+  Conductivity scaled(const Grid& g, const Field<double>& factor) const;
+
   bool uniform() const { return !per_voxel_; }
   // True if any off-diagonal component is non-zero somewhere (needs the 9/19-point stencil).
   bool has_off_diagonal() const { return off_diagonal_; }
