@@ -40,6 +40,9 @@ Model read_model(const std::string& what, std::string* builtin) {
                      fmt::format("unknown model file extension '{}': use .cellml, .xml or .hwm",
                                  ext));
   }
+  if (fs::is_directory(what, ec))
+    throw InputError(SourceLoc{what, 0, 0},
+                     "is a folder, not a model file: give a .cellml, .xml or .hwm file in it");
   if (const BuiltinModel* b = find_builtin(what)) {
     *builtin = b->name;
     return parse_hwm(b->hwm_source, "builtin:" + b->name + ".hwm");
