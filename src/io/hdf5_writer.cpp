@@ -1,0 +1,180 @@
+// HDF5 + XDMF series writer; see hdf5_writer.hpp for the layout.
+#include "io/hdf5_writer.hpp"
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "io/atomic_file.hpp"
+
+namespace hw::io {
+namespace {
+
+// Closes an HDF5 handle at scope exit with the right close function.
+struct H5Handle {
+  hid_t id;
+  herr_t (*close)(hid_t);
+  ~H5Handle() {
+    if (id >= 0) close(id);
+  }
+};
+
+void check(herr_t r, const std::string& what) {
+  if (r < 0) throw Error("HDF5: " + what + " failed");
+}
+hid_t check_id(hid_t id, const std::string& what) {
+  if (id < 0) throw Error("HDF5: " + what + " failed");
+  return id;
+}
+
+bool link_exists(hid_t loc, const std::string& name) {
+  return H5Lexists(loc, name.c_str(), H5P_DEFAULT) > 0;
+}
+
+}  // namespace
+
+std::string Hdf5SeriesWriter::step_name(int step) { return fmt::format("{:06d}", step); }
+
+Hdf5SeriesWriter::Hdf5SeriesWriter(std::string h5_path, tissue::Grid grid,
+                                   const tissue::Mask* mask, int compression)
+    : h5_path_(std::move(h5_path)), grid_(grid), compression_(std::clamp(compression, 0, 9)) {
+  namespace fs = std::filesystem;
+  xdmf_path_ = (fs::path(h5_path_).parent_path() / (fs::path(h5_path_).stem().string() + ".xdmf"))
+                   .string();
+  if (fs::path(h5_path_).has_parent_path()) ensure_directory(fs::path(h5_path_).parent_path());
+  // We report failures ourselves; HDF5's own stack dumps on stderr would only confuse.
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  if (compression_ > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0) compression_ = 0;
+  file_ = H5Fcreate(h5_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (file_ < 0) throw Error(fmt::format("HDF5: cannot create {}", h5_path_));
+  H5Handle fields{check_id(H5Gcreate2(file_, "/fields", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                           "create /fields"),
+                  H5Gclose};
+  if (mask != nullptr && !mask->empty()) {
+    if (mask->size() != grid_.size())
+      throw Error(fmt::format("HDF5 {}: mask has {} values, the grid {} cells", h5_path_,
+                              mask->size(), grid_.size()));
+    const hsize_t dims[3] = {hsize_t(grid_.n[2]), hsize_t(grid_.n[1]), hsize_t(grid_.n[0])};
+    H5Handle space{H5Screate_simple(3, dims, nullptr), H5Sclose};
+    H5Handle ds{check_id(H5Dcreate2(file_, "/mask", H5T_STD_U8LE, space.id, H5P_DEFAULT,
+                                    H5P_DEFAULT, H5P_DEFAULT),
+                         "create /mask"),
+                H5Dclose};
+    check(H5Dwrite(ds.id, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, mask->data()),
+          "write /mask");
+  }
+  check(H5Fflush(file_, H5F_SCOPE_GLOBAL), "flush");
+  write_xdmf();
+}
+
+Hdf5SeriesWriter::~Hdf5SeriesWriter() {
+  if (file_ >= 0) H5Fclose(file_);
+}
+
+void Hdf5SeriesWriter::write(double time_ms, const std::vector<NamedField>& fields) {
+  const std::size_t n = grid_.size();
+  std::vector<std::string> names;
+  for (const auto& f : fields) {
+    if (f.data == nullptr || f.data->size() != n)
+      throw Error(fmt::format("HDF5 {}: field '{}' has {} values, the grid {} cells", h5_path_,
+                              f.name, f.data ? f.data->size() : 0, n));
+    if (f.name.empty() || f.name.find('/') != std::string::npos)
+      throw Error(fmt::format("HDF5 {}: field name '{}' cannot be a dataset name", h5_path_,
+                              f.name));
+    names.push_back(f.name);
+  }
+  if (times_.empty()) {
+    names_ = names;
+  } else if (names != names_) {
+    throw Error(fmt::format("HDF5 {}: every step must write the same variables", h5_path_));
+  }
+  const int step = steps();
+  const hsize_t dims[3] = {hsize_t(grid_.n[2]), hsize_t(grid_.n[1]), hsize_t(grid_.n[0])};
+  // Chunks of whole x-y planes, as many planes as fit in ~1 MB (at least one).
+  const hsize_t plane = dims[1] * dims[2];
+  const hsize_t planes = std::clamp<hsize_t>((1u << 20) / (4 * plane), 1, dims[0]);
+  const hsize_t chunk[3] = {planes, dims[1], dims[2]};
+  H5Handle space{H5Screate_simple(3, dims, nullptr), H5Sclose};
+  H5Handle dcpl{H5Pcreate(H5P_DATASET_CREATE), H5Pclose};
+  check(H5Pset_chunk(dcpl.id, 3, chunk), "set chunk");
+  if (compression_ > 0) {
+    check(H5Pset_shuffle(dcpl.id), "set shuffle");
+    check(H5Pset_deflate(dcpl.id, unsigned(compression_)), "set deflate");
+  }
+  for (const auto& f : fields) {
+    const std::string group = "/fields/" + f.name;
+    if (!link_exists(file_, group)) {
+      H5Handle g{check_id(H5Gcreate2(file_, group.c_str(), H5P_DEFAULT, H5P_DEFAULT,
+                                     H5P_DEFAULT),
+                          "create " + group),
+                 H5Gclose};
+    }
+    const std::string name = group + "/" + step_name(step);
+    H5Handle ds{check_id(H5Dcreate2(file_, name.c_str(), H5T_IEEE_F32LE, space.id, H5P_DEFAULT,
+                                    dcpl.id, H5P_DEFAULT),
+                         "create " + name),
+                H5Dclose};
+    check(H5Dwrite(ds.id, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, f.data->data()),
+          "write " + name);
+    H5Handle as{H5Screate(H5S_SCALAR), H5Sclose};
+    H5Handle at{check_id(H5Acreate2(ds.id, "time", H5T_IEEE_F64LE, as.id, H5P_DEFAULT,
+                                    H5P_DEFAULT),
+                         "create time attribute"),
+                H5Aclose};
+    check(H5Awrite(at.id, H5T_NATIVE_DOUBLE, &time_ms), "write time attribute");
+  }
+  times_.push_back(time_ms);
+  // /time is rewritten whole: it is tiny, and a fixed-size dataset needs no chunking.
+  if (link_exists(file_, "/time")) check(H5Ldelete(file_, "/time", H5P_DEFAULT), "delete /time");
+  const hsize_t tn = times_.size();
+  H5Handle ts{H5Screate_simple(1, &tn, nullptr), H5Sclose};
+  H5Handle td{check_id(H5Dcreate2(file_, "/time", H5T_IEEE_F64LE, ts.id, H5P_DEFAULT,
+                                  H5P_DEFAULT, H5P_DEFAULT),
+                       "create /time"),
+              H5Dclose};
+  check(H5Dwrite(td.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, times_.data()),
+        "write /time");
+  check(H5Fflush(file_, H5F_SCOPE_GLOBAL), "flush");
+  write_xdmf();
+}
+
+void Hdf5SeriesWriter::write_xdmf() const {
+  namespace fs = std::filesystem;
+  const std::string h5_name = fs::path(h5_path_).filename().string();
+  const auto& g = grid_;
+  // 3DCoRectMesh counts points, slowest axis (z) first; ORIGIN_DXDYDZ is also z, y, x.
+  const std::string topo = fmt::format(
+      "      <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"{} {} {}\"/>\n"
+      "      <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
+      "        <DataItem Format=\"XML\" NumberType=\"Float\" Precision=\"8\" "
+      "Dimensions=\"3\">0 0 0</DataItem>\n"
+      "        <DataItem Format=\"XML\" NumberType=\"Float\" Precision=\"8\" "
+      "Dimensions=\"3\">{:.17g} {:.17g} {:.17g}</DataItem>\n"
+      "      </Geometry>\n",
+      g.n[2] + 1, g.n[1] + 1, g.n[0] + 1, g.h[2], g.h[1], g.h[0]);
+  const std::string dims = fmt::format("{} {} {}", g.n[2], g.n[1], g.n[0]);
+  std::string x = "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n  <Domain>\n";
+  x += "    <Grid Name=\"fields\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+  for (std::size_t s = 0; s < times_.size(); ++s) {
+    x += fmt::format("    <Grid Name=\"step_{}\" GridType=\"Uniform\">\n",
+                     step_name(int(s)));
+    x += fmt::format("      <Time Value=\"{:.17g}\"/>\n", times_[s]);
+    x += topo;
+    for (const auto& name : names_) {
+      x += fmt::format(
+          "      <Attribute Name=\"{}\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
+          "        <DataItem Format=\"HDF\" NumberType=\"Float\" Precision=\"4\" "
+          "Dimensions=\"{}\">{}:/fields/{}/{}</DataItem>\n      </Attribute>\n",
+          name, dims, h5_name, name, step_name(int(s)));
+    }
+    x += "    </Grid>\n";
+  }
+  x += "    </Grid>\n  </Domain>\n</Xdmf>\n";
+  write_file_atomic(xdmf_path_, x, /*durable=*/false);
+}
+
+}  // namespace hw::io

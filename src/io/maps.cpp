@@ -1,0 +1,204 @@
+// Activation, APD90, conduction velocity and pseudo-ECG; definitions in maps.hpp.
+#include "io/maps.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "io/atomic_file.hpp"
+
+namespace hw::io {
+namespace {
+constexpr float nanf_ = std::numeric_limits<float>::quiet_NaN();
+}
+
+ActivationTracker::ActivationTracker(const tissue::Grid& g, const tissue::Mask* mask,
+                                     double threshold, bool with_apd)
+    : grid_(g), threshold_(threshold), with_apd_(with_apd) {
+  if (mask != nullptr && !mask->empty()) mask_ = *mask;
+  const std::size_t n = g.size();
+  v_prev_.resize(n);
+  act_.resize(n, nanf_);
+  if (with_apd_) {
+    apd_.resize(n, nanf_);
+    v_rest_.resize(n, std::numeric_limits<float>::infinity());
+    v_peak_.resize(n, -std::numeric_limits<float>::infinity());
+  }
+}
+
+void ActivationTracker::update(double t, const tissue::Field<float>& v) {
+  const std::size_t n = grid_.size();
+  if (v.size() != n)
+    throw Error(fmt::format("activation map: V has {} values, the grid {} cells", v.size(), n));
+  if (first_) {
+    v_prev_.vec() = v.vec();
+    if (with_apd_)
+      for (std::size_t c = 0; c < n; ++c) v_rest_[c] = v[c];
+    t_prev_ = t;
+    first_ = false;
+    return;
+  }
+  if (!(t > t_prev_)) throw Error("activation map: sample times must increase");
+  const double dt = t - t_prev_;
+  const float thr = static_cast<float>(threshold_);
+  const tissue::Mask* m = mask_.empty() ? nullptr : &mask_;
+  for (std::size_t c = 0; c < n; ++c) {
+    if (!tissue::is_tissue(m, c)) continue;
+    const float a = v_prev_[c], b = v[c];
+    if (std::isnan(act_[c])) {
+      // T = t₀ + (θ − V₀)/(V₁ − V₀)·(t₁ − t₀) at the first V₀ < θ ≤ V₁.
+      if (a < thr && b >= thr) {
+        act_[c] = static_cast<float>(t_prev_ + (thr - a) / double(b - a) * dt);
+        if (with_apd_) v_peak_[c] = b;
+      } else if (with_apd_) {
+        v_rest_[c] = std::min(v_rest_[c], b);
+      }
+    } else if (with_apd_ && std::isnan(apd_[c])) {
+      // Level L = V_peak − 0.9 (V_peak − V_rest); APD90 ends at the first V₀ > L ≥ V₁.
+      v_peak_[c] = std::max(v_peak_[c], b);
+      const float level = v_peak_[c] - 0.9f * (v_peak_[c] - v_rest_[c]);
+      if (a > level && b <= level) {
+        const double tx = t_prev_ + (a - level) / double(a - b) * dt;
+        apd_[c] = static_cast<float>(tx - act_[c]);
+      }
+    }
+  }
+  v_prev_.vec() = v.vec();
+  t_prev_ = t;
+}
+
+std::size_t ActivationTracker::activated_cells() const {
+  std::size_t k = 0;
+  for (std::size_t c = 0; c < act_.size(); ++c) k += !std::isnan(act_[c]);
+  return k;
+}
+
+ConductionVelocity conduction_velocity(const tissue::Grid& g, const tissue::Mask* mask,
+                                       const tissue::Field<float>& act) {
+  if (act.size() != g.size())
+    throw Error(fmt::format("conduction velocity: map has {} values, the grid {} cells",
+                            act.size(), g.size()));
+  ConductionVelocity cv;
+  cv.per_cell.resize(g.size(), nanf_);
+  std::vector<double> speeds;
+  for (int k = 0; k < g.n[2]; ++k)
+    for (int j = 0; j < g.n[1]; ++j)
+      for (int i = 0; i < g.n[0]; ++i) {
+        const std::size_t c = g.index(i, j, k);
+        if (!tissue::is_tissue(mask, c) || std::isnan(act[c])) continue;
+        const int ijk[3] = {i, j, k};
+        // ∂T/∂x_a ≈ (T(i+1) − T(i−1)) / (2 h_a) on each active axis.
+        double grad2 = 0;
+        bool ok = g.dim() > 0;
+        for (int a = 0; a < 3 && ok; ++a) {
+          if (!g.active(a)) continue;
+          const int lo = g.neighbour(a, ijk[a], -1), hi = g.neighbour(a, ijk[a], +1);
+          if (lo < 0 || hi < 0) {
+            ok = false;
+            break;
+          }
+          std::size_t cl = c - ijk[a] * g.stride(a) + lo * g.stride(a);
+          std::size_t ch = c - ijk[a] * g.stride(a) + hi * g.stride(a);
+          if (!tissue::is_tissue(mask, cl) || !tissue::is_tissue(mask, ch) ||
+              std::isnan(act[cl]) || std::isnan(act[ch])) {
+            ok = false;
+            break;
+          }
+          const double d = (double(act[ch]) - double(act[cl])) / (2 * g.h[a]);
+          grad2 += d * d;
+        }
+        if (!ok || !(grad2 > 0)) continue;
+        const double s = 1.0 / std::sqrt(grad2);
+        cv.per_cell[c] = static_cast<float>(s);
+        speeds.push_back(s);
+      }
+  cv.cells = speeds.size();
+  if (speeds.empty()) {
+    cv.median = cv.mean = std::numeric_limits<double>::quiet_NaN();
+    return cv;
+  }
+  double sum = 0;
+  for (double s : speeds) sum += s;
+  cv.mean = sum / double(speeds.size());
+  const std::size_t mid = speeds.size() / 2;
+  std::nth_element(speeds.begin(), speeds.begin() + mid, speeds.end());
+  cv.median = speeds[mid];
+  if (speeds.size() % 2 == 0) {
+    const double lower = *std::max_element(speeds.begin(), speeds.begin() + mid);
+    cv.median = 0.5 * (cv.median + lower);
+  }
+  return cv;
+}
+
+PseudoEcg::PseudoEcg(const tissue::DiffusionOperator& op, std::vector<ElectrodePoint> electrodes,
+                     double sigma_e)
+    : op_(op), electrodes_(std::move(electrodes)), sigma_e_(sigma_e) {
+  if (!(sigma_e_ > 0)) throw Error("pseudo-ECG: bath conductivity must be > 0");
+  lv_.resize(op.grid().size());
+}
+
+std::vector<double> PseudoEcg::compute(const tissue::Field<float>& v) {
+  const tissue::Grid& g = op_.grid();
+  if (v.size() != g.size())
+    throw Error(fmt::format("pseudo-ECG: V has {} values, the grid {} cells", v.size(),
+                            g.size()));
+  op_.apply(v, lv_);  // lv = ∇·σ∇V, µA/mm³ (mS/mm · mV/mm²)
+  const double rmin = 0.5 * std::min({g.h[0], g.h[1], g.h[2]});
+  const double k = g.cell_volume() / (4 * std::numbers::pi * sigma_e_);
+  std::vector<double> phi(electrodes_.size(), 0.0);
+  const tissue::Mask* mask = op_.mask();
+  for (std::size_t e = 0; e < electrodes_.size(); ++e) {
+    const auto& p = electrodes_[e].position;
+    // φ_e = 1/(4πσ_e) Σ_cells (∇·σ∇V)_c · |cell| / |x_c − x_e|
+    double sum = 0;
+    for (int kk = 0; kk < g.n[2]; ++kk) {
+      const double dz = g.centre(2, kk) - p[2];
+      for (int j = 0; j < g.n[1]; ++j) {
+        const double dy = g.centre(1, j) - p[1];
+        const std::size_t row = g.index(0, j, kk);
+        for (int i = 0; i < g.n[0]; ++i) {
+          if (!tissue::is_tissue(mask, row + i)) continue;
+          const double dx = g.centre(0, i) - p[0];
+          const double r = std::max(std::sqrt(dx * dx + dy * dy + dz * dz), rmin);
+          sum += lv_[row + i] / r;
+        }
+      }
+    }
+    phi[e] = k * sum;
+  }
+  return phi;
+}
+
+void write_summary_csv(const std::string& path,
+                       const std::vector<std::tuple<std::string, double, std::string>>& rows) {
+  std::string s = "name,value,unit\n";
+  for (const auto& [name, value, unit] : rows) s += fmt::format("{},{:.9g},{}\n", name, value, unit);
+  write_file_atomic(path, s, /*durable=*/false);
+}
+
+MapStats map_stats(const tissue::Field<float>& f) {
+  std::vector<double> v;
+  for (std::size_t i = 0; i < f.size(); ++i)
+    if (std::isfinite(f[i])) v.push_back(f[i]);
+  MapStats s;
+  s.count = v.size();
+  if (v.empty()) {
+    s.min = s.max = s.mean = s.median = std::numeric_limits<double>::quiet_NaN();
+    return s;
+  }
+  std::sort(v.begin(), v.end());
+  s.min = v.front();
+  s.max = v.back();
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.mean = sum / double(v.size());
+  s.median = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  return s;
+}
+
+}  // namespace hw::io
