@@ -1,0 +1,98 @@
+// Row bodies of the cpu diffusion kernels for the fused monodomain step (see the header).
+// Rows outside a no-flux wall are replaced by the cell's own row (values) and a zero row
+// (coefficients), exactly as in diffusion.cpp, so the x loop has no tests.
+#include "kernels/cpu/fused_monodomain.hpp"
+
+#include "kernels/diffusion_k.hpp"
+
+namespace hw::kernels::cpu {
+
+template <class Real>
+void diffusion2_uniform_row(const tissue::Grid& g, const std::array<double, 3>& w, int j, int k,
+                            const Real* v, Real* o, Real alpha, Real beta) {
+  const int nx = g.nx();
+  const Real wx = Real(w[0]), wy = Real(w[1]), wz = Real(w[2]);
+  const bool perx = g.bc[0] == tissue::Boundary::periodic;
+  const Real* v0 = v + g.index(0, j, k);
+  const int jp = g.neighbour(1, j, 1), jm = g.neighbour(1, j, -1);
+  const int kp = g.neighbour(2, k, 1), km = g.neighbour(2, k, -1);
+  const Real* vyp = jp < 0 ? v0 : v + g.index(0, jp, k);
+  const Real* vym = jm < 0 ? v0 : v + g.index(0, jm, k);
+  const Real* vzp = kp < 0 ? v0 : v + g.index(0, j, kp);
+  const Real* vzm = km < 0 ? v0 : v + g.index(0, j, km);
+  auto cell = [&](int i, int ip, int im) {
+    const Real c = v0[i];
+    // out = α Σ_a w_a (v₊ + v₋ − 2v) + β v
+    const Real lv = wx * (v0[ip] + v0[im] - Real(2) * c) + wy * (vyp[i] + vym[i] - Real(2) * c) +
+                    wz * (vzp[i] + vzm[i] - Real(2) * c);
+    o[i] = alpha * lv + beta * c;
+  };
+  if (nx == 1) {
+    cell(0, 0, 0);
+    return;
+  }
+  cell(0, 1, perx ? nx - 1 : 0);
+#pragma omp simd
+  for (int i = 1; i < nx - 1; ++i) cell(i, i + 1, i - 1);
+  cell(nx - 1, perx ? 0 : nx - 1, nx - 2);
+}
+
+template <class Real>
+void diffusion2_links_row(const tissue::Grid& g, const LinkCoeffs& cf, int j, int k,
+                          const Real* v, Real* o, Real alpha, Real beta) {
+  const int nx = g.nx();
+  const bool perx = g.bc[0] == tissue::Boundary::periodic;
+  const double* zero = cf.zero_row.data();
+  const Real* v0 = v + g.index(0, j, k);
+  const int jp = g.neighbour(1, j, 1), jm = g.neighbour(1, j, -1);
+  const int kp = g.neighbour(2, k, 1), km = g.neighbour(2, k, -1);
+  auto vrow = [&](int jj, int kk) -> const Real* {
+    return (jj < 0 || kk < 0) ? v0 : v + g.index(0, jj, kk);
+  };
+  auto crow = [&](const std::vector<double>& f, int jj, int kk) -> const double* {
+    return (f.empty() || jj < 0 || kk < 0) ? zero : f.data() + g.index(0, jj, kk);
+  };
+  const Real *vyp = vrow(jp, k), *vym = vrow(jm, k), *vzp = vrow(j, kp), *vzm = vrow(j, km);
+  const Real *vpp = vrow(jp, kp), *vmm = vrow(jm, km), *vmp = vrow(jm, kp), *vpm = vrow(jp, km);
+  const double* cx = crow(cf.face[0], j, k);
+  const double *cyp = crow(cf.face[1], j, k), *cym = crow(cf.face[1], jm, k);
+  const double *czp = crow(cf.face[2], j, k), *czm = crow(cf.face[2], j, km);
+  const double *exy = crow(cf.edge[0], j, k), *exy_m = crow(cf.edge[0], jm, k);
+  const double *exz = crow(cf.edge[1], j, k), *exz_m = crow(cf.edge[1], j, km);
+  const double *eyz = crow(cf.edge[2], j, k), *eyz_mm = crow(cf.edge[2], jm, km),
+               *eyz_m0 = crow(cf.edge[2], jm, k), *eyz_0m = crow(cf.edge[2], j, km);
+  // mm = 0 switches off the links to a missing −x neighbour (im then points at i).
+  auto cell = [&](int i, int ip, int im, Real mm) {
+    const Real c = v0[i];
+    // L v = Σ_faces w (v_m − v) + Σ_edges ±e (v_diag − v)
+    Real lv = Real(cx[i]) * (v0[ip] - c) + mm * Real(cx[im]) * (v0[im] - c);
+    lv += Real(cyp[i]) * (vyp[i] - c) + Real(cym[i]) * (vym[i] - c);
+    lv += Real(czp[i]) * (vzp[i] - c) + Real(czm[i]) * (vzm[i] - c);
+    lv += Real(exy[i]) * (vyp[ip] - c) + mm * Real(exy_m[im]) * (vym[im] - c) -
+          mm * Real(exy[im]) * (vyp[im] - c) - Real(exy_m[i]) * (vym[ip] - c);
+    lv += Real(exz[i]) * (vzp[ip] - c) + mm * Real(exz_m[im]) * (vzm[im] - c) -
+          mm * Real(exz[im]) * (vzp[im] - c) - Real(exz_m[i]) * (vzm[ip] - c);
+    lv += Real(eyz[i]) * (vpp[i] - c) + Real(eyz_mm[i]) * (vmm[i] - c) -
+          Real(eyz_m0[i]) * (vmp[i] - c) - Real(eyz_0m[i]) * (vpm[i] - c);
+    o[i] = alpha * lv + beta * c;
+  };
+  if (nx == 1) {
+    cell(0, 0, 0, Real(0));
+    return;
+  }
+  cell(0, 1, perx ? nx - 1 : 0, perx ? Real(1) : Real(0));
+#pragma omp simd
+  for (int i = 1; i < nx - 1; ++i) cell(i, i + 1, i - 1, Real(1));
+  cell(nx - 1, perx ? 0 : nx - 1, nx - 2, Real(1));
+}
+
+template void diffusion2_uniform_row<float>(const tissue::Grid&, const std::array<double, 3>&, int,
+                                            int, const float*, float*, float, float);
+template void diffusion2_uniform_row<double>(const tissue::Grid&, const std::array<double, 3>&,
+                                             int, int, const double*, double*, double, double);
+template void diffusion2_links_row<float>(const tissue::Grid&, const LinkCoeffs&, int, int,
+                                          const float*, float*, float, float);
+template void diffusion2_links_row<double>(const tissue::Grid&, const LinkCoeffs&, int, int,
+                                           const double*, double*, double, double);
+
+}  // namespace hw::kernels::cpu

@@ -1,0 +1,422 @@
+// Validation and resolution of a tissue case into parts (see reaction.hpp).
+#include "tissue/reaction.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "model/jit/jit.hpp"
+#include "model/load.hpp"
+#include "tissue/diffusion.hpp"
+#include "tissue/diffusion_stepper.hpp"
+#include "tissue/regions.hpp"
+
+namespace hw::tissue {
+
+namespace {
+
+bool finite_pos(double x) { return std::isfinite(x) && x > 0; }
+
+cell::Integrator parse_integrator(const TimeSpec& t) {
+  for (int i = 0; i < cell::kIntegratorCount; ++i)
+    if (t.integrator == cell::integrator_name(cell::Integrator(i))) return cell::Integrator(i);
+  throw InputError(t.loc, fmt::format("time.integrator = \"{}\" is not one of fe, rk2, rk4, rl1, "
+                                      "rl2, sbe",
+                                      t.integrator));
+}
+
+// Box geometry built here; other geometry kinds come from build_geometry (geometry.hpp)
+// once that exists.
+SimGeometry make_geometry(const TissueCase& c) {
+  if (c.geometry.kind != GeometrySpec::Kind::box)
+    throw InputError(c.geometry.loc,
+                     "geometry: only kind = \"box\" is supported by this build of the stepper");
+  SimGeometry g;
+  g.grid = c.grid;
+  try {
+    g.grid.validate();
+  } catch (const InputError&) {
+    throw;
+  } catch (const Error& e) {
+    throw InputError(c.geometry.loc, e.what());
+  }
+  if (g.grid.size() > 0xFFFFFFF0ull)
+    throw InputError(c.geometry.loc, fmt::format("grid: {} cells exceed the 2^32 limit of cell "
+                                                 "indices", g.grid.size()));
+  return g;
+}
+
+Conductivity make_sigma(const TissueCase& c, const SimGeometry& g) {
+  const Conductivities& k = c.conductivity;
+  const SourceLoc& loc = c.fibres.loc;
+  switch (c.fibres.kind) {
+    case FibreSpec::Kind::none: return Conductivity::isotropic(k.sigma_l);
+    case FibreSpec::Kind::uniform: {
+      auto f = c.fibres.direction;
+      const double len = std::sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+      if (!(len > 0) || !std::isfinite(len))
+        throw InputError(loc, "fibres.direction must be a non-zero finite vector");
+      for (auto& x : f) x /= len;
+      // σ = σ_t I + (σ_l − σ_t) f fᵀ, one tensor for the whole grid
+      std::array<double, 6> t{};
+      for (int a = 0; a < 3; ++a)
+        for (int b = a; b < 3; ++b)
+          t[tensor_comp(a, b)] = (a == b ? k.sigma_t : 0.0) + (k.sigma_l - k.sigma_t) * f[a] * f[b];
+      // Round-off in f fᵀ must not create a spurious off-diagonal term (19-point stencil).
+      for (int q = 3; q < 6; ++q)
+        if (std::fabs(t[q]) < 1e-14 * std::max(k.sigma_l, k.sigma_t)) t[q] = 0.0;
+      return Conductivity::uniform_tensor(t);
+    }
+    case FibreSpec::Kind::rotating: {
+      if (c.fibres.axis != 2)
+        throw InputError(loc, "fibres: rotating fibres need axis = 2 (z) in this build");
+      FibreConductivities fc{k.sigma_l, k.sigma_t, k.sigma_n};
+      auto ff = FibreField::rotating_through_z(g.grid, c.fibres.angle_from, c.fibres.angle_to);
+      return Conductivity::from_fibres(g.grid, ff, fc, g.mask.empty() ? nullptr : &g.mask);
+    }
+    default:
+      throw InputError(loc, "fibres: file and rule-based fibres are not supported by this build "
+                            "of the stepper");
+  }
+}
+
+std::string resolve_model_path(const TissueCase& c, const std::string& m) {
+  namespace fs = std::filesystem;
+  const fs::path p(m);
+  const std::string ext = p.extension().string();
+  const bool file_like = ext == ".hwm" || ext == ".cellml" || ext == ".xml";
+  if (!file_like || p.is_absolute() || c.source_file.empty()) return m;
+  return (fs::path(c.source_file).parent_path() / p).string();
+}
+
+void check_numbers(const TissueCase& c) {
+  const TimeSpec& t = c.time;
+  if (!finite_pos(t.dt)) throw InputError(t.loc, fmt::format("time.dt = {} ms must be > 0", t.dt));
+  if (!(t.t_end >= 0) || !std::isfinite(t.t_end))
+    throw InputError(t.loc, fmt::format("time.t_end = {} ms must be >= 0", t.t_end));
+  if (t.ode_substeps < 1)
+    throw InputError(t.loc, fmt::format("time.ode_substeps = {} must be >= 1", t.ode_substeps));
+  if (!finite_pos(t.cg_tolerance))
+    throw InputError(t.loc, fmt::format("time.cg_tolerance = {} must be > 0", t.cg_tolerance));
+  const Conductivities& k = c.conductivity;
+  const SourceLoc& cl = c.fibres.loc;
+  if (!finite_pos(k.chi)) throw InputError(cl, fmt::format("conductivity chi = {} 1/mm must be > 0", k.chi));
+  if (!finite_pos(k.cm)) throw InputError(cl, fmt::format("conductivity cm = {} uF/mm^2 must be > 0", k.cm));
+  if (!(k.sigma_l >= 0) || !std::isfinite(k.sigma_l))
+    throw InputError(cl, fmt::format("conductivity sigma_l = {} mS/mm must be >= 0", k.sigma_l));
+  if (!(k.sigma_t >= 0) || !std::isfinite(k.sigma_t))
+    throw InputError(cl, fmt::format("conductivity sigma_t = {} mS/mm must be >= 0", k.sigma_t));
+  if (k.sigma_n && (!(*k.sigma_n >= 0) || !std::isfinite(*k.sigma_n)))
+    throw InputError(cl, fmt::format("conductivity sigma_n = {} mS/mm must be >= 0", *k.sigma_n));
+}
+
+// The largest eigenvalue bound of −L. A uniform tensor on a box has the same Gershgorin
+// row sums on a grid of at most 4 cells per axis (interior rows are all alike), so no
+// full-size operator is built for it.
+double diffusion_bound(const TissueCase& c, const SimGeometry& geo, const Conductivity& sigma) {
+  DiffusionSetup ds;
+  ds.sigma = sigma;
+  ds.order = c.conductivity.order;
+  ds.grid = geo.grid;
+  if (sigma.uniform() && geo.mask.empty()) {
+    for (int a = 0; a < 3; ++a) ds.grid.n[a] = std::min(ds.grid.n[a], 5);
+  } else {
+    ds.mask = geo.mask;
+  }
+  try {
+    return make_diffusion_operator(std::move(ds), Backend::reference)->spectral_bound();
+  } catch (const InputError&) {
+    throw;
+  } catch (const Error& e) {
+    throw InputError(c.fibres.loc, e.what());
+  }
+}
+
+}  // namespace
+
+SimSetup make_sim_setup(const TissueCase& c) {
+  SimSetup s;
+  s.tcase = c;
+  check_numbers(c);
+  s.time = c.time;
+  s.integrator = parse_integrator(c.time);
+  s.chi = c.conductivity.chi;
+  s.cm = c.conductivity.cm;
+  s.order = c.conductivity.order;
+  s.geo = make_geometry(c);
+  s.sigma = make_sigma(c, s.geo);
+  const Grid& g = s.geo.grid;
+  const bool have_labels = !s.geo.labels.empty();
+
+  if (c.time.diffusion == DiffusionScheme::forward_euler) {
+    const double bound = diffusion_bound(c, s.geo, s.sigma);
+    const double limit = bound > 0 ? 2.0 * s.chi * s.cm / bound : INFINITY;
+    if (c.time.dt > limit)
+      throw InputError(c.time.loc,
+                       fmt::format("time.dt = {} ms exceeds the explicit diffusion stability limit "
+                                   "{:.6g} ms for this grid and conductivity; use dt <= {:.6g} ms "
+                                   "or an implicit diffusion scheme (backward Euler, Crank-Nicolson)",
+                                   c.time.dt, limit, limit));
+  }
+
+  // Which model region owns each tissue cell: the last one that contains it.
+  if (c.models.empty())
+    throw InputError(SourceLoc{c.source_file}, "the case has no [[model]] region");
+  std::vector<std::int16_t> owner(g.size(), -1);
+  if (c.models.size() > 32000)
+    throw InputError(c.models.back().loc, "more than 32000 model regions");
+  for (std::size_t r = 0; r < c.models.size(); ++r) {
+    const ModelRegion& mr = c.models[r];
+    validate_region(mr.where, g, have_labels, "model region");
+    for (std::uint32_t n : region_cells(mr.where, g, s.geo.mask, s.geo.labels)) owner[n] = std::int16_t(r);
+  }
+  for (std::size_t n = 0; n < g.size(); ++n) {
+    if (!is_tissue(&s.geo.mask, n)) continue;
+    ++s.tissue_cells;
+    if (owner[n] < 0) {
+      const int i = int(n % g.nx()), j = int((n / g.nx()) % g.ny()), k = int(n / (std::size_t(g.nx()) * g.ny()));
+      throw InputError(c.models.front().loc,
+                       fmt::format("tissue cell ({}, {}, {}) lies in no model region; add a "
+                                   "region covering all tissue",
+                                   i, j, k));
+    }
+  }
+  if (s.tissue_cells == 0) throw InputError(c.geometry.loc, "geometry: the case has no tissue cell");
+
+  // Load each distinct model once; one part per region that owns cells.
+  std::map<std::string, model::LoadedModel> loaded;
+  std::vector<int> part_of(c.models.size(), -1);
+  for (std::size_t r = 0; r < c.models.size(); ++r) {
+    const ModelRegion& mr = c.models[r];
+    const std::string path = resolve_model_path(c, mr.model);
+    auto it = loaded.find(path);
+    if (it == loaded.end()) {
+      try {
+        it = loaded.emplace(path, model::load_model(path)).first;
+      } catch (const InputError& e) {
+        std::vector<Diagnostic> d{{Severity::error, mr.loc,
+                                   fmt::format("model = \"{}\" could not be loaded", mr.model)}};
+        d.insert(d.end(), e.diagnostics().begin(), e.diagnostics().end());
+        throw InputError(d);
+      }
+    }
+    const model::LoadedModel& lm = it->second;
+    Part p;
+    p.model = mr.model;
+    p.loc = mr.loc;
+    p.setup = cell::make_cell_setup(lm.analysed, lm.stimulus);
+    if (p.setup.voltage < 0)
+      throw InputError(mr.loc, fmt::format("model \"{}\" has no membrane voltage state", mr.model));
+    p.ns = int(p.setup.state_names.size());
+    p.np = int(p.setup.param_names.size());
+    p.kv = p.setup.voltage;
+    p.v2mV = p.setup.voltage_to_mV;
+    p.t2ms = p.setup.time_to_ms;
+    p.params = p.setup.params;
+    // The model's own stimulus stays off: tissue stimuli are injected by the stepper.
+    if (p.setup.stim_on >= 0) p.params[p.setup.stim_on] = 0.0;
+    for (const auto& [name, value] : mr.params) {
+      const int i = p.setup.param_index(name);
+      if (i < 0)
+        throw InputError(mr.loc, fmt::format("model \"{}\" has no parameter \"{}\" (params)", mr.model, name));
+      if (!std::isfinite(value))
+        throw InputError(mr.loc, fmt::format("params.{} must be finite", name));
+      p.params[i] = value;
+    }
+    for (const auto& [name, factor] : mr.scales) {
+      const int i = p.setup.param_index(name);
+      if (i < 0)
+        throw InputError(mr.loc, fmt::format("model \"{}\" has no parameter \"{}\" (scales)", mr.model, name));
+      if (!std::isfinite(factor))
+        throw InputError(mr.loc, fmt::format("scales.{} must be finite", name));
+      p.params[i] *= factor;
+    }
+    for (std::size_t n = 0; n < g.size(); ++n)
+      if (owner[n] == std::int16_t(r)) p.cells.push_back(std::uint32_t(n));
+    p.n = p.cells.size();
+    if (p.n == 0) continue;  // wholly overridden by later regions
+    std::string how;
+    p.kernel = model::make_kernel(lm.analysed, model::KernelChoice::automatic, &how);
+    p.how = how;
+    p.identity = p.n == g.size();
+    const std::size_t rows = std::size_t(g.ny()) * g.nz();
+    if (p.identity) {
+      p.cells.clear();
+      p.cells.shrink_to_fit();
+    } else {
+      p.row_start.resize(rows + 1);
+      std::size_t i = 0;
+      for (std::size_t rr = 0; rr <= rows; ++rr) {
+        while (i < p.n && p.cells[i] < rr * g.nx()) ++i;
+        p.row_start[rr] = std::uint32_t(i);
+      }
+    }
+    part_of[r] = int(s.parts.size());
+    s.parts.push_back(std::move(p));
+  }
+
+  // Compact index of grid cell n in its part.
+  auto compact = [&](const Part& p, std::uint32_t n) -> std::uint32_t {
+    if (p.identity) return n;
+    return std::uint32_t(std::lower_bound(p.cells.begin(), p.cells.end(), n) - p.cells.begin());
+  };
+  auto part_index = [&](std::uint32_t n) { return part_of[owner[n]]; };
+
+  // Parameter gradients: value(s) = from + (to − from)·s, multiplying or replacing.
+  for (const ParameterGradient& gr : c.gradients) {
+    if (gr.axis < 0 || gr.axis > 2)
+      throw InputError(gr.loc, fmt::format("gradient axis = {} must be 0, 1 or 2", gr.axis));
+    if (!std::isfinite(gr.from) || !std::isfinite(gr.to))
+      throw InputError(gr.loc, "gradient from/to must be finite");
+    bool any = false;
+    for (Part& p : s.parts) {
+      const int k = p.setup.param_index(gr.param);
+      if (k < 0) continue;
+      any = true;
+      if (!p.per_cell) {
+        p.per_cell = true;
+        p.pcell.resize(std::size_t(p.np) * p.n);
+        for (int q = 0; q < p.np; ++q)
+          std::fill_n(p.pcell.begin() + std::size_t(q) * p.n, p.n, p.params[q]);
+      }
+      for (std::size_t i = 0; i < p.n; ++i) {
+        const std::size_t n = p.grid_index(i);
+        const int idx[3] = {int(n % g.nx()), int((n / g.nx()) % g.ny()), int(n / (std::size_t(g.nx()) * g.ny()))};
+        const double sfrac = axis_fraction(g, gr.axis, idx[gr.axis]);
+        const double v = gr.from + (gr.to - gr.from) * sfrac;
+        double& dst = p.pcell[std::size_t(k) * p.n + i];
+        dst = gr.scale ? dst * v : v;
+      }
+    }
+    if (!any)
+      throw InputError(gr.loc, fmt::format("gradient: no model of the case has a parameter \"{}\"",
+                                           gr.param));
+  }
+
+  // Stimuli: cells per part and the rate dV/dt = amplitude/(χ Cm) in model units.
+  for (std::size_t q = 0; q < c.stimuli.size(); ++q) {
+    const Stimulus& st = c.stimuli[q];
+    validate_region(st.where, g, have_labels, "stimulus");
+    if (!std::isfinite(st.amplitude))
+      throw InputError(st.loc, "stimulus amplitude must be finite");
+    if (!finite_pos(st.duration))
+      throw InputError(st.loc, fmt::format("stimulus duration = {} ms must be > 0", st.duration));
+    if (!(st.start >= 0) || !std::isfinite(st.start))
+      throw InputError(st.loc, fmt::format("stimulus start = {} ms must be >= 0", st.start));
+    if (!(st.period >= 0) || !std::isfinite(st.period))
+      throw InputError(st.loc, fmt::format("stimulus period = {} ms must be >= 0", st.period));
+    if (st.count < 1) throw InputError(st.loc, fmt::format("stimulus count = {} must be >= 1", st.count));
+    const auto cells = region_cells(st.where, g, s.geo.mask, s.geo.labels);
+    if (cells.empty())
+      throw InputError(st.where.loc.line ? st.where.loc : st.loc,
+                       "stimulus: its region contains no tissue cell (outside the domain?)");
+    for (Part& p : s.parts) {
+      p.stim.emplace_back();
+      p.stim_rate.push_back(st.amplitude / (s.chi * s.cm) / p.v2mV);
+    }
+    for (std::uint32_t n : cells) {
+      Part& p = s.parts[part_index(n)];
+      p.stim[q].push_back(compact(p, n));
+    }
+    s.schedules.emplace_back(st, c.time.dt);
+  }
+
+  // Initial conditions, resolved to cells now and applied by the engine in order.
+  for (const InitialCondition& ic : c.initial) {
+    validate_region(ic.where, g, have_labels, "initial condition");
+    if (!std::isfinite(ic.value)) throw InputError(ic.loc, "initial condition value must be finite");
+    const auto cells = region_cells(ic.where, g, s.geo.mask, s.geo.labels);
+    if (cells.empty())
+      throw InputError(ic.loc, "initial condition: its region contains no tissue cell");
+    if (ic.variable == "V") {
+      s.initial.push_back({-1, -1, ic.value, cells});
+      continue;
+    }
+    bool any = false;
+    std::vector<ResolvedInitial> per(s.parts.size());
+    for (std::size_t q = 0; q < s.parts.size(); ++q) {
+      const auto& names = s.parts[q].setup.state_names;
+      auto it = std::find(names.begin(), names.end(), ic.variable);
+      if (it == names.end()) continue;
+      any = true;
+      per[q].part = int(q);
+      per[q].state = int(it - names.begin());
+      per[q].value = ic.value;
+      if (per[q].state == s.parts[q].kv) {  // the voltage by its own name: model units
+        per[q].part = -1;
+        per[q].value = ic.value * s.parts[q].v2mV;
+      }
+    }
+    if (!any)
+      throw InputError(ic.loc, fmt::format("initial condition: no model of the case has a state "
+                                           "\"{}\"",
+                                           ic.variable));
+    for (std::uint32_t n : cells) {
+      const int q = part_index(n);
+      if (per[q].state < 0) continue;
+      per[q].cells.push_back(per[q].part < 0 ? n : compact(s.parts[q], n));
+    }
+    for (auto& r : per)
+      if (r.state >= 0 && !r.cells.empty()) s.initial.push_back(std::move(r));
+  }
+  return s;
+}
+
+double sim_stable_dt(const TissueCase& c) {
+  const SimGeometry geo = make_geometry(c);
+  const Conductivity sigma = make_sigma(c, geo);
+  const double bound = diffusion_bound(c, geo, sigma);
+  return bound > 0 ? 2.0 * c.conductivity.chi * c.conductivity.cm / bound : INFINITY;
+}
+
+std::size_t sim_memory(const TissueCase& c) {
+  const SimGeometry geo = make_geometry(c);
+  const Grid& g = geo.grid;
+  const std::size_t N = g.size();
+  const std::size_t bytes = c.time.precision == Precision::f32 ? 4 : 8;
+  std::size_t tissue = N, total = 0;
+  if (!geo.mask.empty()) {
+    tissue = 0;
+    for (std::size_t n = 0; n < N; ++n) tissue += geo.mask[n] != 0;
+    total += N;  // the mask
+  }
+  total += geo.labels.size() * sizeof(std::int16_t);
+  // V twice on the full grid (three times with Strang splitting).
+  total += (c.time.splitting == Splitting::strang ? 3 : 2) * N * bytes;
+  // States but V, per region; a region covering everything stores no cell list. Regions are
+  // sized by their selection (an overestimate where later regions override).
+  std::map<std::string, std::pair<int, int>> sizes;  // model → (states, params)
+  for (const ModelRegion& mr : c.models) {
+    auto it = sizes.find(mr.model);
+    if (it == sizes.end()) {
+      const auto lm = model::load_model(resolve_model_path(c, mr.model));
+      it = sizes.emplace(mr.model, std::make_pair(int(lm.analysed.states.size()),
+                                                  int(lm.analysed.parameters.size())))
+               .first;
+    }
+    std::size_t n = tissue;
+    if (mr.where.kind != Region::Kind::all) n = region_cells(mr.where, g, geo.mask, geo.labels).size();
+    total += std::size_t(std::max(0, it->second.first - 1)) * n * bytes;
+    if (n != N) total += n * sizeof(std::uint32_t) + (std::size_t(g.ny()) * g.nz() + 1) * 4;
+    if (!c.gradients.empty()) total += std::size_t(it->second.second) * n * bytes;
+  }
+  // Diffusion weights: none for a uniform diagonal tensor on a box (fused cpu path).
+  const bool uniform_fibres = c.fibres.kind == FibreSpec::Kind::none || c.fibres.kind == FibreSpec::Kind::uniform;
+  const bool diag = c.fibres.kind == FibreSpec::Kind::none ||
+                    (c.fibres.kind == FibreSpec::Kind::uniform &&
+                     int(c.fibres.direction[0] != 0) + int(c.fibres.direction[1] != 0) +
+                             int(c.fibres.direction[2] != 0) <= 1);
+  const bool expl = c.time.diffusion == DiffusionScheme::forward_euler;
+  if (!(uniform_fibres && diag && geo.mask.empty() && expl)) {
+    total += std::size_t(g.dim()) * N * 8;                      // face weights
+    if (!diag) total += std::size_t(g.dim() == 3 ? 3 : 1) * N * 8;  // edge weights
+    if (!uniform_fibres) total += 6 * N * 8 + 3 * N * 8;         // tensor per voxel + fibres
+    if (!expl) total += N * 8 + 6 * N * bytes;                   // diagonal, CG vectors
+  }
+  return total;
+}
+
+}  // namespace hw::tissue

@@ -1,0 +1,487 @@
+// The monodomain stepper: validation and set-up shared by every backend, and one engine
+// template that runs a step for Real = float or double.
+//
+// Layout (docs/tissue.md): per model region ("part") a compact ascending list of its tissue
+// cells' grid indices (none stored when the part is the whole grid), the states other than
+// the voltage in structure-of-arrays over those cells, and V in mV only in two full-grid
+// fields (current and next) that the diffusion stencil reads. A step reads V_cur and writes
+// V_next; the cell states of a block are committed only after its V was found finite.
+#include "tissue/simulation.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include "cell/cell_kernel.hpp"
+#include "cell/cell_setup.hpp"
+#include "kernels/cpu/fused_monodomain.hpp"
+#include "kernels/diffusion_k.hpp"
+#include "kernels/diffusion_kernels.hpp"
+#include "model/jit/jit.hpp"
+#include "model/load.hpp"
+#include "tissue/diffusion_stepper.hpp"
+#include "tissue/regions.hpp"
+#include "tissue/reaction.hpp"
+#include "tissue/stimuli.hpp"
+
+namespace hw::tissue {
+
+namespace {
+
+// Cells per reaction block: the block's states are gathered into a scratch batch that
+// stays in L1/L2, stepped by the CellKernel, checked, and written back.
+constexpr std::size_t kBlock = 128;
+
+struct Failure {
+  std::atomic<bool> any{false};
+  std::size_t cell = std::numeric_limits<std::size_t>::max();
+  std::string variable;
+};
+
+class EngineBase {
+ public:
+  virtual ~EngineBase() = default;
+  virtual void step(long n) = 0;  // advances from step n to n + 1; throws NumericalError
+  virtual void voltage(Field<float>& out) const = 0;
+  virtual void state(std::size_t part, int k, Field<float>& out) const = 0;
+  virtual void save(std::vector<std::uint8_t>& out) const = 0;
+  virtual std::size_t load(const std::vector<std::uint8_t>& in, std::size_t pos) = 0;
+  virtual std::string kernels() const = 0;
+};
+
+template <class T>
+void put(std::vector<std::uint8_t>& out, const T* p, std::size_t n) {
+  const auto* b = reinterpret_cast<const std::uint8_t*>(p);
+  out.insert(out.end(), b, b + n * sizeof(T));
+}
+
+template <class T>
+std::size_t get(const std::vector<std::uint8_t>& in, std::size_t pos, T* p, std::size_t n) {
+  if (pos + n * sizeof(T) > in.size()) throw Error("load_state: the saved state is truncated");
+  std::memcpy(p, in.data() + pos, n * sizeof(T));
+  return pos + n * sizeof(T);
+}
+
+template <class Real>
+class Engine final : public EngineBase {
+ public:
+  Engine(const SimSetup& s, bool reference, int threads)
+      : s_(s), reference_(reference), threads_(threads > 0 ? threads : omp_get_max_threads()) {
+    const Grid& g = s.geo.grid;
+    v_[0] = Field<Real>(g, Real(0));
+    v_[1] = Field<Real>(g, Real(0));
+    if (s.time.splitting == Splitting::strang) tmp_ = Field<Real>(g, Real(0));
+    parts_.resize(s.parts.size());
+    // Initial values: the model's defaults, then the case's initial conditions in order.
+    for (std::size_t q = 0; q < s.parts.size(); ++q) {
+      const Part& p = s.parts[q];
+      auto& st = parts_[q];
+      st.y.assign(std::size_t(p.ns - 1) * p.n, Real(0));
+      for (int k = 0; k < p.ns; ++k) {
+        if (k == p.kv) continue;
+        std::fill_n(st.y.data() + slot(p, k) * p.n, p.n, Real(p.setup.initial_states[k]));
+      }
+      const Real v0 = Real(p.setup.initial_states[p.kv] * p.v2mV);
+      for (std::size_t i = 0; i < p.n; ++i) v_[0][p.grid_index(i)] = v0;
+      if (p.per_cell)
+        st.p.assign(p.pcell.begin(), p.pcell.end());
+      else
+        st.p.assign(p.params.begin(), p.params.end());
+    }
+    for (const ResolvedInitial& ic : s.initial) {
+      if (ic.part < 0) {
+        for (std::uint32_t n : ic.cells) v_[0][n] = Real(ic.value);
+      } else {
+        const Part& p = s.parts[ic.part];
+        Real* yk = parts_[ic.part].y.data() + slot(p, ic.state) * p.n;
+        for (std::uint32_t i : ic.cells) yk[i] = Real(ic.value);
+      }
+    }
+    // Diffusion: fused rows for explicit second order on cpu; a whole-field operator
+    // otherwise (reference oracle, fourth order, implicit schemes).
+    const bool expl = s.time.diffusion == DiffusionScheme::forward_euler;
+    fused_ = !reference && expl && s.order == StencilOrder::second;
+    if (fused_) {
+      uniform_ = s.sigma.uniform() && !s.sigma.has_off_diagonal() && s.geo.mask.empty();
+      const auto& u = s.sigma.uniform_value();
+      if (uniform_)
+        for (int a = 0; a < 3; ++a) w_[a] = g.active(a) ? u[a] / (g.h[a] * g.h[a]) : 0.0;
+      else
+        links_ = kernels::build_link_coeffs(g, s.sigma, s.geo.mask.empty() ? nullptr : &s.geo.mask);
+    } else {
+      DiffusionSetup ds;
+      ds.grid = g;
+      ds.sigma = s.sigma;
+      ds.mask = s.geo.mask;
+      ds.order = s.order;
+      op_ = make_diffusion_operator(std::move(ds), reference ? Backend::reference : Backend::cpu);
+      if (!expl) {
+        CgOptions cg;
+        cg.rel_tol = s.time.cg_tolerance;
+        if (sizeof(Real) == 4) cg.rel_tol = std::max(cg.rel_tol, 1e-6);
+        stepper_ = std::make_unique<DiffusionStepper<Real>>(*op_, s.chi, s.cm, s.time.dt,
+                                                            s.time.diffusion, cg);
+      }
+    }
+  }
+
+  void step(long n) override {
+    const double dt = s_.time.dt, t = n * dt;
+    active_.clear();
+    for (std::size_t q = 0; q < s_.schedules.size(); ++q)
+      if (s_.schedules[q].on(n)) active_.push_back(int(q));
+    Field<Real>& cur = v_[cur_];
+    Field<Real>& next = v_[1 - cur_];
+    Failure fail;
+    if (s_.time.splitting == Splitting::godunov) {
+      // Lie splitting, diffusion first: V* = V + a·L V;  then R(dt) from V* (docs/tissue.md).
+      diffuse_react(cur, next, dt, t, fail);
+    } else {
+      // Strang: R(dt/2), D(dt), R(dt/2).
+      pass(cur.data(), tmp_.data(), false, 0.5 * dt, t, fail);
+      if (!fail.any) diffuse_react(tmp_, next, 0.5 * dt, t + 0.5 * dt, fail);
+    }
+    if (fail.any) {
+      const Grid& g = s_.geo.grid;
+      const std::size_t c = fail.cell;
+      const std::array<int, 3> ijk{int(c % g.nx()), int((c / g.nx()) % g.ny()),
+                                   int(c / (std::size_t(g.nx()) * g.ny()))};
+      throw NumericalError(
+          fmt::format("numerical error: {} is not finite at t = {} ms in cell ({}, {}, {}); "
+                      "the state of t = {} ms is kept (smaller dt, more ode_substeps or a "
+                      "smaller stimulus may help)",
+                      fail.variable, t + dt, ijk[0], ijk[1], ijk[2], t),
+          t + dt, ijk, fail.variable);
+    }
+    cur_ = 1 - cur_;
+  }
+
+  void voltage(Field<float>& out) const override {
+    const Grid& g = s_.geo.grid;
+    out.resize(g.size());
+    const Field<Real>& v = v_[cur_];
+    for (std::size_t n = 0; n < g.size(); ++n)
+      out[n] = is_tissue(&s_.geo.mask, n) ? float(v[n]) : std::numeric_limits<float>::quiet_NaN();
+  }
+
+  void state(std::size_t q, int k, Field<float>& out) const override {
+    const Part& p = s_.parts[q];
+    const Real* yk = parts_[q].y.data() + slot(p, k) * p.n;
+    for (std::size_t i = 0; i < p.n; ++i) out[p.grid_index(i)] = float(yk[i]);
+  }
+
+  void save(std::vector<std::uint8_t>& out) const override {
+    const std::uint8_t bytes = sizeof(Real);
+    put(out, &bytes, 1);
+    for (const auto& st : parts_) put(out, st.y.data(), st.y.size());
+    put(out, v_[cur_].data(), v_[cur_].size());
+  }
+
+  std::size_t load(const std::vector<std::uint8_t>& in, std::size_t pos) override {
+    std::uint8_t bytes = 0;
+    pos = get(in, pos, &bytes, 1);
+    if (bytes != sizeof(Real))
+      throw Error("load_state: the saved state has another precision than this simulation");
+    for (auto& st : parts_) pos = get(in, pos, st.y.data(), st.y.size());
+    pos = get(in, pos, v_[cur_].data(), v_[cur_].size());
+    return pos;
+  }
+
+  std::string kernels() const override {
+    std::string d = fused_ ? (uniform_ ? "fused diffusion+reaction rows (uniform diagonal sigma)"
+                                       : "fused diffusion+reaction rows (link coefficients)")
+                           : fmt::format("{} diffusion operator, then reaction",
+                                         backend_name(op_->backend()));
+    if (stepper_) d += ", implicit diffusion by Jacobi-preconditioned CG";
+    return d;
+  }
+
+ private:
+  struct PartState {
+    std::vector<Real> y;  // (ns − 1)·n: every state but V, state-major
+    std::vector<Real> p;  // np (uniform) or np·n (per cell)
+  };
+  struct Scratch {
+    std::vector<Real> y, p;
+  };
+
+  static std::size_t slot(const Part& p, int k) { return std::size_t(k < p.kv ? k : k - 1); }
+
+  // dst = R(h)(D(dt)(src)): one diffusion step of dt, then the reaction over h.
+  void diffuse_react(Field<Real>& src, Field<Real>& dst, double h, double t, Failure& fail) {
+    const double alpha = s_.time.dt / (s_.chi * s_.cm);
+    if (fused_) {
+      pass(src.data(), dst.data(), true, h, t, fail);
+      return;
+    }
+    if (stepper_) {
+      dst.vec() = src.vec();
+      stepper_->step(dst);
+    } else {
+      // V* = V + a·L V
+      op_->apply(src, dst, Real(alpha), Real(1));
+    }
+    pass(dst.data(), dst.data(), false, h, t, fail);
+  }
+
+  // For every row: (fused) V* = vin + a·L vin into a row buffer, else V* = vin; then each
+  // tissue cell of the row: V* += h·I_stim/(χCm), the cell model over h in ode_substeps
+  // sub-steps, V checked finite, states and vout committed.
+  void pass(const Real* vin, Real* vout, bool diffuse, double h, double t, Failure& fail) {
+    const Grid& g = s_.geo.grid;
+    const int nx = g.nx(), ny = g.ny();
+    const long rows = long(ny) * g.nz();
+    const Real alpha = Real(s_.time.dt / (s_.chi * s_.cm));
+    const bool par = !reference_ && long(g.size()) >= kernels::kMinParallelCells;
+    int max_ns = 1, max_np = 1;
+    for (const Part& p : s_.parts) {
+      max_ns = std::max(max_ns, p.ns);
+      max_np = std::max(max_np, p.np);
+    }
+#pragma omp parallel num_threads(threads_) if (par)
+    {
+      std::vector<Real> row(diffuse ? nx : 0);
+      Scratch sc;
+      sc.y.resize(std::size_t(max_ns) * kBlock);
+      sc.p.resize(std::size_t(max_np) * kBlock);
+#pragma omp for schedule(static)
+      for (long r = 0; r < rows; ++r) {
+        const int j = int(r % ny), k = int(r / ny);
+        const std::size_t base = std::size_t(r) * nx;
+        const Real* vd = vin + base;
+        if (diffuse) {
+          if (uniform_)
+            kernels::cpu::diffusion2_uniform_row(g, w_, j, k, vin, row.data(), alpha, Real(1));
+          else
+            kernels::cpu::diffusion2_links_row(g, links_, j, k, vin, row.data(), alpha, Real(1));
+          vd = row.data();
+        }
+        for (std::size_t q = 0; q < s_.parts.size(); ++q) {
+          const Part& p = s_.parts[q];
+          const std::size_t b = p.row_begin(std::size_t(r), nx), e = p.row_begin(std::size_t(r) + 1, nx);
+          for (std::size_t i0 = b; i0 < e; i0 += kBlock)
+            react(q, i0, std::min(kBlock, e - i0), vd, base, vout, h, t, sc, fail);
+        }
+      }
+    }
+  }
+
+  void react(std::size_t q, std::size_t i0, std::size_t cnt, const Real* vd, std::size_t base,
+             Real* vout, double h, double t, Scratch& sc, Failure& fail) {
+    const Part& p = s_.parts[q];
+    PartState& st = parts_[q];
+    const std::size_t n = p.n, B = kBlock;
+    Real* y = sc.y.data();
+    Real* yv = y + std::size_t(p.kv) * B;
+    const Real to_model = Real(1.0 / p.v2mV), to_mv = Real(p.v2mV);
+    // Gather: V from the diffused row (mV → model units), the other states from the part.
+    for (std::size_t c = 0; c < cnt; ++c) yv[c] = vd[p.grid_index(i0 + c) - base] * to_model;
+    for (int k = 0; k < p.ns; ++k) {
+      if (k == p.kv) continue;
+      const Real* src = st.y.data() + slot(p, k) * n + i0;
+      std::copy(src, src + cnt, y + std::size_t(k) * B);
+    }
+    // V += h·I_stim/(χ Cm), in model units
+    for (int s : active_) {
+      const auto& list = p.stim[s];
+      if (list.empty()) continue;
+      const Real add = Real(h * p.stim_rate[s]);
+      for (auto it = std::lower_bound(list.begin(), list.end(), std::uint32_t(i0));
+           it != list.end() && *it < i0 + cnt; ++it)
+        yv[*it - i0] += add;
+    }
+    const Real* par = st.p.data();
+    if (p.per_cell) {
+      for (int k = 0; k < p.np; ++k)
+        std::copy(st.p.data() + std::size_t(k) * n + i0, st.p.data() + std::size_t(k) * n + i0 + cnt,
+                  sc.p.data() + std::size_t(k) * B);
+      par = sc.p.data();
+    }
+    cell::Batch<Real> batch{cnt, B, y, par, p.per_cell};
+    const int sub = s_.time.ode_substeps;
+    p.kernel->step(s_.integrator, Real(t / p.t2ms), Real(h / sub / p.t2ms), sub, batch);
+    // Check before committing: a block with a non-finite V keeps its previous states.
+    bool ok = true;
+    for (std::size_t c = 0; c < cnt; ++c) ok &= std::isfinite(yv[c]);
+    if (!ok) {
+      for (std::size_t c = 0; c < cnt; ++c) {
+        if (std::isfinite(yv[c])) continue;
+        std::string var = "V";
+        for (int k = 0; k < p.ns; ++k)
+          if (k != p.kv && !std::isfinite(y[std::size_t(k) * B + c])) {
+            var = p.setup.state_names[k];
+            break;
+          }
+        const std::size_t cell = p.grid_index(i0 + c);
+#pragma omp critical(hw_tissue_failure)
+        if (cell < fail.cell) {
+          fail.cell = cell;
+          fail.variable = var;
+        }
+        fail.any = true;
+        break;
+      }
+      return;
+    }
+    for (int k = 0; k < p.ns; ++k) {
+      if (k == p.kv) continue;
+      const Real* src = y + std::size_t(k) * B;
+      std::copy(src, src + cnt, st.y.data() + slot(p, k) * n + i0);
+    }
+    for (std::size_t c = 0; c < cnt; ++c) vout[p.grid_index(i0 + c)] = yv[c] * to_mv;
+  }
+
+  const SimSetup& s_;
+  bool reference_;
+  int threads_;
+  std::array<Field<Real>, 2> v_;
+  Field<Real> tmp_;
+  int cur_ = 0;
+  std::vector<PartState> parts_;
+  std::vector<int> active_;
+  bool fused_ = false, uniform_ = false;
+  std::array<double, 3> w_{0, 0, 0};
+  kernels::LinkCoeffs links_;
+  std::unique_ptr<DiffusionOperator> op_;
+  std::unique_ptr<DiffusionStepper<Real>> stepper_;
+};
+
+constexpr char kMagic[8] = {'H', 'W', 'T', 'I', 'S', 'S', '0', '1'};
+
+}  // namespace
+
+struct Simulation::Impl {
+  SimSetup s;
+  SimulationOptions opt;
+  std::unique_ptr<EngineBase> engine;
+  long steps = 0;
+};
+
+Simulation::Simulation(const TissueCase& c, const SimulationOptions& opt)
+    : impl_(std::make_unique<Impl>()) {
+  if (opt.backend == Backend::cuda)
+    throw InputError(c.time.loc, "backend cuda: the CUDA backend is not built into this heartwave");
+  impl_->opt = opt;
+  impl_->s = make_sim_setup(c);
+  const bool ref = opt.backend == Backend::reference;
+  if (ref || c.time.precision == Precision::f64)
+    impl_->engine = std::make_unique<Engine<double>>(impl_->s, ref, ref ? 1 : opt.threads);
+  else
+    impl_->engine = std::make_unique<Engine<float>>(impl_->s, false, opt.threads);
+  // Set-up data the engine has copied into its own arrays.
+  impl_->s.initial.clear();
+  impl_->s.initial.shrink_to_fit();
+  for (Part& p : impl_->s.parts) {
+    p.pcell.clear();
+    p.pcell.shrink_to_fit();
+  }
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::step() {
+  impl_->engine->step(impl_->steps);
+  ++impl_->steps;
+}
+
+void Simulation::run_until(double t_ms, const std::function<void(const Simulation&)>& after) {
+  const double dt = impl_->s.time.dt;
+  while (time() < t_ms - 1e-3 * dt) {
+    step();
+    if (after) after(*this);
+  }
+}
+
+double Simulation::time() const { return impl_->steps * impl_->s.time.dt; }
+long Simulation::steps_done() const { return impl_->steps; }
+double Simulation::dt() const { return impl_->s.time.dt; }
+const Grid& Simulation::grid() const { return impl_->s.geo.grid; }
+const Mask& Simulation::mask() const { return impl_->s.geo.mask; }
+const TissueCase& Simulation::tissue_case() const { return impl_->s.tcase; }
+std::size_t Simulation::tissue_cells() const { return impl_->s.tissue_cells; }
+
+void Simulation::voltage(Field<float>& out) const { impl_->engine->voltage(out); }
+
+bool Simulation::field(const std::string& variable, Field<float>& out) const {
+  if (variable == "V") {
+    voltage(out);
+    return true;
+  }
+  bool found = false;
+  out.resize(grid().size(), std::numeric_limits<float>::quiet_NaN());
+  for (std::size_t q = 0; q < impl_->s.parts.size(); ++q) {
+    const Part& p = impl_->s.parts[q];
+    for (int k = 0; k < p.ns; ++k)
+      if (k != p.kv && p.setup.state_names[k] == variable) {
+        impl_->engine->state(q, k, out);
+        found = true;
+      }
+  }
+  return found;
+}
+
+std::vector<std::uint8_t> Simulation::save_state() const {
+  std::vector<std::uint8_t> out;
+  put(out, kMagic, 8);
+  const std::int64_t steps = impl_->steps;
+  const double dt = impl_->s.time.dt;
+  const std::uint64_t cells = impl_->s.geo.grid.size(), tissue = impl_->s.tissue_cells;
+  put(out, &steps, 1);
+  put(out, &dt, 1);
+  put(out, &cells, 1);
+  put(out, &tissue, 1);
+  impl_->engine->save(out);
+  return out;
+}
+
+void Simulation::load_state(const std::vector<std::uint8_t>& in) {
+  char magic[8];
+  std::size_t pos = get(in, 0, magic, 8);
+  if (std::memcmp(magic, kMagic, 8) != 0) throw Error("load_state: not a heartwave tissue state");
+  std::int64_t steps = 0;
+  double dt = 0;
+  std::uint64_t cells = 0, tissue = 0;
+  pos = get(in, pos, &steps, 1);
+  pos = get(in, pos, &dt, 1);
+  pos = get(in, pos, &cells, 1);
+  pos = get(in, pos, &tissue, 1);
+  if (dt != impl_->s.time.dt || cells != impl_->s.geo.grid.size() || tissue != impl_->s.tissue_cells)
+    throw Error(fmt::format(
+        "load_state: the saved state is of another case (dt {} ms, {} cells, {} tissue; this "
+        "case: dt {} ms, {} cells, {} tissue)",
+        dt, cells, tissue, impl_->s.time.dt, impl_->s.geo.grid.size(), impl_->s.tissue_cells));
+  pos = impl_->engine->load(in, pos);
+  if (pos != in.size()) throw Error("load_state: the saved state has trailing bytes");
+  impl_->steps = steps;
+}
+
+std::string Simulation::describe() const {
+  const SimSetup& s = impl_->s;
+  std::string d = fmt::format("grid: {}\ntissue cells: {}\nbackend: {} ({}, {} threads)\n",
+                              s.geo.grid.str(), s.tissue_cells, backend_name(impl_->opt.backend),
+                              impl_->opt.backend == Backend::reference || s.time.precision == Precision::f64
+                                  ? "double" : "float",
+                              impl_->opt.backend == Backend::reference ? 1
+                              : impl_->opt.threads > 0 ? impl_->opt.threads : omp_get_max_threads());
+  d += fmt::format("diffusion: {}; {} splitting, dt {} ms, {} ODE sub-step(s), integrator {}\n",
+                   impl_->engine->kernels(),
+                   s.time.splitting == Splitting::godunov ? "Godunov" : "Strang", s.time.dt,
+                   s.time.ode_substeps, s.time.integrator);
+  for (const Part& p : s.parts)
+    d += fmt::format("model {}: {} cells, {} states, kernel {}{}\n", p.model, p.n, p.ns, p.how,
+                     p.per_cell ? ", per-cell parameters" : "");
+  d += fmt::format("memory: about {:.1f} MB (estimate_memory)\n", sim_memory(s.tcase) / 1e6);
+  return d;
+}
+
+std::size_t estimate_memory(const TissueCase& c) { return sim_memory(c); }
+
+double stable_dt_limit(const TissueCase& c) { return sim_stable_dt(c); }
+
+}  // namespace hw::tissue

@@ -1,0 +1,93 @@
+// The monodomain tissue simulation: cell models coupled by diffusion, one interface for
+// every backend.
+//
+//   χ (Cm ∂V/∂t + I_ion) = ∇·(σ∇V) + I_stim          (mV, ms, mm; case.hpp units)
+//
+// Why one class with a backend option: the CLI, the outputs, checkpoints and benchmarks
+// talk to Simulation only; Backend::reference (plain sequential double loops, the oracle)
+// and Backend::cpu (OpenMP, float or double, diffusion and reaction fused in one pass)
+// sit behind it, and a CUDA backend is a third engine, not a rewrite. docs/tissue.md has
+// the splitting, units, storage layout and NaN policy.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "tissue/case.hpp"
+#include "tissue/diffusion.hpp"
+#include "tissue/grid.hpp"
+
+namespace hw::tissue {
+
+struct SimulationOptions {
+  Backend backend = Backend::cpu;
+  int threads = 0;  // 0 = OpenMP default
+};
+
+// A NaN or infinity appeared in a step. The Simulation keeps the last good V, time and
+// step count (see docs/tissue.md, "NaN policy").
+class NumericalError : public hw::Error {
+ public:
+  NumericalError(const std::string& msg, double t, std::array<int, 3> c, std::string var)
+      : hw::Error(msg), time(t), cell(c), variable(std::move(var)) {}
+  double time;                 // ms, end of the step that failed
+  std::array<int, 3> cell;     // (i, j, k)
+  std::string variable;        // state name ("V" for the voltage)
+};
+
+class Simulation {
+ public:
+  // Validates the whole case first (InputError at the offending key's SourceLoc), loads
+  // the models, builds kernels and the diffusion operator.
+  explicit Simulation(const TissueCase& c, const SimulationOptions& opt = {});
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  // One PDE step (all splitting stages and ODE sub-steps). Throws NumericalError; the
+  // previous step's V, time and step count stay as they were.
+  void step();
+  // Steps until time() ≥ t_ms (to within a thousandth of dt), calling after_step after each.
+  void run_until(double t_ms, const std::function<void(const Simulation&)>& after_step = {});
+
+  double time() const;  // ms = steps_done() · dt()
+  long steps_done() const;
+  double dt() const;
+  const Grid& grid() const;
+  const Mask& mask() const;  // empty = all tissue
+  const TissueCase& tissue_case() const;
+
+  // V in mV on the whole grid (non-tissue cells NaN).
+  void voltage(Field<float>& out) const;
+  // Any state by name in the model's units ("V" = voltage in mV); cells whose model has no
+  // such state are NaN. False if no model region has it.
+  bool field(const std::string& variable, Field<float>& out) const;
+  std::size_t tissue_cells() const;
+
+  // The complete dynamic state (step count, every state array, V); load_state on a
+  // Simulation of the same case continues bit-identically. hw::Error on a mismatch.
+  std::vector<std::uint8_t> save_state() const;
+  void load_state(const std::vector<std::uint8_t>& bytes);
+
+  std::string describe() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Bytes a cpu-backend run of c will hold: state arrays in the case's precision (the
+// voltage lives only in two full-grid fields), per-cell parameters when gradients need
+// them, cell lists of non-box regions, operator weights, mask/labels, solver vectors.
+std::size_t estimate_memory(const TissueCase& c);
+
+// The explicit (forward Euler) diffusion limit on dt in ms: 2χCm / λ_max bound of −L.
+double stable_dt_limit(const TissueCase& c);
+
+}  // namespace hw::tissue
