@@ -49,6 +49,7 @@ class EngineBase {
   virtual ~EngineBase() = default;
   virtual void step(long n) = 0;  // advances from step n to n + 1; throws NumericalError
   virtual void voltage(Field<float>& out) const = 0;
+  virtual double voltage_at(std::size_t n) const = 0;
   virtual void state(std::size_t part, int k, Field<float>& out) const = 0;
   virtual void save(std::vector<std::uint8_t>& out) const = 0;
   virtual std::size_t load(const std::vector<std::uint8_t>& in, std::size_t pos) = 0;
@@ -168,6 +169,10 @@ class Engine final : public EngineBase {
     const Field<Real>& v = v_[cur_];
     for (std::size_t n = 0; n < g.size(); ++n)
       out[n] = is_tissue(&s_.geo.mask, n) ? float(v[n]) : std::numeric_limits<float>::quiet_NaN();
+  }
+
+  double voltage_at(std::size_t n) const override {
+    return is_tissue(&s_.geo.mask, n) ? double(v_[cur_][n]) : std::numeric_limits<double>::quiet_NaN();
   }
 
   void state(std::size_t q, int k, Field<float>& out) const override {
@@ -407,6 +412,7 @@ const TissueCase& Simulation::tissue_case() const { return impl_->s.tcase; }
 std::size_t Simulation::tissue_cells() const { return impl_->s.tissue_cells; }
 
 void Simulation::voltage(Field<float>& out) const { impl_->engine->voltage(out); }
+double Simulation::voltage_at(std::size_t n) const { return impl_->engine->voltage_at(n); }
 
 bool Simulation::field(const std::string& variable, Field<float>& out) const {
   if (variable == "V") {

@@ -65,6 +65,8 @@ class Simulation {
 
   // V in mV on the whole grid (non-tissue cells NaN).
   void voltage(Field<float>& out) const;
+  // V in mV of one cell by grid index (probes, activation times), NaN off tissue.
+  double voltage_at(std::size_t n) const;
   // Any state by name in the model's units ("V" = voltage in mV); cells whose model has no
   // such state are NaN. False if no model region has it.
   bool field(const std::string& variable, Field<float>& out) const;

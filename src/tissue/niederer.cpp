@@ -1,0 +1,91 @@
+// The N-version benchmark case and its activation times (see niederer.hpp).
+#include "tissue/niederer.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+namespace hw::tissue {
+
+TissueCase niederer_case(double dx_mm, double dt_ms) {
+  TissueCase c;
+  c.name = "niederer2011";
+  const double L[3] = {20, 7, 3};
+  for (int a = 0; a < 3; ++a) {
+    c.grid.n[a] = std::max(1, int(std::lround(L[a] / dx_mm)));
+    c.grid.h[a] = dx_mm;
+  }
+  c.fibres.kind = FibreSpec::Kind::uniform;
+  c.fibres.direction = {1, 0, 0};
+  c.conductivity.sigma_l = 0.1334;  // S/m = mS/mm
+  c.conductivity.sigma_t = 0.0176;
+  c.conductivity.chi = 140;         // 1/mm
+  c.conductivity.cm = 0.01;         // µF/mm²
+  ModelRegion m;
+  m.model = "tentusscher_2006_epi";
+  c.models.push_back(m);
+  Stimulus s;
+  s.where.kind = Region::Kind::box;
+  s.where.lo = {0, 0, 0};
+  s.where.hi = {1.5, 1.5, 1.5};
+  s.amplitude = 50;  // µA/mm³ = 50 000 µA/cm³
+  s.start = 0;
+  s.duration = 2;
+  c.stimuli.push_back(s);
+  c.time.dt = dt_ms;
+  c.time.t_end = 150;
+  c.time.integrator = "rl1";
+  return c;
+}
+
+std::vector<std::array<double, 3>> niederer_points() {
+  std::vector<std::array<double, 3>> p;
+  for (int k = 0; k < 2; ++k)
+    for (int j = 0; j < 2; ++j)
+      for (int i = 0; i < 2; ++i) p.push_back({20.0 * i, 7.0 * j, 3.0 * k});
+  p.push_back({10, 3.5, 1.5});
+  return p;
+}
+
+NiedererResult run_niederer(double dx_mm, double dt_ms, const SimulationOptions& opt,
+                            std::function<void(double t)> progress) {
+  const TissueCase c = niederer_case(dx_mm, dt_ms);
+  Simulation sim(c, opt);
+  const Grid& g = sim.grid();
+  const auto pts = niederer_points();
+  std::vector<std::size_t> cell;
+  for (const auto& p : pts) {
+    int idx[3];
+    for (int a = 0; a < 3; ++a)
+      idx[a] = std::clamp(int(std::floor(p[a] / g.h[a])), 0, g.n[a] - 1);
+    cell.push_back(g.index(idx[0], idx[1], idx[2]));
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> act(pts.size(), nan), prev(pts.size());
+  for (std::size_t q = 0; q < pts.size(); ++q) prev[q] = sim.voltage_at(cell[q]);
+  std::size_t left = pts.size();
+  const auto t0 = std::chrono::steady_clock::now();
+  while (left > 0 && sim.time() < c.time.t_end) {
+    sim.step();
+    for (std::size_t q = 0; q < pts.size(); ++q) {
+      const double now = sim.voltage_at(cell[q]);
+      if (std::isnan(act[q]) && prev[q] < 0 && now >= 0) {
+        // linear interpolation of the 0 mV crossing within the step
+        act[q] = sim.time() - sim.dt() + sim.dt() * (0 - prev[q]) / (now - prev[q]);
+        --left;
+      }
+      prev[q] = now;
+    }
+    if (progress) progress(sim.time());
+  }
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  NiedererResult r;
+  for (std::size_t q = 0; q < pts.size(); ++q) r.activation.emplace_back(pts[q], act[q]);
+  r.wall_seconds = wall;
+  r.cell_steps_per_second = wall > 0 ? double(sim.tissue_cells()) * sim.steps_done() / wall : 0;
+  return r;
+}
+
+}  // namespace hw::tissue

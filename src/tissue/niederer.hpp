@@ -1,0 +1,37 @@
+// The N-version benchmark of Niederer et al. (Phil Trans R Soc A 2011): a 20 × 7 × 3 mm
+// slab of ten Tusscher 2006 epicardial tissue, activated from one corner.
+//
+// Why here: it is the standard check that a monodomain solver gets conduction right
+// (activation times at eight corners and the centre), and `heartwave bench niederer`, the
+// verification table and the performance comparison all run exactly this case.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "tissue/case.hpp"
+#include "tissue/simulation.hpp"
+
+namespace hw::tissue {
+
+// The case at spacing dx_mm (all axes) and PDE step dt_ms; cells = round(L/dx) per axis.
+TissueCase niederer_case(double dx_mm, double dt_ms);
+
+struct NiedererResult {
+  // Point (mm) → activation time (ms): first upward crossing of 0 mV, linear in time
+  // between steps, at the cell whose centre is nearest the point. NaN if never activated.
+  std::vector<std::pair<std::array<double, 3>, double>> activation;
+  double wall_seconds = 0;
+  double cell_steps_per_second = 0;
+};
+
+// The nine points in the order P1..P8 (corners, x fastest) then the centre.
+std::vector<std::array<double, 3>> niederer_points();
+
+// Runs until every point has activated (or 150 ms). progress(t) after each step.
+NiedererResult run_niederer(double dx_mm, double dt_ms, const SimulationOptions& opt,
+                            std::function<void(double t)> progress = {});
+
+}  // namespace hw::tissue

@@ -1,0 +1,449 @@
+// Tests of the monodomain stepper (tissue/simulation): backends against each other,
+// convergence, isotropy, splitting, sub-steps, stimuli, spirals, NaN, restart, memory.
+// Grids are small and runs short (each test well under a few seconds); measured numbers
+// are printed as "[measured]" lines for docs/tissue.md.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "tissue/niederer.hpp"
+#include "tissue/simulation.hpp"
+#include "tissue/stimuli.hpp"
+
+using namespace hw::tissue;
+
+namespace {
+
+TissueCase sheet(int nx, int ny, int nz, double h, const std::string& model) {
+  TissueCase c;
+  c.grid.n = {nx, ny, nz};
+  c.grid.h = {h, h, h};
+  ModelRegion m;
+  m.model = model;
+  c.models.push_back(m);
+  c.conductivity.sigma_l = 0.1334;
+  c.conductivity.sigma_t = 0.0176;
+  c.time.dt = 0.02;
+  c.time.integrator = "rl1";
+  return c;
+}
+
+Stimulus box_stim(std::array<double, 3> lo, std::array<double, 3> hi, double amp = 50,
+                  double dur = 1) {
+  Stimulus s;
+  s.where.kind = Region::Kind::box;
+  s.where.lo = lo;
+  s.where.hi = hi;
+  s.amplitude = amp;
+  s.duration = dur;
+  return s;
+}
+
+// Activation times (first upward crossing of thr, linear in time), NaN where none.
+struct SimRun {
+  std::vector<double> act;
+  Field<float> v;
+};
+
+SimRun run(const TissueCase& c, Backend b, double t_end, double thr = -20) {
+  SimulationOptions o;
+  o.backend = b;
+  o.threads = 1;
+  Simulation sim(c, o);
+  const std::size_t N = sim.grid().size();
+  SimRun r;
+  r.act.assign(N, std::numeric_limits<double>::quiet_NaN());
+  std::vector<double> prev(N);
+  for (std::size_t n = 0; n < N; ++n) prev[n] = sim.voltage_at(n);
+  sim.run_until(t_end, [&](const Simulation& s) {
+    for (std::size_t n = 0; n < N; ++n) {
+      const double v = s.voltage_at(n);
+      if (std::isnan(r.act[n]) && prev[n] < thr && v >= thr)
+        r.act[n] = s.time() - s.dt() + s.dt() * (thr - prev[n]) / (v - prev[n]);
+      prev[n] = v;
+    }
+  });
+  sim.voltage(r.v);
+  return r;
+}
+
+// Max |a − b| over cells where both are defined, and whether NaN patterns match.
+double max_diff(const std::vector<double>& a, const std::vector<double>& b, bool* same_nan) {
+  double d = 0;
+  *same_nan = true;
+  for (std::size_t n = 0; n < a.size(); ++n) {
+    if (std::isnan(a[n]) != std::isnan(b[n])) *same_nan = false;
+    if (!std::isnan(a[n]) && !std::isnan(b[n])) d = std::max(d, std::fabs(a[n] - b[n]));
+  }
+  return d;
+}
+
+double max_vdiff(const Field<float>& a, const Field<float>& b) {
+  double d = 0;
+  for (std::size_t n = 0; n < a.size(); ++n)
+    if (!std::isnan(a[n])) d = std::max(d, double(std::fabs(a[n] - b[n])));
+  return d;
+}
+
+void compare_backends(TissueCase c, double t_end, const char* what) {
+  c.time.precision = Precision::f64;
+  const SimRun ref = run(c, Backend::reference, t_end);
+  const SimRun cpu64 = run(c, Backend::cpu, t_end);
+  c.time.precision = Precision::f32;
+  const SimRun cpu32 = run(c, Backend::cpu, t_end);
+  bool nan64, nan32;
+  const double a64 = max_diff(ref.act, cpu64.act, &nan64);
+  const double a32 = max_diff(ref.act, cpu32.act, &nan32);
+  const double v64 = max_vdiff(ref.v, cpu64.v), v32 = max_vdiff(ref.v, cpu32.v);
+  std::size_t activated = 0;
+  for (double t : ref.act) activated += !std::isnan(t);
+  std::printf("[measured] %s: %zu cells activated; cpu f64 vs reference: activation %.3g ms, "
+              "V %.3g mV; cpu f32: activation %.3g ms, V %.3g mV\n",
+              what, activated, a64, v64, a32, v32);
+  EXPECT_GT(activated, ref.act.size() / 2);
+  EXPECT_TRUE(nan64);
+  EXPECT_LT(a64, 1e-6);
+  EXPECT_LT(v64, 1e-6);
+  EXPECT_TRUE(nan32);
+  EXPECT_LE(a32, c.time.dt);
+  EXPECT_LT(v32, 0.5);  // float rounding, amplified only on the steep upstroke
+}
+
+}  // namespace
+
+TEST(TissueSim, ReferenceVsCpu2DAnisotropicTwoModels) {
+  TissueCase c = sheet(30, 20, 1, 0.2, "bueno_orovio_2008_epi");
+  c.fibres.kind = FibreSpec::Kind::uniform;
+  c.fibres.direction = {1, 0.6, 0};  // oblique: 9-point stencil with edge links
+  ModelRegion endo;
+  endo.model = "tentusscher_2006_epi";
+  endo.where.kind = Region::Kind::box;
+  endo.where.lo = {3, 0, 0};
+  endo.where.hi = {6, 2, 1};
+  c.models.push_back(endo);
+  c.stimuli.push_back(box_stim({0, 0, 0}, {0.6, 4, 1}));
+  compare_backends(c, 12, "2D 30x20 oblique fibres, BO epi + TT06 epi");
+}
+
+TEST(TissueSim, ReferenceVsCpu3DRotatingFibresPeriodic) {
+  TissueCase c = sheet(14, 8, 6, 0.25, "bueno_orovio_2008_epi");
+  c.grid.bc[1] = Boundary::periodic;
+  c.fibres.kind = FibreSpec::Kind::rotating;
+  c.fibres.angle_from = 60;
+  c.fibres.angle_to = -60;
+  ModelRegion m2;
+  m2.model = "bueno_orovio_2008_endo";
+  m2.where.kind = Region::Kind::face;
+  m2.where.face = "z-";
+  m2.where.depth = 0.5;
+  c.models.push_back(m2);
+  c.stimuli.push_back(box_stim({0, 0, 0}, {0.5, 2, 1.5}));
+  compare_backends(c, 10, "3D 14x8x6 rotating fibres, periodic y, BO epi + endo");
+}
+
+// Planar wave along a 1D cable: CV between x = 3 and 7 mm on three resolutions.
+TEST(TissueSim, ConductionVelocityConverges) {
+  double cv[3];
+  const double hs[3] = {0.4, 0.2, 0.1};
+  for (int q = 0; q < 3; ++q) {
+    const int n = int(std::lround(10 / hs[q]));
+    TissueCase c = sheet(n, 1, 1, hs[q], "bueno_orovio_2008_epi");
+    c.time.dt = 0.01;
+    c.time.precision = Precision::f64;
+    c.stimuli.push_back(box_stim({0, 0, 0}, {1.0, 1, 1}));
+    const SimRun r = run(c, Backend::cpu, 20);
+    const Grid& g = c.grid;
+    auto at = [&](double x) {
+      // linear interpolation between cell centres
+      const double s = x / hs[q] - 0.5;
+      const int i = int(std::floor(s));
+      const double w = s - i;
+      return (1 - w) * r.act[g.index(i, 0, 0)] + w * r.act[g.index(i + 1, 0, 0)];
+    };
+    cv[q] = 4.0 / (at(7) - at(3));
+  }
+  const double order = std::log2(std::fabs(cv[0] - cv[1]) / std::fabs(cv[1] - cv[2]));
+  std::printf("[measured] BO epi cable CV (mm/ms) at dx 0.4/0.2/0.1 mm, dt 0.01 ms: %.4f %.4f "
+              "%.4f; observed order %.2f\n",
+              cv[0], cv[1], cv[2], order);
+  EXPECT_GT(cv[2], 0.3);
+  EXPECT_LT(cv[2], 1.0);
+  EXPECT_LT(std::fabs(cv[1] - cv[2]), std::fabs(cv[0] - cv[1]));
+  EXPECT_GT(order, 0.8);
+}
+
+// A point stimulus in isotropic tissue: activation at radius 2.5 mm along x and along the
+// diagonal.
+TEST(TissueSim, PointStimulusGivesCircularFront) {
+  TissueCase c = sheet(41, 41, 1, 0.2, "bueno_orovio_2008_epi");
+  c.conductivity.sigma_l = 0.1334;  // fibres none: isotropic σ_l
+  c.time.dt = 0.02;
+  Stimulus s;
+  s.where.kind = Region::Kind::sphere;
+  s.where.centre = {4.1, 4.1, 0.1};
+  s.where.radius = 0.5;
+  s.amplitude = 80;
+  s.duration = 1;
+  c.stimuli.push_back(s);
+  const SimRun r = run(c, Backend::cpu, 8);
+  const Grid& g = c.grid;
+  const double R = 2.5;
+  auto t_at = [&](double x, double y) {
+    return r.act[g.index(int(x / 0.2), int(y / 0.2), 0)];
+  };
+  const double d = R / std::sqrt(2.0);
+  const double t_axis = 0.25 * (t_at(4.1 + R, 4.1) + t_at(4.1 - R, 4.1) + t_at(4.1, 4.1 + R) +
+                                t_at(4.1, 4.1 - R));
+  const double t_diag = 0.25 * (t_at(4.1 + d, 4.1 + d) + t_at(4.1 - d, 4.1 - d) +
+                                t_at(4.1 + d, 4.1 - d) + t_at(4.1 - d, 4.1 + d));
+  const double err = std::fabs(t_axis - t_diag) / t_axis;
+  std::printf("[measured] point stimulus, isotropic 2D dx 0.2 mm: activation at r = 2.5 mm "
+              "along axes %.3f ms, diagonals %.3f ms, anisotropy error %.2f%%\n",
+              t_axis, t_diag, 100 * err);
+  EXPECT_FALSE(std::isnan(t_axis));
+  EXPECT_LT(err, 0.05);
+}
+
+TEST(TissueSim, GodunovAndStrangAgreeAsDtShrinks) {
+  double diff[3];
+  const double dts[3] = {0.04, 0.02, 0.01};
+  for (int q = 0; q < 3; ++q) {
+    TissueCase c = sheet(40, 1, 1, 0.2, "bueno_orovio_2008_epi");
+    c.time.dt = dts[q];
+    c.time.precision = Precision::f64;
+    c.stimuli.push_back(box_stim({0, 0, 0}, {0.6, 1, 1}));
+    const SimRun g = run(c, Backend::cpu, 14);
+    c.time.splitting = Splitting::strang;
+    const SimRun s = run(c, Backend::cpu, 14);
+    bool nan;
+    diff[q] = max_diff(g.act, s.act, &nan);
+    EXPECT_TRUE(nan);
+  }
+  std::printf("[measured] Godunov vs Strang max activation difference at dt 0.04/0.02/0.01 ms: "
+              "%.4f %.4f %.4f ms\n",
+              diff[0], diff[1], diff[2]);
+  EXPECT_LT(diff[1], diff[0]);
+  EXPECT_LT(diff[2], diff[1]);
+}
+
+// One cell, no diffusion: 4 sub-steps of dt/4 are 4 steps of dt/4.
+TEST(TissueSim, OdeSubstepsEqualFinerSteps) {
+  TissueCase c = sheet(1, 1, 1, 0.1, "tentusscher_2006_epi");
+  c.time.precision = Precision::f64;
+  InitialCondition ic;
+  ic.variable = "V";
+  ic.value = -30;  // above threshold: an action potential
+  c.initial.push_back(ic);
+  c.time.dt = 0.04;
+  c.time.ode_substeps = 4;
+  Simulation a(c);
+  a.run_until(20);
+  c.time.dt = 0.01;
+  c.time.ode_substeps = 1;
+  Simulation b(c);
+  b.run_until(20);
+  std::printf("[measured] TT06 one cell, 4 sub-steps of 0.01 vs 4 steps of 0.01: V %.17g vs %.17g\n",
+              a.voltage_at(0), b.voltage_at(0));
+  EXPECT_GT(a.voltage_at(0), 0);  // in the plateau
+  EXPECT_NEAR(a.voltage_at(0), b.voltage_at(0), 1e-9);
+}
+
+TEST(TissueSim, StimulusScheduleOnStepGrid) {
+  Stimulus s;
+  s.start = 1.0;
+  s.duration = 0.5;
+  s.period = 2.0;
+  s.count = 3;
+  StimulusSchedule sch(s, 0.1);
+  std::vector<long> on;
+  for (long n = 0; n < 100; ++n)
+    if (sch.on(n)) on.push_back(n);
+  const std::vector<long> expect{10, 11, 12, 13, 14, 30, 31, 32, 33, 34, 50, 51, 52, 53, 54};
+  EXPECT_EQ(on, expect);
+}
+
+// A stimulus starting at 1 ms leaves V bit-identical to an unstimulated run until then,
+// and adds exactly dt·A/(χCm) per step to an isolated cell's V while on.
+TEST(TissueSim, StimulusTiming) {
+  TissueCase c = sheet(6, 1, 1, 0.2, "bueno_orovio_2008_epi");
+  c.time.precision = Precision::f64;
+  c.time.dt = 0.05;
+  Simulation quiet(c);
+  Stimulus s = box_stim({0, 0, 0}, {0.2, 1, 1}, 5, 0.5);
+  s.start = 1.0;
+  c.stimuli.push_back(s);
+  Simulation stim(c);
+  for (int n = 0; n < 20; ++n) {
+    quiet.step();
+    stim.step();
+    EXPECT_EQ(quiet.voltage_at(0), stim.voltage_at(0)) << "step " << n;
+  }
+  quiet.step();
+  stim.step();
+  const double jump = stim.voltage_at(0) - quiet.voltage_at(0);
+  // one step of 0.05 ms at 5 µA/mm³ / (140·0.01) = 0.1786 mV, minus a little reaction
+  EXPECT_NEAR(jump, 0.05 * 5 / 1.4, 0.02);
+}
+
+// Cross-field S1-S2 by initial conditions: u excited along the left edge, the lower half
+// refractory. The broken front curls into a spiral, so the centre is excited again after
+// the S1 wave has left.
+TEST(TissueSim, CrossFieldInitialConditionMakesSpiral) {
+  TissueCase c = sheet(80, 80, 1, 0.5, "aliev_panfilov_1996");
+  c.conductivity.sigma_l = 1.0;  // D = σ/(χCm) = 1 space unit²/time unit
+  c.conductivity.chi = 1;
+  c.conductivity.cm = 1;
+  c.time.dt = 0.05;
+  c.time.integrator = "fe";
+  InitialCondition s1;
+  s1.variable = "u";
+  s1.value = 1;
+  s1.where.kind = Region::Kind::box;
+  s1.where.lo = {0, 0, 0};
+  s1.where.hi = {2, 40, 1};
+  c.initial.push_back(s1);
+  InitialCondition s2;
+  s2.variable = "v";
+  s2.value = 2;
+  s2.where.kind = Region::Kind::box;
+  s2.where.lo = {0, 0, 0};
+  s2.where.hi = {40, 20, 1};
+  c.initial.push_back(s2);
+  SimulationOptions o;
+  o.threads = 1;
+  Simulation sim(c, o);
+  const std::size_t centre = sim.grid().index(40, 40, 0);
+  int upstrokes = 0;
+  double prev = sim.voltage_at(centre), last = 0;
+  sim.run_until(200, [&](const Simulation& s) {
+    const double v = s.voltage_at(centre);
+    if (prev < 0.5 && v >= 0.5) {
+      ++upstrokes;
+      last = s.time();
+    }
+    prev = v;
+  });
+  std::printf("[measured] Aliev-Panfilov cross-field 80x80: %d upstrokes at the centre in 200 "
+              "t.u., last at %.1f\n",
+              upstrokes, last);
+  EXPECT_GE(upstrokes, 2);
+}
+
+TEST(TissueSim, NanStopsWithTimeCellAndKeepsLastState) {
+  TissueCase c = sheet(8, 4, 1, 0.2, "bueno_orovio_2008_epi");
+  c.time.dt = 0.02;
+  Stimulus s = box_stim({0.4, 0.4, 0}, {0.6, 0.6, 1}, 1e300, 1);
+  s.start = 0.1;
+  c.stimuli.push_back(s);
+  for (Backend b : {Backend::reference, Backend::cpu}) {
+    SimulationOptions o;
+    o.backend = b;
+    Simulation sim(c, o);
+    Field<float> before, after;
+    bool thrown = false;
+    try {
+      sim.run_until(1, [&](const Simulation& x) { x.voltage(before); });
+    } catch (const NumericalError& e) {
+      thrown = true;
+      EXPECT_NEAR(e.time, 0.12, 1e-9);
+      EXPECT_EQ(e.cell, (std::array<int, 3>{2, 2, 0}));
+      EXPECT_FALSE(e.variable.empty());  // the first non-finite state (V or what made it so)
+      EXPECT_NE(std::string(e.what()).find("(2, 2, 0)"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(thrown);
+    EXPECT_NEAR(sim.time(), 0.1, 1e-12);
+    sim.voltage(after);
+    EXPECT_EQ(0, std::memcmp(before.data(), after.data(), before.size() * sizeof(float)));
+  }
+}
+
+TEST(TissueSim, SaveLoadContinuesBitIdentically) {
+  for (Precision p : {Precision::f32, Precision::f64}) {
+    TissueCase c = sheet(20, 12, 1, 0.25, "tentusscher_2006_epi");
+    c.time.precision = p;
+    c.time.splitting = Splitting::strang;
+    c.stimuli.push_back(box_stim({0, 0, 0}, {1, 3, 1}));
+    Simulation a(c);
+    for (int n = 0; n < 100; ++n) a.step();
+    const auto bytes = a.save_state();
+    for (int n = 0; n < 150; ++n) a.step();
+    Simulation b(c);
+    b.load_state(bytes);
+    EXPECT_EQ(b.steps_done(), 100);
+    for (int n = 0; n < 150; ++n) b.step();
+    Field<float> fa, fb;
+    a.voltage(fa);
+    b.voltage(fb);
+    EXPECT_EQ(0, std::memcmp(fa.data(), fb.data(), fa.size() * sizeof(float)));
+    ASSERT_TRUE(a.field("Ca_i", fa));
+    ASSERT_TRUE(b.field("Ca_i", fb));
+    EXPECT_EQ(0, std::memcmp(fa.data(), fb.data(), fa.size() * sizeof(float)));
+    EXPECT_EQ(a.save_state(), b.save_state());
+  }
+}
+
+TEST(TissueSim, MemoryEstimates) {
+  TissueCase k = sheet(256, 256, 256, 0.1, "karma1993");
+  k.time.precision = Precision::f32;
+  k.time.dt = 0.001;
+  const std::size_t karma = estimate_memory(k);
+  std::printf("[measured] estimate_memory Karma 256^3 float: %zu bytes = %.1f MiB\n", karma,
+              karma / 1048576.0);
+  EXPECT_LE(karma, 200u * 1024 * 1024);
+  TissueCase t = niederer_case(0.1, 0.005);
+  const std::size_t tt = estimate_memory(t);
+  std::printf("[measured] estimate_memory N-version slab dx 0.1 mm (TT06, float): %zu bytes = "
+              "%.1f MiB for %zu cells\n",
+              tt, tt / 1048576.0, t.grid.size());
+  // 18 states but V and two V fields, 4 bytes each: 80 B per cell.
+  EXPECT_EQ(tt, t.grid.size() * 80);
+}
+
+TEST(TissueSim, BadInputNamesTheKey) {
+  TissueCase c = sheet(10, 10, 1, 0.1, "bueno_orovio_2008_epi");
+  c.time.loc = {"case.toml", 12, 1};
+  c.time.dt = 1.0;  // far above the explicit limit
+  try {
+    Simulation s(c);
+    FAIL() << "no error";
+  } catch (const hw::InputError& e) {
+    EXPECT_EQ(e.diagnostics().front().loc.line, 12);
+    EXPECT_NE(std::string(e.what()).find("stability limit"), std::string::npos) << e.what();
+  }
+  const double lim = stable_dt_limit(c);
+  EXPECT_NEAR(lim, 2 * 140 * 0.01 / (8 * 0.1334 / 0.01), 1e-12);
+  c.time.dt = 0.01;
+  Stimulus s = box_stim({50, 50, 0}, {60, 60, 1});
+  s.loc = {"case.toml", 30, 1};
+  c.stimuli.push_back(s);
+  EXPECT_THROW(Simulation x(c), hw::InputError);
+  c.stimuli.clear();
+  c.models[0].params["no_such_parameter"] = 1;
+  EXPECT_THROW(Simulation x(c), hw::InputError);
+}
+
+TEST(TissueSim, NiedererCase) {
+  const TissueCase c = niederer_case(0.5, 0.05);
+  EXPECT_EQ(c.grid.n, (std::array<int, 3>{40, 14, 6}));
+  Simulation sim(c);
+  EXPECT_EQ(sim.tissue_cells(), 40u * 14 * 6);
+  EXPECT_NE(sim.describe().find("uniform diagonal sigma"), std::string::npos) << sim.describe();
+  EXPECT_EQ(niederer_points().size(), 9u);
+}
+
+// The full coarse run takes ~10 s on a loaded 2-core machine: run it with
+// --gtest_also_run_disabled_tests (numbers in docs/tissue.md).
+TEST(TissueSim, DISABLED_NiedererCoarse) {
+  SimulationOptions o;
+  const NiedererResult r = run_niederer(0.5, 0.05, o);
+  for (const auto& [p, t] : r.activation)
+    std::printf("[measured] N-version dx 0.5 dt 0.05: (%g, %g, %g) mm -> %.2f ms\n", p[0], p[1],
+                p[2], t);
+  std::printf("[measured] %.3g cell-steps/s\n", r.cell_steps_per_second);
+  EXPECT_LT(r.activation[0].second, 3);
+  EXPECT_GT(r.activation[1].second, 30);   // 20 mm along the fibres
+  EXPECT_LT(r.activation[1].second, 60);
+  EXPECT_GT(r.activation[7].second, r.activation[1].second);
+}
