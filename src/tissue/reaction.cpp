@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -12,6 +13,7 @@
 #include "model/load.hpp"
 #include "tissue/diffusion.hpp"
 #include "tissue/diffusion_stepper.hpp"
+#include "tissue/geometry.hpp"
 #include "tissue/regions.hpp"
 
 namespace hw::tissue {
@@ -28,14 +30,19 @@ cell::Integrator parse_integrator(const TimeSpec& t) {
                                       t.integrator));
 }
 
-// Box geometry built here; other geometry kinds come from build_geometry (geometry.hpp)
-// once that exists.
-SimGeometry make_geometry(const TissueCase& c) {
-  if (c.geometry.kind != GeometrySpec::Kind::box)
-    throw InputError(c.geometry.loc,
-                     "geometry: only kind = \"box\" is supported by this build of the stepper");
+// Grid, mask and labels from build_geometry (geometry.hpp); the fibre field it builds is
+// used only for per-voxel fibres (uniform fibres become one tensor here, no memory).
+SimGeometry make_geometry(const TissueCase& c, std::optional<FibreField>* fibres = nullptr) {
   SimGeometry g;
-  g.grid = c.grid;
+  if (c.geometry.kind == GeometrySpec::Kind::box) {
+    g.grid = c.grid;  // no fields to build
+  } else {
+    Geometry geo = build_geometry(c);
+    g.grid = geo.grid;
+    g.mask = std::move(geo.mask);
+    g.labels = std::move(geo.labels);
+    if (fibres) *fibres = std::move(geo.fibres);
+  }
   try {
     g.grid.validate();
   } catch (const InputError&) {
@@ -46,10 +53,15 @@ SimGeometry make_geometry(const TissueCase& c) {
   if (g.grid.size() > 0xFFFFFFF0ull)
     throw InputError(c.geometry.loc, fmt::format("grid: {} cells exceed the 2^32 limit of cell "
                                                  "indices", g.grid.size()));
+  if (c.fibres.kind == FibreSpec::Kind::file || c.fibres.kind == FibreSpec::Kind::rule_based) {
+    if (fibres && !*fibres && c.geometry.kind == GeometrySpec::Kind::box)
+      *fibres = build_geometry(c).fibres;
+  }
   return g;
 }
 
-Conductivity make_sigma(const TissueCase& c, const SimGeometry& g) {
+Conductivity make_sigma(const TissueCase& c, const SimGeometry& g,
+                        const std::optional<FibreField>& per_voxel) {
   const Conductivities& k = c.conductivity;
   const SourceLoc& loc = c.fibres.loc;
   switch (c.fibres.kind) {
@@ -77,9 +89,17 @@ Conductivity make_sigma(const TissueCase& c, const SimGeometry& g) {
       auto ff = FibreField::rotating_through_z(g.grid, c.fibres.angle_from, c.fibres.angle_to);
       return Conductivity::from_fibres(g.grid, ff, fc, g.mask.empty() ? nullptr : &g.mask);
     }
-    default:
-      throw InputError(loc, "fibres: file and rule-based fibres are not supported by this build "
-                            "of the stepper");
+    default: {
+      if (!per_voxel) throw InputError(loc, "fibres: the geometry built no fibre field");
+      FibreConductivities fc{k.sigma_l, k.sigma_t, k.sigma_n};
+      try {
+        return Conductivity::from_fibres(g.grid, *per_voxel, fc, g.mask.empty() ? nullptr : &g.mask);
+      } catch (const InputError&) {
+        throw;
+      } catch (const Error& e) {
+        throw InputError(loc, e.what());
+      }
+    }
   }
 }
 
@@ -146,8 +166,10 @@ SimSetup make_sim_setup(const TissueCase& c) {
   s.chi = c.conductivity.chi;
   s.cm = c.conductivity.cm;
   s.order = c.conductivity.order;
-  s.geo = make_geometry(c);
-  s.sigma = make_sigma(c, s.geo);
+  std::optional<FibreField> fibres;
+  s.geo = make_geometry(c, &fibres);
+  s.sigma = make_sigma(c, s.geo, fibres);
+  fibres.reset();
   const Grid& g = s.geo.grid;
   const bool have_labels = !s.geo.labels.empty();
 
@@ -366,8 +388,9 @@ SimSetup make_sim_setup(const TissueCase& c) {
 }
 
 double sim_stable_dt(const TissueCase& c) {
-  const SimGeometry geo = make_geometry(c);
-  const Conductivity sigma = make_sigma(c, geo);
+  std::optional<FibreField> fibres;
+  const SimGeometry geo = make_geometry(c, &fibres);
+  const Conductivity sigma = make_sigma(c, geo, fibres);
   const double bound = diffusion_bound(c, geo, sigma);
   return bound > 0 ? 2.0 * c.conductivity.chi * c.conductivity.cm / bound : INFINITY;
 }

@@ -143,6 +143,22 @@ TEST(TissueSim, ReferenceVsCpu3DRotatingFibresPeriodic) {
   compare_backends(c, 10, "3D 14x8x6 rotating fibres, periodic y, BO epi + endo");
 }
 
+TEST(TissueSim, ReferenceVsCpuMaskedSlabWithHole) {
+  TissueCase c = sheet(30, 20, 1, 0.2, "bueno_orovio_2008_epi");
+  c.geometry.kind = GeometrySpec::Kind::slab_with_hole;
+  c.geometry.centre = {3, 2, 0.1};
+  c.geometry.hole_radius = 1.0;
+  c.fibres.kind = FibreSpec::Kind::uniform;
+  c.fibres.direction = {1, 0, 0};
+  c.stimuli.push_back(box_stim({0, 0, 0}, {0.6, 4, 1}));
+  {
+    Simulation probe(c);
+    EXPECT_FALSE(probe.mask().empty());
+    EXPECT_LT(probe.tissue_cells(), c.grid.size());
+  }
+  compare_backends(c, 12, "2D 30x20 slab with a hole (mask), fibres along x");
+}
+
 // Planar wave along a 1D cable: CV between x = 3 and 7 mm on three resolutions.
 TEST(TissueSim, ConductionVelocityConverges) {
   double cv[3];
