@@ -40,7 +40,10 @@ void write_file_atomic(const std::string& path, std::string_view bytes, bool dur
   const fs::path target(path);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   // Same folder as the target so rename() never crosses a file system.
-  std::string tmpl = (dir / ("." + target.filename().string() + ".tmpXXXXXX")).string();
+  std::string leaf = ".";
+  leaf += target.filename().string();
+  leaf += ".tmpXXXXXX";
+  std::string tmpl = (dir / leaf).string();
   int fd = ::mkstemp(tmpl.data());
   if (fd < 0)
     throw Error(fmt::format("cannot create a temporary file beside {}: {}", path, sys_reason()));

@@ -60,6 +60,15 @@ const Glyph* glyph(char c) {
 
 constexpr int font_scale = 2;
 
+// libpng reports errors through a callback that must not return: keep the message for
+// our exception and jump back, instead of libpng's default print to stderr.
+thread_local std::string png_message;
+void png_error_fn(png_structp png, png_const_charp msg) {
+  png_message = msg ? msg : "unknown error";
+  png_longjmp(png, 1);
+}
+void png_warning_fn(png_structp, png_const_charp) {}
+
 int text_width(const std::string& s) {
   int w = 0;
   for (char c : s)
@@ -82,18 +91,15 @@ void draw_text(Image& img, int x, int y, const std::string& s, Rgb colour) {
   }
 }
 
-// Tick values at a "nice" step (1, 2 or 5 × 10^k) giving about five ticks in [lo, hi].
+// Tick values at a "nice" step (1, 2 or 5 × 10^k), the one giving closest to six ticks.
 std::vector<double> nice_ticks(double lo, double hi) {
   std::vector<double> t;
   const double span = hi - lo;
   if (!(span > 0)) return {lo};
-  const double raw = span / 5, mag = std::pow(10.0, std::floor(std::log10(raw)));
+  const double mag = std::pow(10.0, std::floor(std::log10(span / 6)));
   double step = mag;
   for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (m * mag >= raw) {
-      step = m * mag;
-      break;
-    }
+    if (std::abs(span / (m * mag) - 6) < std::abs(span / step - 6)) step = m * mag;
   for (double v = std::ceil(lo / step - 1e-9) * step; v <= hi + 1e-9 * span; v += step)
     t.push_back(std::abs(v) < 1e-12 * span ? 0.0 : v);
   return t;
@@ -243,13 +249,14 @@ void write_png(const std::string& path, const Image& img) {
   namespace fs = std::filesystem;
   if (fs::path(path).has_parent_path()) ensure_directory(fs::path(path).parent_path());
   // Encode to memory, then write atomically so a viewer never sees half a frame.
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, png_error_fn,
+                                            png_warning_fn);
   if (!png) throw Error("libpng: cannot create a writer");
   png_infop info = png_create_info_struct(png);
   std::string buf;
   if (!info || setjmp(png_jmpbuf(png))) {
     png_destroy_write_struct(&png, &info);
-    throw Error(fmt::format("libpng: cannot encode {}", path));
+    throw Error(fmt::format("libpng: cannot encode {}: {}", path, png_message));
   }
   png_set_write_fn(
       png, &buf,
@@ -270,13 +277,14 @@ void write_png(const std::string& path, const Image& img) {
 Image read_png(const std::string& path) {
   std::FILE* fp = std::fopen(path.c_str(), "rb");
   if (!fp) throw Error(fmt::format("cannot open {}", path));
-  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, png_error_fn,
+                                           png_warning_fn);
   png_infop info = png ? png_create_info_struct(png) : nullptr;
   Image img;
   if (!png || !info || setjmp(png_jmpbuf(png))) {
     png_destroy_read_struct(&png, &info, nullptr);
     std::fclose(fp);
-    throw Error(fmt::format("libpng: cannot decode {}", path));
+    throw Error(fmt::format("libpng: cannot decode {}: {}", path, png_message));
   }
   png_init_io(png, fp);
   png_read_info(png, info);

@@ -1,0 +1,120 @@
+// Checkpoints: round trip, and every kind of damage is refused with an InputError.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.hpp"
+#include "io/atomic_file.hpp"
+#include "io/checkpoint.hpp"
+#include "test_io_support.hpp"
+
+using namespace hw;
+using namespace hw::io;
+using namespace hw::io::testing;
+
+namespace {
+
+std::vector<unsigned char> payload() {
+  std::vector<unsigned char> p(1000);
+  for (std::size_t i = 0; i < p.size(); ++i) p[i] = static_cast<unsigned char>(i * 7 + 3);
+  return p;
+}
+
+void overwrite(const std::string& path, const std::vector<unsigned char>& bytes) {
+  std::ofstream o(path, std::ios::binary | std::ios::trunc);
+  o.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+}
+
+std::string error_of(const std::string& path, std::uint64_t hash = 0) {
+  try {
+    read_checkpoint(path, hash);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(IoCheckpoint, Fnv1a64KnownValues) {
+  EXPECT_EQ(fnv1a64("", 0), 0xcbf29ce484222325ull);
+  EXPECT_EQ(fnv1a64(std::string_view("a")), 0xaf63dc4c8601ec8cull);
+  EXPECT_EQ(fnv1a64(std::string_view("foobar")), 0x85944171f73967e8ull);
+}
+
+TEST(IoCheckpoint, RoundTripKeepsBytesAndMetadata) {
+  ScratchDir dir("ckpt");
+  const std::string path = dir / "state.hwck";
+  const CheckpointMeta meta{fnv1a64(std::string_view("case text")), 123.25, 6162};
+  write_checkpoint(path, payload(), meta);
+  const Checkpoint c = read_checkpoint(path, meta.case_hash);
+  EXPECT_EQ(c.bytes, payload());
+  EXPECT_EQ(c.meta.case_hash, meta.case_hash);
+  EXPECT_EQ(c.meta.time, 123.25);
+  EXPECT_EQ(c.meta.step, 6162);
+  // Overwriting is atomic: the second write replaces the first; no temp file remains.
+  write_checkpoint(path, std::vector<unsigned char>{1, 2, 3}, meta);
+  EXPECT_EQ(read_checkpoint(path).bytes, (std::vector<unsigned char>{1, 2, 3}));
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path)) ++files, (void)e;
+  EXPECT_EQ(files, 1);
+}
+
+TEST(IoCheckpoint, FlippedBytesAreDetectedAnywhere) {
+  ScratchDir dir("ckpt_flip");
+  const std::string path = dir / "s.hwck";
+  write_checkpoint(path, payload(), {42, 1.0, 1});
+  const auto good = read_file_bytes(path);
+  for (std::size_t at : {std::size_t(9), std::size_t(20), std::size_t(30), std::size_t(45),
+                         std::size_t(72), std::size_t(500), good.size() - 1}) {
+    auto bad = good;
+    bad[at] ^= 0x10;
+    overwrite(path, bad);
+    const std::string e = error_of(path);
+    EXPECT_FALSE(e.empty()) << "byte " << at;
+    EXPECT_NE(e.find(path), std::string::npos) << e;
+  }
+  auto bad = good;
+  bad[500] ^= 1;
+  overwrite(path, bad);
+  EXPECT_NE(error_of(path).find("corrupted payload"), std::string::npos);
+}
+
+TEST(IoCheckpoint, TruncatedWrongCaseAndForeignFilesAreRefused) {
+  ScratchDir dir("ckpt_trunc");
+  const std::string path = dir / "s.hwck";
+  write_checkpoint(path, payload(), {42, 1.0, 1});
+  auto good = read_file_bytes(path);
+  EXPECT_NE(error_of(path, 43).find("another case"), std::string::npos);
+  overwrite(path, std::vector<unsigned char>(good.begin(), good.end() - 10));
+  EXPECT_NE(error_of(path).find("truncated"), std::string::npos) << error_of(path);
+  overwrite(path, std::vector<unsigned char>(good.begin(), good.begin() + 40));
+  EXPECT_NE(error_of(path).find("truncated"), std::string::npos);
+  overwrite(path, std::vector<unsigned char>{'h', 'e', 'l', 'l', 'o'});
+  EXPECT_NE(error_of(path).find("not a Heartwave checkpoint"), std::string::npos);
+  EXPECT_NE(error_of(dir / "missing.hwck").find("not found"), std::string::npos);
+  good[8] = 99;  // version
+  overwrite(path, good);
+  EXPECT_NE(error_of(path).find("version 99"), std::string::npos);
+}
+
+TEST(IoCheckpoint, StopSignalOnlySetsAFlagAndHandlersAreRestored) {
+  EXPECT_FALSE(stop_requested());
+  {
+    StopSignalGuard guard;
+    EXPECT_THROW(StopSignalGuard second, Error);
+    std::raise(SIGTERM);
+    EXPECT_TRUE(stop_requested());
+    EXPECT_EQ(stop_signal(), SIGTERM);
+    clear_stop_request();
+    std::raise(SIGINT);
+    EXPECT_EQ(stop_signal(), SIGINT);
+    clear_stop_request();
+  }
+  EXPECT_FALSE(stop_requested());
+  struct sigaction now {};
+  sigaction(SIGTERM, nullptr, &now);
+  EXPECT_EQ(now.sa_handler, SIG_DFL);
+}

@@ -1,0 +1,109 @@
+// HDF5 + XDMF series read back through the HDF5 C API and libxml2.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "io/hdf5_writer.hpp"
+#include "test_io_support.hpp"
+
+using namespace hw;
+using namespace hw::io;
+using namespace hw::io::testing;
+using hw::tissue::Field;
+using hw::tissue::Grid;
+using hw::tissue::Mask;
+
+namespace {
+
+std::vector<float> read_floats(hid_t f, const std::string& name, std::vector<hsize_t>* dims) {
+  hid_t ds = H5Dopen2(f, name.c_str(), H5P_DEFAULT);
+  EXPECT_GE(ds, 0) << name;
+  if (ds < 0) return {};
+  hid_t sp = H5Dget_space(ds);
+  const int rank = H5Sget_simple_extent_ndims(sp);
+  dims->assign(rank, 0);
+  H5Sget_simple_extent_dims(sp, dims->data(), nullptr);
+  hsize_t n = 1;
+  for (auto d : *dims) n *= d;
+  std::vector<float> out(n);
+  EXPECT_GE(H5Dread(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), 0);
+  H5Sclose(sp);
+  H5Dclose(ds);
+  return out;
+}
+
+}  // namespace
+
+TEST(IoHdf5, FieldsTimesAndMaskReadBack) {
+  ScratchDir dir("h5");
+  Grid g;
+  g.n = {7, 5, 4};
+  g.h = {0.1, 0.2, 0.3};
+  Mask m(g, 1);
+  m[3] = 0;
+  Field<float> v(g), ca(g);
+  const std::string path = dir / "run.h5";
+  {
+    Hdf5SeriesWriter w(path, g, &m, /*compression=*/4);
+    for (int s = 0; s < 3; ++s) {
+      for (std::size_t c = 0; c < g.size(); ++c) v[c] = -85.f + c + 100.f * s, ca[c] = 1e-4f * c;
+      w.write(0.5 * s, {{"V", &v}, {"Cai", &ca}});
+    }
+    EXPECT_EQ(w.steps(), 3);
+    EXPECT_THROW(w.write(2.0, {{"V", &v}}), Error);  // the variable set may not change
+  }
+  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  std::vector<hsize_t> dims;
+  auto v2 = read_floats(f, "/fields/V/000002", &dims);
+  ASSERT_EQ(dims, (std::vector<hsize_t>{4, 5, 7}));  // z, y, x: x fastest as in the grid
+  for (std::size_t c = 0; c < g.size(); ++c) ASSERT_EQ(v2[c], -85.f + c + 200.f) << c;
+  auto c0 = read_floats(f, "/fields/Cai/000000", &dims);
+  EXPECT_EQ(c0[11], 1e-4f * 11);
+  auto t = read_floats(f, "/time", &dims);
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t[2], 1.0f);
+  // Per-dataset time attribute, chunked + compressed layout.
+  hid_t ds = H5Dopen2(f, "/fields/V/000001", H5P_DEFAULT);
+  hid_t at = H5Aopen(ds, "time", H5P_DEFAULT);
+  double tv = -1;
+  H5Aread(at, H5T_NATIVE_DOUBLE, &tv);
+  EXPECT_EQ(tv, 0.5);
+  hid_t pl = H5Dget_create_plist(ds);
+  EXPECT_EQ(H5Pget_layout(pl), H5D_CHUNKED);
+  if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0) EXPECT_GE(H5Pget_nfilters(pl), 2);
+  H5Pclose(pl);
+  H5Aclose(at);
+  H5Dclose(ds);
+  hid_t md = H5Dopen2(f, "/mask", H5P_DEFAULT);
+  std::vector<unsigned char> mb(g.size());
+  H5Dread(md, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, mb.data());
+  EXPECT_EQ(mb[3], 0);
+  EXPECT_EQ(mb[4], 1);
+  H5Dclose(md);
+  H5Fclose(f);
+
+  XmlDoc x(dir / "run.xdmf");
+  ASSERT_NE(x.doc, nullptr);
+  std::vector<xmlNodePtr> grids, items, topo, times;
+  find_all(x.root(), "Grid", grids);
+  ASSERT_EQ(grids.size(), 4u);  // the temporal collection + 3 steps
+  EXPECT_EQ(attr(grids[0], "CollectionType"), "Temporal");
+  find_all(x.root(), "Topology", topo);
+  EXPECT_EQ(attr(topo[0], "TopologyType"), "3DCoRectMesh");
+  EXPECT_EQ(attr(topo[0], "Dimensions"), "5 6 8");
+  find_all(x.root(), "Time", times);
+  EXPECT_EQ(attr(times[2], "Value"), "1");
+  find_all(x.root(), "DataItem", items);
+  bool found = false;
+  for (auto* it : items) found |= text(it) == "run.h5:/fields/Cai/000002";
+  EXPECT_TRUE(found);
+}
+
+TEST(IoHdf5, UnwritableFolderIsAnError) {
+  Grid g;
+  g.n = {2, 2, 1};
+  EXPECT_THROW(Hdf5SeriesWriter("/proc/hw_no_such/run.h5", g), Error);
+}
