@@ -12,14 +12,18 @@ void add_model_commands(CLI::App& app, Action& action);
 void add_cell_command(CLI::App& app, Action& action);
 void add_sweep_command(CLI::App& app, Action& action);
 void add_restitution_command(CLI::App& app, Action& action);
+void add_run_command(CLI::App& app, Action& action);
+void add_bench_command(CLI::App& app, Action& action);
 }  // namespace hw::cli
 
 int main(int argc, char** argv) {
   using namespace hw::cli;
-  CLI::App app{"Heartwave: cardiac electrophysiology simulator (cell models, single cells, populations)"};
+  CLI::App app{"Heartwave: cardiac electrophysiology simulator (tissue, cell models, single cells, populations)"};
   app.footer(
       "Examples:\n"
-      "  heartwave cell                          # default case: paced built-in cell, trace.csv\n"
+      "  heartwave run                           # default case: a 2D spiral wave, pictures in out/\n"
+      "  heartwave run examples/scroll3d.toml --set time.t_end=200\n"
+      "  heartwave cell                          # a paced built-in cell, trace.csv\n"
       "  heartwave cell luo_rudy_1991.cellml --bcl 500 --beats 5 --json\n"
       "  heartwave model list\n"
       "  heartwave model inspect tentusscher_panfilov_2006_epi.cellml\n"
@@ -32,6 +36,8 @@ int main(int argc, char** argv) {
   add_cell_command(app, action);
   add_sweep_command(app, action);
   add_restitution_command(app, action);
+  add_run_command(app, action);
+  add_bench_command(app, action);
   if (argc <= 1) {
     std::cout << app.help();
     return 0;

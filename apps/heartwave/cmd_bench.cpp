@@ -1,0 +1,92 @@
+// `heartwave bench niederer`: the N-version benchmark (Niederer et al. 2011) at one (dx, dt).
+//
+// Why a command: the verification table (docs/verification.md) and the performance
+// comparison with other solvers must come from exactly this code path, runnable by anyone:
+// it prints the activation time at each of the nine points and the speed, and writes them
+// as CSV for the script that assembles the table.
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "common.hpp"
+#include "core/error.hpp"
+#include "progress.hpp"
+#include "tissue/niederer.hpp"
+#include "tissue/simulation.hpp"
+
+namespace hw::cli {
+
+namespace {
+
+struct BenchNiedererFlags {
+  double dx = 0.5, dt = 0.05;
+  std::string backend = "auto";
+  int threads = 0;
+  std::string output;
+  bool quiet = false;
+};
+
+int run_bench_niederer(const BenchNiedererFlags& f) {
+  using namespace hw::tissue;
+  SimulationOptions opt;
+  opt.backend = f.backend == "reference" ? Backend::reference : f.backend == "cuda" ? Backend::cuda : Backend::cpu;
+  opt.threads = f.threads;
+  const TissueCase c = niederer_case(f.dx, f.dt);
+  if (!f.quiet)
+    std::cout << fmt::format("N-version benchmark: {}, dt = {} ms, {} cells, backend {}\n", c.grid.str(), f.dt,
+                             c.grid.size(), f.backend);
+  Progress progress(0, 150, stderr, ::isatty(2) != 0, f.quiet);
+  const NiedererResult r = run_niederer(f.dx, f.dt, opt, [&](double t) { progress.update(t); });
+  progress.interrupt();
+  std::cout << fmt::format("{:>8} {:>8} {:>8} {:>16}\n", "x_mm", "y_mm", "z_mm", "activation_ms");
+  for (const auto& [p, t] : r.activation)
+    std::cout << fmt::format("{:8.3f} {:8.3f} {:8.3f} {:16.4f}\n", p[0], p[1], p[2], t);
+  std::cout << fmt::format("wall time {:.3f} s, {:.4g} cell-steps/s\n", r.wall_seconds, r.cell_steps_per_second);
+  if (!f.output.empty()) {
+    std::ofstream out(f.output);
+    if (!out) throw InputError(SourceLoc{f.output, 0, 0}, "cannot write the CSV file");
+    out << "x_mm,y_mm,z_mm,activation_ms,dx_mm,dt_ms\n";
+    for (const auto& [p, t] : r.activation)
+      out << fmt::format("{},{},{},{:.6f},{},{}\n", p[0], p[1], p[2], t, f.dx, f.dt);
+    if (!out) throw Error("writing " + f.output + " failed");
+    if (!f.quiet) std::cout << "written: " << f.output << "\n";
+  }
+  for (const auto& [p, t] : r.activation)
+    if (!std::isfinite(t)) {
+      std::cerr << "heartwave bench niederer: some points never activated within 150 ms\n";
+      return 1;
+    }
+  return 0;
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, Action& action) {
+  auto* bench = app.add_subcommand("bench", "Benchmark cases that print a table (docs/benchmarks.md)");
+  bench->require_subcommand(1);
+  auto* cmd = bench->add_subcommand("niederer", "The N-version benchmark slab: activation times at 9 points, speed");
+  auto f = std::make_shared<BenchNiedererFlags>();
+  cmd->add_option("--dx", f->dx, "grid spacing, mm (all axes)")->check(kPositive)->capture_default_str();
+  cmd->add_option("--dt", f->dt, "PDE time step, ms")->check(kPositive)->capture_default_str();
+  cmd->add_option("--backend", f->backend, "auto (= cpu), reference, cpu, cuda")
+      ->check(CLI::IsMember({"auto", "reference", "cpu", "cuda"}))
+      ->capture_default_str();
+  cmd->add_option("--threads", f->threads, "OpenMP threads (0 = default)")->check(CLI::Range(0, 4096));
+  cmd->add_option("--output,-o", f->output, "also write the activation times as CSV");
+  cmd->add_flag("--quiet,-q", f->quiet, "no header and no progress");
+  cmd->footer(
+      "Slab 20 × 7 × 3 mm, ten Tusscher 2006 epi, σl 0.1334 / σt 0.0176 S/m, χ 1400 /cm,\n"
+      "Cm 1 µF/cm², 50 000 µA/cm³ for 2 ms in the 1.5 mm corner cube (Niederer et al. 2011).\n"
+      "Example: heartwave bench niederer --dx 0.5 --dt 0.05 -o activation.csv");
+  cmd->callback([f, &action] {
+    action = [f]() { return run_bench_niederer(*f); };
+  });
+}
+
+}  // namespace hw::cli

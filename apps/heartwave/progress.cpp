@@ -1,0 +1,78 @@
+#include "progress.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hw::cli {
+
+Progress::Progress(double t0, double t_end, std::FILE* out, bool tty, bool quiet)
+    : t0_(t0), t_end_(t_end), out_(out), tty_(tty), quiet_(quiet),
+      start_(std::chrono::steady_clock::now()) {}
+
+double Progress::elapsed() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+std::string Progress::format_duration(double s) {
+  if (!std::isfinite(s) || s < 0) return "?";
+  if (s < 60) return std::to_string(static_cast<int>(std::lround(s))) + " s";
+  long t = std::lround(s);
+  char buf[32];
+  if (t < 3600)
+    std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, (t / 60) % 60, t % 60);
+  return buf;
+}
+
+std::string Progress::line(double t0, double t_end, double t, double wall, bool bar) {
+  const double span = std::max(t_end - t0, 1e-300);
+  const double frac = std::clamp((t - t0) / span, 0.0, 1.0);
+  const double rate = wall > 0 ? (t - t0) / wall : 0;  // simulated ms per wall second
+  const double eta = rate > 0 ? (t_end - t) / rate : NAN;
+  char buf[256];
+  std::string b;
+  if (bar) {
+    const int width = 24, full = static_cast<int>(frac * width);
+    b = "[" + std::string(full, '#') + std::string(width - full, '.') + "] ";
+  }
+  std::snprintf(buf, sizeof buf, "%s%5.1f%%  t = %.1f / %.1f ms  %.3g ms/s  ETA %s", b.c_str(),
+                100 * frac, t, t_end, rate, format_duration(eta).c_str());
+  return buf;
+}
+
+void Progress::update(double t) {
+  if (quiet_) return;
+  const double now = elapsed();
+  const double frac = (t - t0_) / std::max(t_end_ - t0_, 1e-300);
+  if (tty_) {
+    if (now - last_draw_ < 0.2) return;
+    std::fprintf(out_, "\r%s\x1b[K", line(t0_, t_end_, t, now, true).c_str());
+  } else {
+    if (now - last_draw_ < 10 && frac - last_frac_ < 0.1) return;
+    std::fprintf(out_, "progress: %s\n", line(t0_, t_end_, t, now, false).c_str());
+    last_frac_ = frac;
+  }
+  std::fflush(out_);
+  last_draw_ = now;
+  drawn_ = true;
+}
+
+void Progress::interrupt() {
+  if (quiet_ || !tty_ || !drawn_) return;
+  std::fprintf(out_, "\r\x1b[K");
+  std::fflush(out_);
+  drawn_ = false;
+  last_draw_ = -1e9;
+}
+
+void Progress::finish(double t) {
+  if (quiet_) return;
+  const double wall = elapsed();
+  if (tty_) std::fprintf(out_, "\r%s\x1b[K\n", line(t0_, t_end_, t, wall, true).c_str());
+  std::fprintf(out_, "done: %.1f ms simulated in %s (%.3g ms/s)\n", t - t0_,
+               format_duration(wall).c_str(), wall > 0 ? (t - t0_) / wall : 0.0);
+  std::fflush(out_);
+}
+
+}  // namespace hw::cli
