@@ -341,9 +341,15 @@ int run_case(const RunFlags& f) {
                      fmt::format("the case needs {} ({} bytes) but only {} ({} bytes) of memory is available "
                                  "(MemAvailable in /proc/meminfo): use a coarser grid or a smaller domain",
                                  format_bytes(double(need)), need, format_bytes(double(have)), have));
-  if (c.time.diffusion == DiffusionScheme::forward_euler && !f.quiet) {
+  if (c.time.diffusion == DiffusionScheme::forward_euler && !io::grid_from_file(c)) {
+    // The Simulation checks this too; here it also covers --check, before any model loads.
     const double lim = stable_dt_limit(c);
-    if (std::isfinite(lim)) std::cout << fmt::format("  stability explicit diffusion needs dt ≤ {:.4g} ms\n", lim);
+    if (std::isfinite(lim) && c.time.dt > lim)
+      throw InputError(c.time.loc, fmt::format("time.dt = {} ms is above the stability limit of explicit diffusion, "
+                                               "dt ≤ {:.4g} ms for this grid and conductivity: use a smaller "
+                                               "time.dt or time.diffusion = \"crank-nicolson\"", c.time.dt, lim));
+    if (std::isfinite(lim) && !f.quiet)
+      std::cout << fmt::format("  stability explicit diffusion needs dt ≤ {:.4g} ms\n", lim);
   }
   if (f.check) {
     if (!f.quiet) std::cout << "check: the case is valid (--check: not run)\n";

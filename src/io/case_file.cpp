@@ -33,6 +33,8 @@ struct Ctx {
   std::string file;  // for messages
   fs::path dir;      // base for relative paths
   DiagnosticSink sink;
+  // Nodes put in by --set (toml++ drops source regions on copy): node → "--set k=v".
+  std::map<const toml::node*, std::string> set_nodes;
 };
 
 // Location of a node: file:line:col for the case file; "--set k=v" for an override.
@@ -41,7 +43,18 @@ SourceLoc loc_of(const Ctx& ctx, const toml::source_region& src) {
   SourceLoc loc{ctx.file, static_cast<int>(src.begin.line), static_cast<int>(src.begin.column)};
   return loc;
 }
-SourceLoc loc_of(const Ctx& ctx, const toml::node& n) { return loc_of(ctx, n.source()); }
+SourceLoc loc_of(const Ctx& ctx, const toml::node& n) {
+  if (auto it = ctx.set_nodes.find(&n); it != ctx.set_nodes.end()) return SourceLoc{it->second, 0, 0};
+  return loc_of(ctx, n.source());
+}
+
+void mark_set(Ctx& ctx, const toml::node& n, const std::string& where) {
+  ctx.set_nodes[&n] = where;
+  if (auto a = n.as_array())
+    for (auto&& e : *a) mark_set(ctx, e, where);
+  else if (auto t = n.as_table())
+    for (auto&& [k, v] : *t) mark_set(ctx, v, where);
+}
 
 std::string type_name(const toml::node& n) {
   switch (n.type()) {
@@ -264,7 +277,10 @@ int axis_of(Section& s, std::string_view k, int dflt) {
 std::string resolve_path(const Ctx& ctx, const std::string& p) {
   fs::path path(p);
   if (path.is_relative() && !ctx.dir.empty()) path = ctx.dir / path;
-  return path.lexically_normal().string();
+  // Absolute, so that later stages never resolve it against the case folder a second time.
+  std::error_code ec;
+  fs::path abs = fs::absolute(path, ec);
+  return (ec ? path : abs).lexically_normal().string();
 }
 
 // Region: an inline table {kind = "box", lo = [...], hi = [...]} etc.
@@ -879,7 +895,10 @@ void apply_override(Ctx& ctx, toml::table& root, const std::string& text) {
       at = arr->get(static_cast<std::size_t>(idx));
     } else if (auto tbl = at->as_table()) {
       auto next = tbl->get(p);
-      if (!next) next = &tbl->insert_or_assign(p, toml::table{}).first->second;
+      if (!next) {
+        next = &tbl->insert_or_assign(p, toml::table{}).first->second;
+        mark_set(ctx, *next, here.file);
+      }
       at = next;
     } else {
       ctx.sink.error(here, "--set: '" + walked + "' is " + type_name(*at) + ", not a table");
@@ -892,7 +911,8 @@ void apply_override(Ctx& ctx, toml::table& root, const std::string& text) {
     ctx.sink.error(here, "--set: '" + walked + "' is " + type_name(*at) + "; give an index (e.g. " + walked + ".0." + parts.back() + ")");
     return;
   }
-  tbl->insert_or_assign(parts.back(), *parsed.get("v"));
+  auto it = tbl->insert_or_assign(parts.back(), *parsed.get("v")).first;
+  mark_set(ctx, it->second, here.file);
 }
 
 // 2D defaults for NaN z coordinates (a position given with two numbers).
