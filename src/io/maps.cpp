@@ -147,7 +147,17 @@ std::vector<double> PseudoEcg::compute(const tissue::Field<float>& v) {
   if (v.size() != g.size())
     throw Error(fmt::format("pseudo-ECG: V has {} values, the grid {} cells", v.size(),
                             g.size()));
-  op_.apply(v, lv_);  // lv = ∇·σ∇V, µA/mm³ (mS/mm · mV/mm²)
+  // Non-tissue cells carry NaN in a run's V; they have no flux, but 0·NaN would still leak.
+  const tissue::Field<float>* src = &v;
+  for (std::size_t c = 0; c < v.size(); ++c)
+    if (!std::isfinite(v[c])) {
+      vs_.vec() = v.vec();
+      for (auto& x : vs_.vec())
+        if (!std::isfinite(x)) x = 0.f;
+      src = &vs_;
+      break;
+    }
+  op_.apply(*src, lv_);  // lv = ∇·σ∇V, µA/mm³ (mS/mm · mV/mm²)
   const double rmin = 0.5 * std::min({g.h[0], g.h[1], g.h[2]});
   const double k = g.cell_volume() / (4 * std::numbers::pi * sigma_e_);
   std::vector<double> phi(electrodes_.size(), 0.0);

@@ -87,7 +87,7 @@ class PseudoEcg {
   const tissue::DiffusionOperator& op_;
   std::vector<ElectrodePoint> electrodes_;
   double sigma_e_;
-  tissue::Field<float> lv_;
+  tissue::Field<float> lv_, vs_;
 };
 
 // Writes `path` as CSV: header `name,value,unit` then rows (maps' summaries).

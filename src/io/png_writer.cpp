@@ -233,7 +233,7 @@ Image render_snapshot(const tissue::Grid& g, const tissue::Field<float>& f,
       const Rgb col = viridis(1.0 - (y + 0.5) / L.bar_h);
       for (int x = 0; x < L.bar_w; ++x) img.set(L.bar_x0 + x, L.bar_y0 + y, col);
     }
-    draw_text(img, L.bar_x0, L.bar_y0 - 5 * font_scale - 4, opt.label, ink);
+    draw_text(img, L.bar_x0, L.bar_y0 - 5 * font_scale - 8, opt.label, ink);
     for (double t : ticks) {
       const int y = L.bar_y0 + static_cast<int>(std::lround((1.0 - (t - opt.vmin) / span) *
                                                             (L.bar_h - 1)));
