@@ -15,6 +15,7 @@ struct CudaWriter {
   std::string pre;   // sanitised prefix
   std::string real;  // float | double
   std::size_t ns;
+  std::string inl;  // "__device__ __forceinline__ " or "__device__ __noinline__ "
   std::ostringstream out;
 
   std::string lit(double v) const { return prof.literal(v); }
@@ -25,7 +26,7 @@ struct CudaWriter {
   bool gate(std::size_t i) const { return m.analysis[i].is_gate; }
 
   void open_step(const char* name) {
-    out << "__device__ __forceinline__ void " << pre << "_step_" << name << "(" << real
+    out << inl + "void " << pre << "_step_" << name << "(" << real
         << " t, " << real << " dt, " << real << "* y, const " << real << "* p, const " << real
         << "* c) {\n";
   }
@@ -122,7 +123,8 @@ std::string print_cuda(const Model& m, const CudaOptions& opt) {
   const std::string pre = sanitise_identifier(opt.function_prefix, 64);
   const TargetProfile prof = cuda_profile(opt.use_float, opt.fast_intrinsics, pre + "_powi");
   const VarNamer names = namer_for(m, l);
-  CudaWriter w{m, prof, pre, prof.real, m.states.size(), {}};
+  const std::string inl = opt.force_inline ? "__device__ __forceinline__ " : "__device__ __noinline__ ";
+  CudaWriter w{m, prof, pre, prof.real, m.states.size(), inl, {}};
   const std::string& real = prof.real;
   std::ostringstream& out = w.out;
 
@@ -135,7 +137,7 @@ std::string print_cuda(const Model& m, const CudaOptions& opt) {
   out << "constexpr int " << pre << "_n_constants = " << l.n_constants << ";\n\n";
 
   out << "// x^N by repeated squaring (strength reduction of pow with an integer exponent).\n"
-      << "template <int N>\n__device__ __forceinline__ " << real << " " << pre << "_powi("
+      << "template <int N>\n" << inl << real << " " << pre << "_powi("
       << real << " x) {\n"
       << "  if constexpr (N < 0) return " << w.lit(1) << " / " << pre << "_powi<-N>(x);\n"
       << "  else if constexpr (N == 0) return " << w.lit(1) << ";\n"
@@ -145,7 +147,7 @@ std::string print_cuda(const Model& m, const CudaOptions& opt) {
       << "  else return " << pre << "_powi<N - 1>(x) * x;\n}\n\n";
 
   out << "// (e^{J h} - 1)/J, the exact propagator factor of a gate; -> h as J -> 0.\n"
-      << "__device__ __forceinline__ " << real << " " << pre << "_expm1_over(" << real << " J, "
+      << inl + "" << real << " " << pre << "_expm1_over(" << real << " J, "
       << real << " h) {\n"
       << "  const " << real << " x = J * h;\n"
       << "  if (" << (opt.use_float ? "fabsf" : "fabs") << "(x) < " << w.lit(1e-5) << ") return h * ("
@@ -154,14 +156,14 @@ std::string print_cuda(const Model& m, const CudaOptions& opt) {
 
   const std::string args = real + " t, const " + real + "* y, const " + real + "* p, const " +
                            real + "* c";
-  out << "__device__ __forceinline__ void " << pre << "_constants(const " << real << "* p, "
+  out << inl + "void " << pre << "_constants(const " << real << "* p, "
       << real << "* c) {\n"
       << print_straight_line(m, prof, constants_statements(m, l, prof), names, "  ") << "}\n\n";
-  out << "__device__ __forceinline__ void " << pre << "_rhs(" << args << ", " << real
+  out << inl + "void " << pre << "_rhs(" << args << ", " << real
       << "* dydt) {\n"
       << print_straight_line(m, prof, rhs_statements(m, l, prof, false), names, "  ")
       << "}\n\n";
-  out << "__device__ __forceinline__ void " << pre << "_rhs_jac(" << args << ", " << real
+  out << inl + "void " << pre << "_rhs_jac(" << args << ", " << real
       << "* dydt, " << real << "* jdiag) {\n"
       << print_straight_line(m, prof, rhs_statements(m, l, prof, true), names, "  ")
       << "}\n\n";
@@ -169,7 +171,7 @@ std::string print_cuda(const Model& m, const CudaOptions& opt) {
   w.steps();
 
   out << "// method = static_cast<int>(hw::cell::Integrator): fe rk2 rk4 rl1 rl2 sbe.\n"
-      << "__device__ __forceinline__ void " << pre << "_step(int method, " << real << " t, "
+      << inl + "void " << pre << "_step(int method, " << real << " t, "
       << real << " dt, " << real << "* y, const " << real << "* p, const " << real
       << "* c) {\n  switch (method) {\n";
   const char* methods[] = {"fe", "rk2", "rk4", "rl1", "rl2", "sbe"};

@@ -28,6 +28,10 @@ struct CudaOptions {
   bool use_float = true;
   std::string function_prefix = "hw_model";
   bool fast_intrinsics = false;  // float only: __expf, __logf, ... (less accurate)
+  // __forceinline__ on every device function (what a tissue kernel wants). Off, they are
+  // __noinline__: each is compiled once instead of once per call site, which is what a
+  // compile-only check needs (O'Hara-Rudy inlined into all six steps takes NVRTC minutes).
+  bool force_inline = true;
 };
 
 // Throws hw::Error when the model is not analysed (see printer_common.hpp).
