@@ -41,6 +41,7 @@ int run_bench_niederer(const BenchNiedererFlags& f) {
   if (!f.quiet)
     std::cout << fmt::format("N-version benchmark: {}, dt = {} ms, {} cells, backend {}\n", c.grid.str(), f.dt,
                              c.grid.size(), f.backend);
+  std::cout << std::flush;
   Progress progress(0, 150, stderr, ::isatty(2) != 0, f.quiet);
   const NiedererResult r = run_niederer(f.dx, f.dt, opt, [&](double t) { progress.update(t); });
   progress.interrupt();
@@ -67,6 +68,9 @@ int run_bench_niederer(const BenchNiedererFlags& f) {
 
 }  // namespace
 
+// cmd_bench_tissue.cpp: karma2d, karma3d, tt06-3d, niederer-0.2, roof, all.
+void add_tissue_bench_subcommands(CLI::App* bench, Action& action);
+
 void add_bench_command(CLI::App& app, Action& action) {
   auto* bench = app.add_subcommand("bench", "Benchmark cases that print a table (docs/benchmarks.md)");
   bench->require_subcommand(1);
@@ -87,6 +91,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   cmd->callback([f, &action] {
     action = [f]() { return run_bench_niederer(*f); };
   });
+  add_tissue_bench_subcommands(bench, action);
 }
 
 }  // namespace hw::cli

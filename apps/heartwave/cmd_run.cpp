@@ -383,6 +383,7 @@ int run_case(const RunFlags& f) {
     io::write_checkpoint(ckpt, sim.save_state(), io::CheckpointMeta{identity, sim.time(), sim.steps_done()});
   };
   out.sample(true);
+  std::cout << std::flush;
   io::StopSignalGuard guard;
   Progress progress(sim.time(), c.time.t_end, stderr, ::isatty(2) != 0, f.quiet);
   const double eps = 1e-3 * sim.dt();
