@@ -21,7 +21,7 @@
 #include "model/emit/identifiers.hpp"
 #include "model/frontend/hwm/hwm.hpp"
 #include "model/jit/jit.hpp"
-#include "model/passes/pipeline.hpp"
+#include "model/load.hpp"
 
 namespace {
 
@@ -59,12 +59,12 @@ int main(int argc, char** argv) {
   try {
     if (name.empty()) name = std::filesystem::path(input).stem().string();
     const std::string hwm_text = read_text(input);
-    hw::model::Model m = hw::model::load_hwm(input);
-    hw::DiagnosticSink sink;
-    hw::model::run_pipeline(m, hw::model::PipelineOptions{}, sink);
-    for (const auto& d : sink.all())
-      if (d.severity != hw::Severity::note) std::cerr << d.str() << "\n";
-    sink.throw_if_errors();
+    // Exactly what load_model gives the CLI (roles, pacing control, passes), so that
+    // make_kernel's hash match finds this compiled code at run time.
+    hw::model::LoadedModel loaded = hw::model::load_model(input);
+    for (const auto& d : loaded.notes)
+      if (d.severity == hw::Severity::warning) std::cerr << d.str() << "\n";
+    const hw::model::Model& m = loaded.analysed;
 
     hw::model::CppOptions opt;
     opt.symbol_prefix = hw::model::sanitise_identifier(prefix, 64);
