@@ -1,0 +1,160 @@
+// The tissue benchmark cases and the copy-bandwidth roof (see benchmarks.hpp).
+#include "tissue/benchmarks.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "model/load.hpp"
+#include "tissue/niederer.hpp"
+#include "tissue/simulation.hpp"
+
+namespace hw::tissue {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// A planar wave: the cells with x < `width` mm start excited, so a front crosses the box
+// and the cell models do real work (not a shortcut through resting cells).
+void planar_wave(TissueCase& c, double width, double value) {
+  InitialCondition ic;
+  ic.where.kind = Region::Kind::box;
+  ic.where.lo = {-1, -1, -1};
+  ic.where.hi = {width, 1e9, 1e9};
+  ic.variable = "V";
+  ic.value = value;
+  c.initial.push_back(ic);
+}
+
+// Karma 1993, dimensionless, D = σ/(χCm) = 1 per time unit (χ = Cm = 1), isotropic,
+// dt 0.05 (seeds 001/004). Spacing 0.5 (2D) / 0.6 (3D) keeps dt under the explicit limit
+// h²/(2·dim·D) = 0.0625 / 0.06.
+TissueCase karma_case(int dim, int n) {
+  TissueCase c;
+  c.name = dim == 2 ? "karma2d" : "karma3d";
+  const double h = dim == 2 ? 0.5 : 0.6;
+  for (int a = 0; a < 3; ++a) {
+    c.grid.n[a] = a < dim ? n : 1;
+    c.grid.h[a] = h;
+  }
+  c.fibres.kind = FibreSpec::Kind::none;
+  c.conductivity.sigma_l = c.conductivity.sigma_t = 1;
+  c.conductivity.chi = c.conductivity.cm = 1;
+  ModelRegion m;
+  m.model = "karma1993";
+  c.models.push_back(m);
+  c.time.dt = 0.05;
+  c.time.integrator = "rl1";
+  planar_wave(c, 0.1 * n * h, 3.0);
+  return c;
+}
+
+// ten Tusscher 2006 epi, fibres along x, the N-version conductivities, dx 0.2 mm, dt 0.02.
+TissueCase tt06_case(int n) {
+  TissueCase c = niederer_case(0.2, 0.02);
+  c.name = "tt06-3d";
+  c.stimuli.clear();
+  for (int a = 0; a < 3; ++a) c.grid.n[a] = n;
+  planar_wave(c, 0.1 * n * 0.2, 10.0);  // +10 mV: above threshold
+  return c;
+}
+
+}  // namespace
+
+double measure_copy_bandwidth_gbs(int threads, int array_mib) {
+  const int nt = threads > 0 ? threads : omp_get_max_threads();
+  const long n = long(std::max(1, array_mib)) * (1L << 20) / long(sizeof(float));
+  // Raw allocations: std::vector would touch every page from the calling thread and undo
+  // the first-touch placement below.
+  std::unique_ptr<float[]> a(new float[std::size_t(n)]), b(new float[std::size_t(n)]);
+  float* pa = a.get();
+  float* pb = b.get();
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (long i = 0; i < n; ++i) {
+    pa[i] = float(i & 1023);
+    pb[i] = 0.0f;
+  }
+  double best = 0;
+  for (int rep = 0; rep < 6; ++rep) {
+    const auto t0 = Clock::now();
+    // b = a
+#pragma omp parallel for schedule(static) num_threads(nt)
+    for (long i = 0; i < n; ++i) pb[i] = pa[i];
+    const double s = since(t0);
+    if (s > 0) best = std::max(best, 2.0 * double(n) * sizeof(float) / s / 1e9);
+    std::swap(pa, pb);
+  }
+  // Keep the copies observable so the loop cannot be dropped.
+  if (pa[n / 2] < 0 || pb[n / 3] < 0) best = -best;
+  return best;
+}
+
+std::vector<std::string> tissue_benchmark_names() {
+  return {"karma2d", "karma3d", "tt06-3d", "niederer-0.2"};
+}
+
+TissueCase tissue_benchmark_case(const std::string& name, int n) {
+  if (name == "karma2d") return karma_case(2, n > 0 ? n : 1024);
+  if (name == "karma3d") return karma_case(3, n > 0 ? n : 128);
+  if (name == "tt06-3d") return tt06_case(n > 0 ? n : 64);
+  if (name == "niederer-0.2") {
+    // Explicit diffusion is stable here: limit 2χCm/λ̂ ≈ 0.17 ms ≫ dt = 0.01 ms.
+    TissueCase c = niederer_case(n > 0 ? 20.0 / n : 0.2, 0.01);
+    c.name = "niederer-0.2";
+    return c;
+  }
+  throw InputError(SourceLoc{}, fmt::format("unknown tissue benchmark \"{}\" (known: karma2d, "
+                                            "karma3d, tt06-3d, niederer-0.2)",
+                                            name));
+}
+
+BenchResult run_tissue_benchmark(const std::string& name, int threads, double seconds_budget,
+                                 int n, double roof_gbs) {
+  const TissueCase c = tissue_benchmark_case(name, n);
+  SimulationOptions opt;
+  opt.backend = Backend::cpu;
+  opt.threads = threads;
+  Simulation sim(c, opt);
+  const int ns = int(model::load_model(c.models.front().model).analysed.states.size());
+  const std::size_t real = c.time.precision == Precision::f32 ? 4 : 8;
+
+  sim.step();  // untimed: page faults of the second V field, kernel first use
+  const auto t0 = Clock::now();
+  long steps = 0;
+  double s = 0;
+  while (steps < 2 || s < seconds_budget) {
+    sim.step();
+    ++steps;
+    s = since(t0);
+  }
+
+  BenchResult r;
+  r.name = name;
+  r.cells = long(sim.tissue_cells());
+  r.steps = steps;
+  r.seconds = s;
+  r.cell_steps_per_s = double(r.cells) * double(steps) / s;
+  // Fused explicit step: V read (neighbours from cache) and written, each other state read
+  // and written: 2·sizeof(Real)·ns bytes per cell (docs/benchmarks.md).
+  r.bytes_per_cell_step = 2.0 * double(real) * ns;
+  r.achieved_gbs = r.cell_steps_per_s * r.bytes_per_cell_step / 1e9;
+  r.roof_gbs = roof_gbs < 0 ? measure_copy_bandwidth_gbs(threads) : roof_gbs;
+  const std::string d = sim.describe();
+  const auto p = d.find("diffusion: ");
+  r.notes = fmt::format("{}, {}", c.time.precision == Precision::f32 ? "float" : "double",
+                        p == std::string::npos ? std::string() : d.substr(p + 11, d.find('\n', p) - p - 11));
+  return r;
+}
+
+}  // namespace hw::tissue

@@ -1,0 +1,49 @@
+// Named tissue performance cases and the memory-bandwidth roof they are judged against.
+//
+// Why in the library: `heartwave bench`, bench/bench_tissue.cpp and the correctness test of
+// the cases all run exactly these cases, and the roof is measured in the same process (on a
+// shared machine a roof from another day means nothing). docs/benchmarks.md, "Tissue (CPU)",
+// has the traffic model and the measured table.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tissue/case.hpp"
+
+namespace hw::tissue {
+
+// STREAM-style copy b[i] = a[i] over two 512 MiB float arrays (1 GiB: about 4 × the 260 MiB
+// L3 the development VM reports), OpenMP static schedule, first-touch by the same threads,
+// best of six repetitions. GB/s = 2 · bytes of one array / seconds (read
+// + write; the write-allocate read is not counted, as in STREAM). array_mib shrinks the
+// arrays (tests).
+double measure_copy_bandwidth_gbs(int threads, int array_mib = 512);
+
+struct BenchResult {
+  std::string name;
+  long cells = 0;   // tissue cells
+  long steps = 0;   // PDE steps timed (after one untimed warm-up step)
+  double seconds = 0;
+  double cell_steps_per_s = 0;
+  double bytes_per_cell_step = 0;  // the traffic model: 2 · sizeof(Real) · states
+  double achieved_gbs = 0;         // cell_steps_per_s · bytes_per_cell_step / 1e9
+  double roof_gbs = 0;             // measure_copy_bandwidth_gbs(threads), same process
+  std::string notes;               // diffusion scheme, kernel, precision
+};
+
+// karma2d, karma3d, tt06-3d, niederer-0.2.
+std::vector<std::string> tissue_benchmark_names();
+
+// The case behind a name; n > 0 replaces the cells per axis (Niederer: cells along x, the
+// spacing 20 mm / n) so tests can run the same set-up tiny. InputError for an unknown name.
+TissueCase tissue_benchmark_case(const std::string& name, int n = 0);
+
+// Builds the case on the cpu backend with `threads` threads (0 = OpenMP default), takes
+// one untimed step, then steps for about seconds_budget (at least 2 steps). roof_gbs < 0
+// measures the roof here; pass a value to reuse one measured earlier (`bench all`), 0 to
+// skip it.
+BenchResult run_tissue_benchmark(const std::string& name, int threads, double seconds_budget,
+                                 int n = 0, double roof_gbs = -1);
+
+}  // namespace hw::tissue
