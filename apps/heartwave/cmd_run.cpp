@@ -415,8 +415,8 @@ int run_case(const RunFlags& f) {
       progress.interrupt();
       checkpoint();
       std::cerr << fmt::format("heartwave run: stopped by signal {} at t = {} ms; checkpoint {}\n"
-                               "  continue with: heartwave run {} --restart {}\n",
-                               io::stop_signal(), sim.time(), ckpt, builtin ? "" : f.file, ckpt);
+                               "  continue with: heartwave run {}--restart {}\n",
+                               io::stop_signal(), sim.time(), ckpt, builtin ? "" : f.file + " ", ckpt);
       return 130;
     }
   }

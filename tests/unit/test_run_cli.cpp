@@ -115,6 +115,22 @@ TEST_F(RunCliTest, RestartOfAnotherCaseIsRefused) {
   EXPECT_NE(out_.find("checkpoint.hwck"), std::string::npos) << out_;
 }
 
+TEST_F(RunCliTest, NanStopsWithTimeCellVariableAfterSavingTheLastGoodState) {
+  // Arrange: a stimulus so strong that the state overflows at its first step (t = 0.5 ms).
+  std::ofstream(dir_ / "nan.toml") << "[grid]\nsize = [10, 10]\nspacing = 0.5\n[[model]]\n"
+                                      "name = \"aliev_panfilov_1996\"\n[[stimulus]]\n"
+                                      "region = { lo = [0, 0], hi = [1, 1] }\namplitude = 1e38\nstart = 0.5\n"
+                                      "[time]\ndt = 0.05\nt_end = 2\n[output]\ndirectory = \"n\"\n";
+  // Act
+  const int rc = run("run nan.toml -q --threads 1");
+  // Assert
+  EXPECT_EQ(rc, 1) << out_;
+  EXPECT_NE(out_.find("blew up at t = 0.55 ms in cell (0, 0, 0)"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("last good state (t = 0.5 ms)"), std::string::npos) << out_;
+  EXPECT_TRUE(fs::exists(dir_ / "n" / "last_good.vti"));
+  EXPECT_TRUE(fs::exists(dir_ / "n" / "checkpoint.hwck"));
+}
+
 TEST_F(RunCliTest, Karma3dPrintsItsMemoryEstimateWithoutRunning) {
   const fs::path karma = fs::path(HW_TEST_DATA_DIR).parent_path() / "examples" / "karma3d.toml";
   ASSERT_EQ(run("run '" + karma.string() + "' --check"), 0) << out_;
