@@ -7,107 +7,45 @@
 
 #include <fmt/format.h>
 
+#include "model/passes/eval.hpp"
+
 namespace hw::cell {
 
 using model::ExprId;
 using model::Model;
-using model::Op;
-using model::VarKind;
 
 namespace {
 
-// Tree walk with memoised algebraics; cycles evaluate to NaN instead of recursing forever.
+// Evaluates model expressions at one point (the shared point evaluator of the passes);
+// states and parameters default to the model's own values. A cycle among algebraics,
+// which the sort pass reports properly later, reads as NaN here.
 class Evaluator {
  public:
   Evaluator(const Model& m, const std::vector<double>* y, const std::vector<double>* p)
-      : m_(m), y_(y), p_(p), memo_(m.algebraics.size()), mark_(m.algebraics.size(), 0) {}
+      : m_(m) {
+    if (y) {
+      y_ = *y;
+    } else {
+      for (const auto& s : m.states) y_.push_back(s.initial);
+    }
+    if (p) {
+      p_ = *p;
+    } else {
+      for (const auto& q : m.parameters) p_.push_back(q.value);
+    }
+  }
 
   double at(ExprId e, double t) {
-    t_ = t;
-    std::fill(mark_.begin(), mark_.end(), 0);
-    return eval(e);
+    try {
+      return model::evaluate_point(m_, e, t, y_.data(), p_.data(), nullptr);
+    } catch (const Error&) {
+      return std::nan("");
+    }
   }
 
  private:
-  double var(const model::Node& n) {
-    switch (n.var_kind) {
-      case VarKind::time: return t_;
-      case VarKind::state: return y_ ? (*y_)[n.index] : m_.states[n.index].initial;
-      case VarKind::param: return p_ ? (*p_)[n.index] : m_.parameters[n.index].value;
-      case VarKind::algebraic: {
-        if (mark_[n.index] == 2) return memo_[n.index];
-        if (mark_[n.index] == 1) return std::nan("");  // a cycle
-        mark_[n.index] = 1;
-        const double v = eval(m_.algebraics[n.index].expr);
-        memo_[n.index] = v;
-        mark_[n.index] = 2;
-        return v;
-      }
-    }
-    return std::nan("");
-  }
-
-  double eval(ExprId e) {
-    const model::Node& n = m_.pool.node(e);
-    const auto& a = n.args;
-    auto x = [&](std::size_t i) { return eval(a[i]); };
-    switch (n.op) {
-      case Op::constant: return n.value;
-      case Op::variable: return var(n);
-      case Op::add: return x(0) + x(1);
-      case Op::sub: return x(0) - x(1);
-      case Op::mul: return x(0) * x(1);
-      case Op::div: return x(0) / x(1);
-      case Op::neg: return -x(0);
-      case Op::pow: return std::pow(x(0), x(1));
-      case Op::exp: return std::exp(x(0));
-      case Op::log: return std::log(x(0));
-      case Op::log10: return std::log10(x(0));
-      case Op::sqrt: return std::sqrt(x(0));
-      case Op::abs: return std::fabs(x(0));
-      case Op::floor: return std::floor(x(0));
-      case Op::ceil: return std::ceil(x(0));
-      case Op::sin: return std::sin(x(0));
-      case Op::cos: return std::cos(x(0));
-      case Op::tan: return std::tan(x(0));
-      case Op::asin: return std::asin(x(0));
-      case Op::acos: return std::acos(x(0));
-      case Op::atan: return std::atan(x(0));
-      case Op::sinh: return std::sinh(x(0));
-      case Op::cosh: return std::cosh(x(0));
-      case Op::tanh: return std::tanh(x(0));
-      case Op::asinh: return std::asinh(x(0));
-      case Op::acosh: return std::acosh(x(0));
-      case Op::atanh: return std::atanh(x(0));
-      case Op::min: return std::fmin(x(0), x(1));
-      case Op::max: return std::fmax(x(0), x(1));
-      case Op::rem: return std::fmod(x(0), x(1));
-      case Op::lt: return x(0) < x(1);
-      case Op::le: return x(0) <= x(1);
-      case Op::gt: return x(0) > x(1);
-      case Op::ge: return x(0) >= x(1);
-      case Op::eq: return x(0) == x(1);
-      case Op::ne: return x(0) != x(1);
-      case Op::logical_and: return (x(0) != 0) && (x(1) != 0);
-      case Op::logical_or: return (x(0) != 0) || (x(1) != 0);
-      case Op::logical_xor: return (x(0) != 0) != (x(1) != 0);
-      case Op::logical_not: return x(0) == 0;
-      case Op::select: return x(0) != 0 ? x(1) : x(2);
-      case Op::piecewise: {
-        for (std::size_t i = 0; i + 1 < a.size(); i += 2)
-          if (x(i) != 0) return x(i + 1);
-        return x(a.size() - 1);
-      }
-    }
-    return std::nan("");
-  }
-
   const Model& m_;
-  const std::vector<double>* y_;
-  const std::vector<double>* p_;
-  std::vector<double> memo_;
-  std::vector<char> mark_;
-  double t_ = 0;
+  std::vector<double> y_, p_;
 };
 
 std::uint32_t add_parameter(Model& m, const std::string& wanted, double value,
