@@ -80,10 +80,11 @@ TEST_P(BuiltinVsCellml, SameModel) {
     EXPECT_EQ(native.source.states[i].name, source.source.states[i].name);
     EXPECT_EQ(native.source.states[i].initial, source.source.states[i].initial);
   }
-  // Act: 300 ms of a paced beat (RL2, dt 0.01 ms; 1 ms stimulus) on both.
+  // Act: 300 ms of a paced beat (RL2, dt 0.01 ms; the model's own stimulus) on both.
   const double dt = 0.01 / native.analysed.roles.time_to_ms;
-  const auto a = run(native, dt, 30000, 100);
-  const auto b = run(source, dt, 30000, 100);
+  const int on = static_cast<int>(std::lround(native.stimulus.default_duration_ms.value_or(1) / 0.01));
+  const auto a = run(native, dt, 30000, on);
+  const auto b = run(source, dt, 30000, on);
   // Assert: identical V traces to rounding (the converter prints %.17g).
   ASSERT_EQ(a.size(), b.size());
   double worst = 0;
