@@ -45,46 +45,79 @@ namespace detail {
 template <class Real>
 inline Real expm1_over(Real J, Real h) {
   const Real x = J * h;
-  // Below |x| ~ 1e-5 (double) the series beats expm1's rounding for this quotient.
-  if (std::fabs(x) < Real(1e-5)) return h * (Real(1) + x * (Real(0.5) + x * Real(1.0 / 6.0)));
-  return std::expm1(x) / J;
+  // Below |x| ~ 1e-5 (double) the series beats expm1's rounding for this quotient. Both
+  // sides are computed and one is selected, so a loop over cells that calls this can be
+  // if-converted and vectorised. `+ Real(0) * e` keeps GCC from sinking the expm1 call into
+  // the large-|x| side (which would bring the branch back); it adds ±0 to the series, as e
+  // is finite (|e| < 2e-5) whenever the series is selected. At J == 0 the unused quotient
+  // is NaN.
+  const Real e = std::expm1(x);
+  const Real series = h * (Real(1) + x * (Real(0.5) + x * Real(1.0 / 6.0))) + Real(0) * e;
+  const Real exact = e / J;
+  return std::fabs(x) < Real(1e-5) ? series : exact;
+}
+
+// Size of step_cell's scratch arrays: the model's own state count when it is a compile-time
+// constant (generated models), so that inside a vectorised loop over cells the arrays are
+// small enough to live in registers; kMaxStates for run-time models (the interpreter).
+template <class M>
+constexpr int scratch_size() {
+  if constexpr (requires { M::kStates; }) {
+    return M::kStates > 0 ? M::kStates : 1;
+  } else {
+    return kMaxStates;
+  }
 }
 
 }  // namespace detail
+
+// The per-state loops are unrolled completely when n is a compile-time constant (generated
+// models, up to 64 states), so a vectorised loop over cells that inlines step_cell has no
+// inner loop left (GCC 12 vectorises only innermost loops).
+#define HW_STATE_LOOP _Pragma("GCC unroll 64")
 
 // Advances one cell by dt. y has n_states entries; c holds the cell's computed constants.
 template <class Real, class M>
 inline void step_cell(const M& m, Integrator method, Real t, Real dt, Real* y, const Real* p,
                       const Real* c) {
   const int n = m.n_states();
-  Real f[kMaxStates], J[kMaxStates], ys[kMaxStates];
+  constexpr int kScratch = detail::scratch_size<M>();
+  Real f[kScratch], J[kScratch], ys[kScratch];
   switch (method) {
     case Integrator::fe: {
       m.rhs(t, y, p, c, f);
+      HW_STATE_LOOP
       for (int i = 0; i < n; ++i) y[i] += dt * f[i];
       return;
     }
     case Integrator::rk2: {  // explicit midpoint
       m.rhs(t, y, p, c, f);
+      HW_STATE_LOOP
       for (int i = 0; i < n; ++i) ys[i] = y[i] + Real(0.5) * dt * f[i];
       m.rhs(t + Real(0.5) * dt, ys, p, c, f);
+      HW_STATE_LOOP
       for (int i = 0; i < n; ++i) y[i] += dt * f[i];
       return;
     }
     case Integrator::rk4: {
-      Real acc[kMaxStates];
+      Real acc[kScratch];
       m.rhs(t, y, p, c, f);
+      HW_STATE_LOOP
       for (int i = 0; i < n; ++i) { acc[i] = f[i]; ys[i] = y[i] + Real(0.5) * dt * f[i]; }
       m.rhs(t + Real(0.5) * dt, ys, p, c, f);
+      HW_STATE_LOOP
       for (int i = 0; i < n; ++i) { acc[i] += 2 * f[i]; ys[i] = y[i] + Real(0.5) * dt * f[i]; }
       m.rhs(t + Real(0.5) * dt, ys, p, c, f);
+      HW_STATE_LOOP
       for (int i = 0; i < n; ++i) { acc[i] += 2 * f[i]; ys[i] = y[i] + dt * f[i]; }
       m.rhs(t + dt, ys, p, c, f);
+      HW_STATE_LOOP
       for (int i = 0; i < n; ++i) y[i] += dt / Real(6) * (acc[i] + f[i]);
       return;
     }
     case Integrator::rl1: {  // Rush-Larsen: gates exact for frozen a, b; the rest FE
       m.rhs_jac(t, y, p, c, f, J);
+      HW_STATE_LOOP
       for (int i = 0; i < n; ++i)
         y[i] += m.is_gate(i) ? f[i] * detail::expm1_over(J[i], dt) : dt * f[i];
       return;
@@ -94,10 +127,12 @@ inline void step_cell(const M& m, Integrator method, Real t, Real dt, Real* y, c
       // half RL1 step to the midpoint, then a full step from y with the gates' a, b and the
       // other states' slopes taken at the midpoint (midpoint RK2 for non-gates).
       m.rhs_jac(t, y, p, c, f, J);
+      HW_STATE_LOOP
       for (int i = 0; i < n; ++i)
         ys[i] = y[i] + (m.is_gate(i) ? f[i] * detail::expm1_over(J[i], Real(0.5) * dt)
                                      : Real(0.5) * dt * f[i]);
       m.rhs_jac(t + Real(0.5) * dt, ys, p, c, f, J);
+      HW_STATE_LOOP
       for (int i = 0; i < n; ++i) {
         if (m.is_gate(i)) {
           // y' = f* + J*(y - y*), exact from y over dt.
@@ -111,6 +146,7 @@ inline void step_cell(const M& m, Integrator method, Real t, Real dt, Real* y, c
     }
     case Integrator::sbe: {  // simplified backward Euler: one Newton step, diagonal J
       m.rhs_jac(t, y, p, c, f, J);
+      HW_STATE_LOOP
       for (int i = 0; i < n; ++i) y[i] += dt * f[i] / (Real(1) - dt * J[i]);
       return;
     }

@@ -32,40 +32,89 @@ inline T powi(T x) {
 
 )";
 
+// libmvec (glibc) has vector versions of these, but <cmath> declares them SIMD only under
+// -ffast-math, which would change results. Declaring them here lets GCC call the vector
+// versions from the vectorised cell loop without it; they differ from the scalar libm by a
+// few ulp at most (the JIT and built-in tests compare against the interpreter).
+static constexpr const char* kSimdMath = R"(// Vector variants from glibc's libmvec for the loop over cells (see cpp_printer.cpp).
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
+#define HW_SIMD_MATH(name)                                                     \
+  extern "C" __attribute__((simd("notinbranch"))) double name(double) noexcept; \
+  extern "C" __attribute__((simd("notinbranch"))) float name##f(float) noexcept;
+HW_SIMD_MATH(exp)
+HW_SIMD_MATH(expm1)
+HW_SIMD_MATH(log)
+HW_SIMD_MATH(log10)
+HW_SIMD_MATH(log1p)
+HW_SIMD_MATH(sin)
+HW_SIMD_MATH(cos)
+HW_SIMD_MATH(tan)
+HW_SIMD_MATH(sinh)
+HW_SIMD_MATH(cosh)
+HW_SIMD_MATH(tanh)
+HW_SIMD_MATH(asin)
+HW_SIMD_MATH(acos)
+HW_SIMD_MATH(atan)
+#undef HW_SIMD_MATH
+extern "C" __attribute__((simd("notinbranch"))) double pow(double, double) noexcept;
+extern "C" __attribute__((simd("notinbranch"))) float powf(float, float) noexcept;
+extern "C" __attribute__((simd("notinbranch"))) double atan2(double, double) noexcept;
+extern "C" __attribute__((simd("notinbranch"))) float atan2f(float, float) noexcept;
+#endif
+
+)";
+
+// The batch loop of cell/integrators.hpp specialised to this model and one integrator. The
+// steps loop is outside the cell loop (state goes back to memory between steps) and one
+// cell's step is a separate always-inlined function: GCC 12 vectorises the `omp simd` cell
+// loop only without inner loops, and locals of that loop's own body whose address is
+// taken become per-lane arrays it then rejects ("not suitable for scatter store").
+// Loads and stores are printed per state (LOAD_Y etc. are replaced by the printer).
 static constexpr const char* kBatch = R"(
-// The batch loop of cell/integrators.hpp specialised to this model and one integrator:
-// the model is inlined, the sizes are compile-time constants and the loop over cells is
-// marked for vectorisation (cells are independent; state k of cell i is y[k*stride + i]).
+template <class Real, hw::cell::Integrator kMethod>
+[[gnu::always_inline]] inline void step_one(const Model<Real>& m, Real t, Real dt, Real* Y,
+                                            std::size_t stride, std::size_t i, const Real* p,
+                                            const Real* c) {
+  Real y[Model<Real>::kStates > 0 ? Model<Real>::kStates : 1];
+@LOAD_Y@  hw::cell::step_cell(m, kMethod, t, dt, y, p, c);
+@STORE_Y@}
+
+template <class Real, hw::cell::Integrator kMethod>
+[[gnu::always_inline]] inline void step_one_own_params(const Model<Real>& m, Real t, Real dt,
+                                                       Real* Y, const Real* P,
+                                                       std::size_t stride, std::size_t i) {
+  Real p[Model<Real>::kParams > 0 ? Model<Real>::kParams : 1];
+  Real c[Model<Real>::kConstants > 0 ? Model<Real>::kConstants : 1];
+@LOAD_P@  m.constants(p, c);
+  step_one<Real, kMethod>(m, t, dt, Y, stride, i, p, c);
+}
+
 template <class Real, hw::cell::Integrator kMethod>
 void step_batch(Real t, Real dt, int steps, const hw::cell::Batch<Real>& b) {
   const Model<Real> m;
-  constexpr int ns = Model<Real>::kStates;
   constexpr int np = Model<Real>::kParams > 0 ? Model<Real>::kParams : 1;
   constexpr int nc = Model<Real>::kConstants > 0 ? Model<Real>::kConstants : 1;
   const std::size_t n = b.n, stride = b.stride;
   Real* const Y = b.y;
   if (!b.per_cell_params) {
-    Real c[nc] = {};
-    m.constants(b.p, c);
-    const Real* const p = b.p;
+    // A local copy: stores to Y cannot alias it, so parameter loads and conditions on t and
+    // parameters only (a stimulus window) are hoisted out of the cell loop.
+    Real p[np] = {}, c[nc] = {};
+    for (int k = 0; k < Model<Real>::kParams; ++k) p[k] = b.p[k];
+    m.constants(p, c);
+    for (int s = 0; s < steps; ++s) {
+      const Real ts = t + s * dt;
 #pragma omp simd
-    for (std::size_t i = 0; i < n; ++i) {
-      Real y[ns > 0 ? ns : 1];
-      for (int k = 0; k < ns; ++k) y[k] = Y[k * stride + i];
-      for (int s = 0; s < steps; ++s) hw::cell::step_cell(m, kMethod, t + s * dt, dt, y, p, c);
-      for (int k = 0; k < ns; ++k) Y[k * stride + i] = y[k];
+      for (std::size_t i = 0; i < n; ++i) step_one<Real, kMethod>(m, ts, dt, Y, stride, i, p, c);
     }
     return;
   }
   const Real* const P = b.p;
+  for (int s = 0; s < steps; ++s) {
+    const Real ts = t + s * dt;
 #pragma omp simd
-  for (std::size_t i = 0; i < n; ++i) {
-    Real y[ns > 0 ? ns : 1], p[np] = {}, c[nc] = {};
-    for (int k = 0; k < Model<Real>::kParams; ++k) p[k] = P[k * stride + i];
-    m.constants(p, c);
-    for (int k = 0; k < ns; ++k) y[k] = Y[k * stride + i];
-    for (int s = 0; s < steps; ++s) hw::cell::step_cell(m, kMethod, t + s * dt, dt, y, p, c);
-    for (int k = 0; k < ns; ++k) Y[k * stride + i] = y[k];
+    for (std::size_t i = 0; i < n; ++i)
+      step_one_own_params<Real, kMethod>(m, ts, dt, Y, P, stride, i);
   }
 }
 
@@ -84,9 +133,37 @@ void step_any(hw::cell::Integrator method, Real t, Real dt, int steps,
 }
 )";
 
+// `  a[k] = B[k * stride + i];` for k < n (or the reverse), one line each, so the cell loop
+// body has no inner loop.
+static std::string per_index(std::size_t n, const char* fmt_lhs, const char* fmt_rhs) {
+  std::string s;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::string ks = std::to_string(k);
+    auto fill = [&](std::string f) {
+      for (std::size_t at; (at = f.find('#')) != std::string::npos;) f.replace(at, 1, ks);
+      return f;
+    };
+    s += "  " + fill(fmt_lhs) + " = " + fill(fmt_rhs) + ";\n";
+  }
+  return s;
+}
+
+static std::string batch_text(std::size_t ns, std::size_t np) {
+  std::string s = kBatch;
+  const auto put = [&](const std::string& key, const std::string& text) {
+    s.replace(s.find(key), key.size(), text);
+  };
+  put("@LOAD_Y@", per_index(ns, "y[#]", "Y[# * stride + i]"));
+  put("@STORE_Y@", per_index(ns, "Y[# * stride + i]", "y[#]"));
+  put("@LOAD_P@", per_index(np, "p[#]", "P[# * stride + i]"));
+  return s;
+}
+
 static void function(std::ostringstream& out, const std::string& signature,
                      const std::string& body) {
-  out << "  " << signature << " const {\n" << body << "  }\n";
+  // always_inline: rhs and rhs_jac are large and called more than once per step; left as
+  // calls they stop the vectoriser in the cell loop ("statement clobbers memory").
+  out << "  [[gnu::always_inline]] " << signature << " const {\n" << body << "  }\n";
 }
 
 std::string print_cpp(const Model& m, const CppOptions& opt) {
@@ -101,7 +178,7 @@ std::string print_cpp(const Model& m, const CppOptions& opt) {
   out << layout_comment(m, l) << "\n";
   out << "#include <cmath>\n#include <cstddef>\n#include <limits>\n#include <string>\n\n"
          "#include \"cell/cell_kernel.hpp\"\n#include \"cell/integrators.hpp\"\n\n"
-         "namespace {\n\n"
+      << kSimdMath << "namespace {\n\n"
       << kPowi;
 
   out << "template <class Real>\nstruct Model {\n";
@@ -133,7 +210,7 @@ std::string print_cpp(const Model& m, const CppOptions& opt) {
   out << "};\n";
 
   if (opt.standalone_kernel_factory) {
-    out << kBatch;
+    out << batch_text(ns, np);
     const std::string prefix = sanitise_identifier(opt.symbol_prefix, 64);
     out << R"cpp(
 class Kernel final : public hw::cell::CellKernel {

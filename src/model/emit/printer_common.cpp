@@ -11,7 +11,11 @@
 
 namespace hw::model {
 
-TargetProfile cpp_profile() { return TargetProfile{}; }
+TargetProfile cpp_profile() {
+  TargetProfile p;
+  p.branch_free = true;
+  return p;
+}
 
 TargetProfile cuda_profile(bool use_float, bool fast_intrinsics, std::string powi_name) {
   TargetProfile p;
@@ -130,6 +134,10 @@ class StraightLine {
         const Op op = pool_.op(id);
         if (op == Op::piecewise)
           throw Error("code generation: piecewise not lowered to select (run the pass pipeline)");
+        if (prof_.branch_free && op == Op::select) {
+          arms_.insert(pool_.args(id)[1]);
+          arms_.insert(pool_.args(id)[2]);
+        }
         for (ExprId a : pool_.args(id)) {
           ++uses_[a];
           if (seen.insert(a).second) stack.push_back(a);
@@ -140,6 +148,7 @@ class StraightLine {
 
   bool wants_temporary(ExprId id) const {
     if (is_leaf(id)) return false;
+    if (arms_.count(id) && !is_boolean(pool_.op(id))) return true;
     auto it = uses_.find(id);
     return it != uses_.end() && it->second > 1;
   }
@@ -178,9 +187,11 @@ class StraightLine {
       case Op::eq: return bin("==");
       case Op::ne: return bin("!=");
       case Op::logical_and:
-        return "(" + condition(n.args[0]) + " && " + condition(n.args[1]) + ")";
+        return "(" + condition(n.args[0]) + (prof_.branch_free ? " & " : " && ") +
+               condition(n.args[1]) + ")";
       case Op::logical_or:
-        return "(" + condition(n.args[0]) + " || " + condition(n.args[1]) + ")";
+        return "(" + condition(n.args[0]) + (prof_.branch_free ? " | " : " || ") +
+               condition(n.args[1]) + ")";
       case Op::logical_xor:
         return "(" + condition(n.args[0]) + " != " + condition(n.args[1]) + ")";
       case Op::logical_not: return "(!" + condition(n.args[0]) + ")";
@@ -262,6 +273,7 @@ class StraightLine {
   const TargetProfile& prof_;
   const VarNamer& names_;
   std::unordered_map<ExprId, int> uses_;
+  std::unordered_set<ExprId> arms_;  // select arms (branch_free profiles only)
   std::unordered_map<ExprId, std::string> temp_name_;
   std::unordered_set<ExprId> visited_;
   int next_temp_ = 0;

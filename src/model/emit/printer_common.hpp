@@ -37,6 +37,11 @@ struct TargetProfile {
   bool use_float = false;       // CUDA: float names (expf) and literals (1.5f)
   bool fast_intrinsics = false; // CUDA float: __expf, __logf, __sinf, __cosf, __powf
   std::string powi = "powi";    // name of the integer-power helper template
+  // Branch-free printing (C++): non-trivial select arms become temporaries computed before
+  // the select, and && / || become & / |, so both sides are always evaluated and a loop over
+  // cells that inlines the model has no control flow left for the vectoriser to reject.
+  // The values are unchanged (the model is pure; an unused arm may be inf or NaN).
+  bool branch_free = false;
 
   std::string literal(double v) const;
   std::string function(Op op) const;

@@ -54,6 +54,32 @@
 #include "cell/cell_kernel.hpp"
 #include "cell/integrators.hpp"
 
+// Vector variants from glibc's libmvec for the loop over cells (see cpp_printer.cpp).
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
+#define HW_SIMD_MATH(name)                                                     \
+  extern "C" __attribute__((simd("notinbranch"))) double name(double) noexcept; \
+  extern "C" __attribute__((simd("notinbranch"))) float name##f(float) noexcept;
+HW_SIMD_MATH(exp)
+HW_SIMD_MATH(expm1)
+HW_SIMD_MATH(log)
+HW_SIMD_MATH(log10)
+HW_SIMD_MATH(log1p)
+HW_SIMD_MATH(sin)
+HW_SIMD_MATH(cos)
+HW_SIMD_MATH(tan)
+HW_SIMD_MATH(sinh)
+HW_SIMD_MATH(cosh)
+HW_SIMD_MATH(tanh)
+HW_SIMD_MATH(asin)
+HW_SIMD_MATH(acos)
+HW_SIMD_MATH(atan)
+#undef HW_SIMD_MATH
+extern "C" __attribute__((simd("notinbranch"))) double pow(double, double) noexcept;
+extern "C" __attribute__((simd("notinbranch"))) float powf(float, float) noexcept;
+extern "C" __attribute__((simd("notinbranch"))) double atan2(double, double) noexcept;
+extern "C" __attribute__((simd("notinbranch"))) float atan2f(float, float) noexcept;
+#endif
+
 namespace {
 
 // x^N by repeated squaring (strength reduction of pow with an integer exponent).
@@ -87,7 +113,7 @@ struct Model {
   constexpr int n_algebraics() const { return kAlgebraics; }
   constexpr bool is_gate(int i) const { return kGate[i]; }
 
-  void constants([[maybe_unused]] const Real* p, [[maybe_unused]] Real* c) const {
+  [[gnu::always_inline]] void constants([[maybe_unused]] const Real* p, [[maybe_unused]] Real* c) const {
     c[0] = p[0] * p[1] / p[2];  // _cse_1
     c[1] = c[0] * std::log(p[12] / p[13]);  // E_Na
     c[2] = std::sqrt(p[17] / Real(5.4000000000000004));  // _cse_2
@@ -99,15 +125,18 @@ struct Model {
     c[8] = p[11] / Real(100);  // _cse_7
     c[9] = Real(1) - c[8];  // _cse_8
   }
-  void rhs([[maybe_unused]] Real t, [[maybe_unused]] const Real* y, [[maybe_unused]] const Real* p, [[maybe_unused]] const Real* c, Real* dydt) const {
+  [[gnu::always_inline]] void rhs([[maybe_unused]] Real t, [[maybe_unused]] const Real* y, [[maybe_unused]] const Real* p, [[maybe_unused]] const Real* c, Real* dydt) const {
     [[maybe_unused]] const Real a0_cse_0 = t - p[4];  // synthetic
-    [[maybe_unused]] const Real a1_I_stim = ((((t >= p[4]) && (t <= p[5])) && (a0_cse_0 - std::floor(a0_cse_0 / p[6]) * p[6] <= p[7])) ? p[8] : Real(0));
+    [[maybe_unused]] const Real a1_I_stim = ((((t >= p[4]) & (t <= p[5])) & (a0_cse_0 - std::floor(a0_cse_0 / p[6]) * p[6] <= p[7])) ? p[8] : Real(0));
     [[maybe_unused]] const Real a4_i_Na = p[9] * powi<3>(y[1]) * y[2] * y[3] * (y[0] - c[1]);
     [[maybe_unused]] const Real a5_E_si = Real(7.7000000000000002) - Real(13.028700000000001) * std::log(y[4]);
     [[maybe_unused]] const Real a6_i_si = p[14] * y[5] * y[6] * (y[0] - a5_E_si);
     [[maybe_unused]] const Real a10_cse_3 = y[0] + Real(77);  // synthetic
-    [[maybe_unused]] const Real a11_temp_Xi = ((std::fabs(y[0] - (Real(-77))) < Real(0.025000833327783044)) ? Real(0.11342327701854696) + (y[0] - (Real(-77.02500083332778))) * Real(0.0022696001892973461) : Real(2.8370000000000002) * (std::exp(Real(0.040000000000000001) * a10_cse_3) - Real(1)) / a10_cse_3);
-    [[maybe_unused]] const Real a12_Xi = ((y[0] > (Real(-100))) ? a11_temp_Xi / std::exp(Real(0.040000000000000001) * (y[0] + Real(35))) : Real(1));
+    const Real s0 = Real(0.11342327701854696) + (y[0] - (Real(-77.02500083332778))) * Real(0.0022696001892973461);
+    const Real s1 = Real(2.8370000000000002) * (std::exp(Real(0.040000000000000001) * a10_cse_3) - Real(1)) / a10_cse_3;
+    [[maybe_unused]] const Real a11_temp_Xi = ((std::fabs(y[0] - (Real(-77))) < Real(0.025000833327783044)) ? s0 : s1);
+    const Real s2 = a11_temp_Xi / std::exp(Real(0.040000000000000001) * (y[0] + Real(35)));
+    [[maybe_unused]] const Real a12_Xi = ((y[0] > (Real(-100))) ? s2 : Real(1));
     [[maybe_unused]] const Real a13_i_K = c[3] * y[7] * a12_Xi * (y[0] - c[4]);
     [[maybe_unused]] const Real a16_cse_4 = y[0] - c[5];  // synthetic
     [[maybe_unused]] const Real a17_alpha_K1 = Real(1.02) / (Real(1) + std::exp(Real(0.23849999999999999) * (a16_cse_4 - Real(59.215000000000003))));
@@ -118,17 +147,25 @@ struct Model {
     [[maybe_unused]] const Real a23_i_Kp = p[20] * a22_Kp * (y[0] - c[7]);
     [[maybe_unused]] const Real a24_i_b = p[22] * (y[0] - p[21]);
     [[maybe_unused]] const Real a25_cse_5 = y[0] + Real(47.130000000000003);  // synthetic
-    [[maybe_unused]] const Real a26_alpha_m = ((std::fabs(y[0] - (Real(-47.13000000000001))) < Real(0.010002083246532616)) ? Real(3.1983999334583557) + (y[0] - (Real(-47.140002083246543))) * Real(0.16000000000008713) : Real(0.32000000000000001) * a25_cse_5 / (Real(1) - std::exp((Real(-0.10000000000000001)) * a25_cse_5)));
+    const Real s3 = Real(3.1983999334583557) + (y[0] - (Real(-47.140002083246543))) * Real(0.16000000000008713);
+    const Real s4 = Real(0.32000000000000001) * a25_cse_5 / (Real(1) - std::exp((Real(-0.10000000000000001)) * a25_cse_5));
+    [[maybe_unused]] const Real a26_alpha_m = ((std::fabs(y[0] - (Real(-47.13000000000001))) < Real(0.010002083246532616)) ? s3 : s4);
     [[maybe_unused]] const Real a27_beta_m = Real(0.080000000000000002) * std::exp(-y[0] / Real(11));
-    const bool s0 = (y[0] < (Real(-40)));
-    [[maybe_unused]] const Real a28_alpha_h = (s0 ? Real(0.13500000000000001) * std::exp((Real(80) + y[0] - p[10]) / (Real(-6.7999999999999998))) : Real(0));
+    const bool s5 = (y[0] < (Real(-40)));
+    const Real s6 = Real(0.13500000000000001) * std::exp((Real(80) + y[0] - p[10]) / (Real(-6.7999999999999998)));
+    [[maybe_unused]] const Real a28_alpha_h = (s5 ? s6 : Real(0));
     [[maybe_unused]] const Real a29_cse_6 = y[0] - p[10];  // synthetic
-    [[maybe_unused]] const Real a30_beta_h = (s0 ? Real(3.5600000000000001) * std::exp(Real(0.079000000000000001) * a29_cse_6) + Real(310000) * std::exp(Real(0.34999999999999998) * a29_cse_6) : Real(1) / (Real(0.13) * (Real(1) + std::exp((y[0] + Real(10.66) - p[10]) / (Real(-11.1))))));
+    const Real s7 = Real(3.5600000000000001) * std::exp(Real(0.079000000000000001) * a29_cse_6) + Real(310000) * std::exp(Real(0.34999999999999998) * a29_cse_6);
+    const Real s8 = Real(1) / (Real(0.13) * (Real(1) + std::exp((y[0] + Real(10.66) - p[10]) / (Real(-11.1)))));
+    [[maybe_unused]] const Real a30_beta_h = (s5 ? s7 : s8);
     [[maybe_unused]] const Real a33_cse_9 = a28_alpha_h + a30_beta_h;  // synthetic
     [[maybe_unused]] const Real a34_h_inf = a28_alpha_h * c[9] / a33_cse_9 + c[8];
     [[maybe_unused]] const Real a35_tau_h = Real(1) / a33_cse_9;
-    [[maybe_unused]] const Real a36_alpha_j = (s0 ? ((Real(-127140)) * std::exp(Real(0.24440000000000001) * a29_cse_6) - Real(3.4740000000000003e-05) * std::exp((Real(-0.043909999999999998)) * a29_cse_6)) * (y[0] + Real(37.780000000000001)) / (Real(1) + std::exp(Real(0.311) * (y[0] + Real(79.230000000000004) - p[10]))) : Real(0));
-    [[maybe_unused]] const Real a37_beta_j = (s0 ? Real(0.1212) * std::exp((Real(-0.01052)) * a29_cse_6) / (Real(1) + std::exp((Real(-0.13780000000000001)) * (y[0] + Real(40.140000000000001) - p[10]))) : Real(0.29999999999999999) * std::exp((Real(-2.5349999999999999e-07)) * a29_cse_6) / (Real(1) + std::exp((Real(-0.10000000000000001)) * (y[0] + Real(32) - p[10]))));
+    const Real s9 = ((Real(-127140)) * std::exp(Real(0.24440000000000001) * a29_cse_6) - Real(3.4740000000000003e-05) * std::exp((Real(-0.043909999999999998)) * a29_cse_6)) * (y[0] + Real(37.780000000000001)) / (Real(1) + std::exp(Real(0.311) * (y[0] + Real(79.230000000000004) - p[10])));
+    [[maybe_unused]] const Real a36_alpha_j = (s5 ? s9 : Real(0));
+    const Real s10 = Real(0.1212) * std::exp((Real(-0.01052)) * a29_cse_6) / (Real(1) + std::exp((Real(-0.13780000000000001)) * (y[0] + Real(40.140000000000001) - p[10])));
+    const Real s11 = Real(0.29999999999999999) * std::exp((Real(-2.5349999999999999e-07)) * a29_cse_6) / (Real(1) + std::exp((Real(-0.10000000000000001)) * (y[0] + Real(32) - p[10])));
+    [[maybe_unused]] const Real a37_beta_j = (s5 ? s10 : s11);
     [[maybe_unused]] const Real a38_cse_10 = a36_alpha_j + a37_beta_j;  // synthetic
     [[maybe_unused]] const Real a39_j_inf = a36_alpha_j * c[9] / a38_cse_10 + c[8];
     [[maybe_unused]] const Real a40_tau_j = Real(1) / a38_cse_10;
@@ -154,9 +191,9 @@ struct Model {
     dydt[6] = a46_alpha_f * (Real(1) - y[6]) - a48_beta_f * y[6];  // d/dt f
     dydt[7] = a51_alpha_X * (Real(1) - y[7]) - a53_beta_X * y[7];  // d/dt X
   }
-  void rhs_jac([[maybe_unused]] Real t, [[maybe_unused]] const Real* y, [[maybe_unused]] const Real* p, [[maybe_unused]] const Real* c, Real* dydt, Real* jdiag) const {
+  [[gnu::always_inline]] void rhs_jac([[maybe_unused]] Real t, [[maybe_unused]] const Real* y, [[maybe_unused]] const Real* p, [[maybe_unused]] const Real* c, Real* dydt, Real* jdiag) const {
     [[maybe_unused]] const Real a0_cse_0 = t - p[4];  // synthetic
-    [[maybe_unused]] const Real a1_I_stim = ((((t >= p[4]) && (t <= p[5])) && (a0_cse_0 - std::floor(a0_cse_0 / p[6]) * p[6] <= p[7])) ? p[8] : Real(0));
+    [[maybe_unused]] const Real a1_I_stim = ((((t >= p[4]) & (t <= p[5])) & (a0_cse_0 - std::floor(a0_cse_0 / p[6]) * p[6] <= p[7])) ? p[8] : Real(0));
     const Real s0 = p[9] * powi<3>(y[1]) * y[2] * y[3];
     [[maybe_unused]] const Real a4_i_Na = s0 * (y[0] - c[1]);
     [[maybe_unused]] const Real a5_E_si = Real(7.7000000000000002) - Real(13.028700000000001) * std::log(y[4]);
@@ -164,53 +201,62 @@ struct Model {
     [[maybe_unused]] const Real a6_i_si = s1 * (y[0] - a5_E_si);
     [[maybe_unused]] const Real a10_cse_3 = y[0] + Real(77);  // synthetic
     const bool s2 = (std::fabs(y[0] - (Real(-77))) < Real(0.025000833327783044));
-    const Real s3 = std::exp(Real(0.040000000000000001) * a10_cse_3);
-    const Real s4 = Real(2.8370000000000002) * (s3 - Real(1)) / a10_cse_3;
-    [[maybe_unused]] const Real a11_temp_Xi = (s2 ? Real(0.11342327701854696) + (y[0] - (Real(-77.02500083332778))) * Real(0.0022696001892973461) : s4);
-    const bool s5 = (y[0] > (Real(-100)));
-    const Real s6 = std::exp(Real(0.040000000000000001) * (y[0] + Real(35)));
-    const Real s7 = a11_temp_Xi / s6;
-    [[maybe_unused]] const Real a12_Xi = (s5 ? s7 : Real(1));
-    const Real s8 = c[3] * y[7];
-    const Real s9 = s8 * a12_Xi;
-    const Real s10 = y[0] - c[4];
-    [[maybe_unused]] const Real a13_i_K = s9 * s10;
+    const Real s3 = Real(0.11342327701854696) + (y[0] - (Real(-77.02500083332778))) * Real(0.0022696001892973461);
+    const Real s4 = std::exp(Real(0.040000000000000001) * a10_cse_3);
+    const Real s5 = Real(2.8370000000000002) * (s4 - Real(1)) / a10_cse_3;
+    [[maybe_unused]] const Real a11_temp_Xi = (s2 ? s3 : s5);
+    const bool s6 = (y[0] > (Real(-100)));
+    const Real s7 = std::exp(Real(0.040000000000000001) * (y[0] + Real(35)));
+    const Real s8 = a11_temp_Xi / s7;
+    [[maybe_unused]] const Real a12_Xi = (s6 ? s8 : Real(1));
+    const Real s9 = c[3] * y[7];
+    const Real s10 = s9 * a12_Xi;
+    const Real s11 = y[0] - c[4];
+    [[maybe_unused]] const Real a13_i_K = s10 * s11;
     [[maybe_unused]] const Real a16_cse_4 = y[0] - c[5];  // synthetic
-    const Real s11 = std::exp(Real(0.23849999999999999) * (a16_cse_4 - Real(59.215000000000003)));
-    const Real s12 = Real(1) + s11;
-    const Real s13 = Real(1.02) / s12;
-    [[maybe_unused]] const Real a17_alpha_K1 = s13;
-    const Real s14 = std::exp(Real(0.080320000000000003) * (y[0] + Real(5.476) - c[5]));
-    const Real s15 = std::exp(Real(0.061749999999999999) * (y[0] - (c[5] + Real(594.30999999999995))));
-    const Real s16 = std::exp((Real(-0.51429999999999998)) * (a16_cse_4 + Real(4.7530000000000001)));
-    const Real s17 = Real(1) + s16;
-    const Real s18 = (Real(0.49124000000000001) * s14 + s15) / s17;
-    [[maybe_unused]] const Real a18_beta_K1 = s18;
-    const Real s19 = a17_alpha_K1 + a18_beta_K1;
-    const Real s20 = a17_alpha_K1 / s19;
-    [[maybe_unused]] const Real a19_K1_infinity = s20;
-    const Real s21 = c[6] * a19_K1_infinity;
-    [[maybe_unused]] const Real a20_i_K1 = s21 * a16_cse_4;
-    const Real s22 = std::exp((Real(7.4880000000000004) - y[0]) / Real(5.9800000000000004));
-    const Real s23 = Real(1) + s22;
-    const Real s24 = Real(1) / s23;
-    [[maybe_unused]] const Real a22_Kp = s24;
-    const Real s25 = p[20] * a22_Kp;
-    const Real s26 = y[0] - c[7];
-    [[maybe_unused]] const Real a23_i_Kp = s25 * s26;
+    const Real s12 = std::exp(Real(0.23849999999999999) * (a16_cse_4 - Real(59.215000000000003)));
+    const Real s13 = Real(1) + s12;
+    const Real s14 = Real(1.02) / s13;
+    [[maybe_unused]] const Real a17_alpha_K1 = s14;
+    const Real s15 = std::exp(Real(0.080320000000000003) * (y[0] + Real(5.476) - c[5]));
+    const Real s16 = std::exp(Real(0.061749999999999999) * (y[0] - (c[5] + Real(594.30999999999995))));
+    const Real s17 = std::exp((Real(-0.51429999999999998)) * (a16_cse_4 + Real(4.7530000000000001)));
+    const Real s18 = Real(1) + s17;
+    const Real s19 = (Real(0.49124000000000001) * s15 + s16) / s18;
+    [[maybe_unused]] const Real a18_beta_K1 = s19;
+    const Real s20 = a17_alpha_K1 + a18_beta_K1;
+    const Real s21 = a17_alpha_K1 / s20;
+    [[maybe_unused]] const Real a19_K1_infinity = s21;
+    const Real s22 = c[6] * a19_K1_infinity;
+    [[maybe_unused]] const Real a20_i_K1 = s22 * a16_cse_4;
+    const Real s23 = std::exp((Real(7.4880000000000004) - y[0]) / Real(5.9800000000000004));
+    const Real s24 = Real(1) + s23;
+    const Real s25 = Real(1) / s24;
+    [[maybe_unused]] const Real a22_Kp = s25;
+    const Real s26 = p[20] * a22_Kp;
+    const Real s27 = y[0] - c[7];
+    [[maybe_unused]] const Real a23_i_Kp = s26 * s27;
     [[maybe_unused]] const Real a24_i_b = p[22] * (y[0] - p[21]);
     [[maybe_unused]] const Real a25_cse_5 = y[0] + Real(47.130000000000003);  // synthetic
-    [[maybe_unused]] const Real a26_alpha_m = ((std::fabs(y[0] - (Real(-47.13000000000001))) < Real(0.010002083246532616)) ? Real(3.1983999334583557) + (y[0] - (Real(-47.140002083246543))) * Real(0.16000000000008713) : Real(0.32000000000000001) * a25_cse_5 / (Real(1) - std::exp((Real(-0.10000000000000001)) * a25_cse_5)));
+    const Real s28 = Real(3.1983999334583557) + (y[0] - (Real(-47.140002083246543))) * Real(0.16000000000008713);
+    const Real s29 = Real(0.32000000000000001) * a25_cse_5 / (Real(1) - std::exp((Real(-0.10000000000000001)) * a25_cse_5));
+    [[maybe_unused]] const Real a26_alpha_m = ((std::fabs(y[0] - (Real(-47.13000000000001))) < Real(0.010002083246532616)) ? s28 : s29);
     [[maybe_unused]] const Real a27_beta_m = Real(0.080000000000000002) * std::exp(-y[0] / Real(11));
-    const bool s27 = (y[0] < (Real(-40)));
-    [[maybe_unused]] const Real a28_alpha_h = (s27 ? Real(0.13500000000000001) * std::exp((Real(80) + y[0] - p[10]) / (Real(-6.7999999999999998))) : Real(0));
+    const bool s30 = (y[0] < (Real(-40)));
+    const Real s31 = Real(0.13500000000000001) * std::exp((Real(80) + y[0] - p[10]) / (Real(-6.7999999999999998)));
+    [[maybe_unused]] const Real a28_alpha_h = (s30 ? s31 : Real(0));
     [[maybe_unused]] const Real a29_cse_6 = y[0] - p[10];  // synthetic
-    [[maybe_unused]] const Real a30_beta_h = (s27 ? Real(3.5600000000000001) * std::exp(Real(0.079000000000000001) * a29_cse_6) + Real(310000) * std::exp(Real(0.34999999999999998) * a29_cse_6) : Real(1) / (Real(0.13) * (Real(1) + std::exp((y[0] + Real(10.66) - p[10]) / (Real(-11.1))))));
+    const Real s32 = Real(3.5600000000000001) * std::exp(Real(0.079000000000000001) * a29_cse_6) + Real(310000) * std::exp(Real(0.34999999999999998) * a29_cse_6);
+    const Real s33 = Real(1) / (Real(0.13) * (Real(1) + std::exp((y[0] + Real(10.66) - p[10]) / (Real(-11.1)))));
+    [[maybe_unused]] const Real a30_beta_h = (s30 ? s32 : s33);
     [[maybe_unused]] const Real a33_cse_9 = a28_alpha_h + a30_beta_h;  // synthetic
     [[maybe_unused]] const Real a34_h_inf = a28_alpha_h * c[9] / a33_cse_9 + c[8];
     [[maybe_unused]] const Real a35_tau_h = Real(1) / a33_cse_9;
-    [[maybe_unused]] const Real a36_alpha_j = (s27 ? ((Real(-127140)) * std::exp(Real(0.24440000000000001) * a29_cse_6) - Real(3.4740000000000003e-05) * std::exp((Real(-0.043909999999999998)) * a29_cse_6)) * (y[0] + Real(37.780000000000001)) / (Real(1) + std::exp(Real(0.311) * (y[0] + Real(79.230000000000004) - p[10]))) : Real(0));
-    [[maybe_unused]] const Real a37_beta_j = (s27 ? Real(0.1212) * std::exp((Real(-0.01052)) * a29_cse_6) / (Real(1) + std::exp((Real(-0.13780000000000001)) * (y[0] + Real(40.140000000000001) - p[10]))) : Real(0.29999999999999999) * std::exp((Real(-2.5349999999999999e-07)) * a29_cse_6) / (Real(1) + std::exp((Real(-0.10000000000000001)) * (y[0] + Real(32) - p[10]))));
+    const Real s34 = ((Real(-127140)) * std::exp(Real(0.24440000000000001) * a29_cse_6) - Real(3.4740000000000003e-05) * std::exp((Real(-0.043909999999999998)) * a29_cse_6)) * (y[0] + Real(37.780000000000001)) / (Real(1) + std::exp(Real(0.311) * (y[0] + Real(79.230000000000004) - p[10])));
+    [[maybe_unused]] const Real a36_alpha_j = (s30 ? s34 : Real(0));
+    const Real s35 = Real(0.1212) * std::exp((Real(-0.01052)) * a29_cse_6) / (Real(1) + std::exp((Real(-0.13780000000000001)) * (y[0] + Real(40.140000000000001) - p[10])));
+    const Real s36 = Real(0.29999999999999999) * std::exp((Real(-2.5349999999999999e-07)) * a29_cse_6) / (Real(1) + std::exp((Real(-0.10000000000000001)) * (y[0] + Real(32) - p[10])));
+    [[maybe_unused]] const Real a37_beta_j = (s30 ? s35 : s36);
     [[maybe_unused]] const Real a38_cse_10 = a36_alpha_j + a37_beta_j;  // synthetic
     [[maybe_unused]] const Real a39_j_inf = a36_alpha_j * c[9] / a38_cse_10 + c[8];
     [[maybe_unused]] const Real a40_tau_j = Real(1) / a38_cse_10;
@@ -227,8 +273,8 @@ struct Model {
     [[maybe_unused]] const Real a51_alpha_X = Real(0.00050000000000000001) * std::exp(Real(0.083000000000000004) * a50_cse_15) / (Real(1) + std::exp(Real(0.057000000000000002) * a50_cse_15));
     [[maybe_unused]] const Real a52_cse_16 = y[0] + Real(20);  // synthetic
     [[maybe_unused]] const Real a53_beta_X = Real(0.0012999999999999999) * std::exp((Real(-0.059999999999999998)) * a52_cse_16) / (Real(1) + std::exp((Real(-0.040000000000000001)) * a52_cse_16));
-    const Real s28 = (Real(-1)) / p[3];
-    dydt[0] = s28 * (a1_I_stim + a4_i_Na + a6_i_si + a13_i_K + a20_i_K1 + a23_i_Kp + a24_i_b);  // d/dt V
+    const Real s37 = (Real(-1)) / p[3];
+    dydt[0] = s37 * (a1_I_stim + a4_i_Na + a6_i_si + a13_i_K + a20_i_K1 + a23_i_Kp + a24_i_b);  // d/dt V
     dydt[1] = a26_alpha_m * (Real(1) - y[1]) - a27_beta_m * y[1];  // d/dt m
     dydt[2] = (a34_h_inf - y[2]) / a35_tau_h;  // d/dt h
     dydt[3] = (a39_j_inf - y[3]) / a40_tau_j;  // d/dt j
@@ -236,8 +282,10 @@ struct Model {
     dydt[5] = a42_alpha_d * (Real(1) - y[5]) - a44_beta_d * y[5];  // d/dt d
     dydt[6] = a46_alpha_f * (Real(1) - y[6]) - a48_beta_f * y[6];  // d/dt f
     dydt[7] = a51_alpha_X * (Real(1) - y[7]) - a53_beta_X * y[7];  // d/dt X
-    const Real s29 = -(s13 * (s11 * Real(0.23849999999999999))) / s12;
-    jdiag[0] = s28 * (s0 + s1 + (s8 * (s5 ? ((s2 ? Real(0.0022696001892973461) : (Real(2.8370000000000002) * (s3 * Real(0.040000000000000001)) - s4) / a10_cse_3) - s7 * (s6 * Real(0.040000000000000001))) / s6 : Real(0)) * s10 + s9) + (c[6] * ((s29 - s20 * (s29 + (Real(0.49124000000000001) * (s14 * Real(0.080320000000000003)) + s15 * Real(0.061749999999999999) - s18 * (s16 * (Real(-0.51429999999999998)))) / s17)) / s19) * a16_cse_4 + s21) + (p[20] * (-(s24 * (s22 * (Real(-0.16722408026755853)))) / s23) * s26 + s25) + p[22]);
+    const Real s38 = (Real(2.8370000000000002) * (s4 * Real(0.040000000000000001)) - s5) / a10_cse_3;
+    const Real s39 = ((s2 ? Real(0.0022696001892973461) : s38) - s8 * (s7 * Real(0.040000000000000001))) / s7;
+    const Real s40 = -(s14 * (s12 * Real(0.23849999999999999))) / s13;
+    jdiag[0] = s37 * (s0 + s1 + (s9 * (s6 ? s39 : Real(0)) * s11 + s10) + (c[6] * ((s40 - s21 * (s40 + (Real(0.49124000000000001) * (s15 * Real(0.080320000000000003)) + s16 * Real(0.061749999999999999) - s19 * (s17 * (Real(-0.51429999999999998)))) / s18)) / s20) * a16_cse_4 + s22) + (p[20] * (-(s25 * (s23 * (Real(-0.16722408026755853)))) / s24) * s27 + s26) + p[22]);
     jdiag[1] = a26_alpha_m * (Real(-1)) - a27_beta_m;
     jdiag[2] = (Real(-1)) / a35_tau_h;
     jdiag[3] = (Real(-1)) / a40_tau_j;
@@ -246,15 +294,18 @@ struct Model {
     jdiag[6] = a46_alpha_f * (Real(-1)) - a48_beta_f;
     jdiag[7] = a51_alpha_X * (Real(-1)) - a53_beta_X;
   }
-  void algebraics([[maybe_unused]] Real t, [[maybe_unused]] const Real* y, [[maybe_unused]] const Real* p, [[maybe_unused]] const Real* c, [[maybe_unused]] Real* out) const {
+  [[gnu::always_inline]] void algebraics([[maybe_unused]] Real t, [[maybe_unused]] const Real* y, [[maybe_unused]] const Real* p, [[maybe_unused]] const Real* c, [[maybe_unused]] Real* out) const {
     [[maybe_unused]] const Real a0_cse_0 = t - p[4];  // synthetic
-    [[maybe_unused]] const Real a1_I_stim = ((((t >= p[4]) && (t <= p[5])) && (a0_cse_0 - std::floor(a0_cse_0 / p[6]) * p[6] <= p[7])) ? p[8] : Real(0));
+    [[maybe_unused]] const Real a1_I_stim = ((((t >= p[4]) & (t <= p[5])) & (a0_cse_0 - std::floor(a0_cse_0 / p[6]) * p[6] <= p[7])) ? p[8] : Real(0));
     [[maybe_unused]] const Real a4_i_Na = p[9] * powi<3>(y[1]) * y[2] * y[3] * (y[0] - c[1]);
     [[maybe_unused]] const Real a5_E_si = Real(7.7000000000000002) - Real(13.028700000000001) * std::log(y[4]);
     [[maybe_unused]] const Real a6_i_si = p[14] * y[5] * y[6] * (y[0] - a5_E_si);
     [[maybe_unused]] const Real a10_cse_3 = y[0] + Real(77);  // synthetic
-    [[maybe_unused]] const Real a11_temp_Xi = ((std::fabs(y[0] - (Real(-77))) < Real(0.025000833327783044)) ? Real(0.11342327701854696) + (y[0] - (Real(-77.02500083332778))) * Real(0.0022696001892973461) : Real(2.8370000000000002) * (std::exp(Real(0.040000000000000001) * a10_cse_3) - Real(1)) / a10_cse_3);
-    [[maybe_unused]] const Real a12_Xi = ((y[0] > (Real(-100))) ? a11_temp_Xi / std::exp(Real(0.040000000000000001) * (y[0] + Real(35))) : Real(1));
+    const Real s0 = Real(0.11342327701854696) + (y[0] - (Real(-77.02500083332778))) * Real(0.0022696001892973461);
+    const Real s1 = Real(2.8370000000000002) * (std::exp(Real(0.040000000000000001) * a10_cse_3) - Real(1)) / a10_cse_3;
+    [[maybe_unused]] const Real a11_temp_Xi = ((std::fabs(y[0] - (Real(-77))) < Real(0.025000833327783044)) ? s0 : s1);
+    const Real s2 = a11_temp_Xi / std::exp(Real(0.040000000000000001) * (y[0] + Real(35)));
+    [[maybe_unused]] const Real a12_Xi = ((y[0] > (Real(-100))) ? s2 : Real(1));
     [[maybe_unused]] const Real a13_i_K = c[3] * y[7] * a12_Xi * (y[0] - c[4]);
     [[maybe_unused]] const Real a16_cse_4 = y[0] - c[5];  // synthetic
     [[maybe_unused]] const Real a17_alpha_K1 = Real(1.02) / (Real(1) + std::exp(Real(0.23849999999999999) * (a16_cse_4 - Real(59.215000000000003))));
@@ -265,17 +316,25 @@ struct Model {
     [[maybe_unused]] const Real a23_i_Kp = p[20] * a22_Kp * (y[0] - c[7]);
     [[maybe_unused]] const Real a24_i_b = p[22] * (y[0] - p[21]);
     [[maybe_unused]] const Real a25_cse_5 = y[0] + Real(47.130000000000003);  // synthetic
-    [[maybe_unused]] const Real a26_alpha_m = ((std::fabs(y[0] - (Real(-47.13000000000001))) < Real(0.010002083246532616)) ? Real(3.1983999334583557) + (y[0] - (Real(-47.140002083246543))) * Real(0.16000000000008713) : Real(0.32000000000000001) * a25_cse_5 / (Real(1) - std::exp((Real(-0.10000000000000001)) * a25_cse_5)));
+    const Real s3 = Real(3.1983999334583557) + (y[0] - (Real(-47.140002083246543))) * Real(0.16000000000008713);
+    const Real s4 = Real(0.32000000000000001) * a25_cse_5 / (Real(1) - std::exp((Real(-0.10000000000000001)) * a25_cse_5));
+    [[maybe_unused]] const Real a26_alpha_m = ((std::fabs(y[0] - (Real(-47.13000000000001))) < Real(0.010002083246532616)) ? s3 : s4);
     [[maybe_unused]] const Real a27_beta_m = Real(0.080000000000000002) * std::exp(-y[0] / Real(11));
-    const bool s0 = (y[0] < (Real(-40)));
-    [[maybe_unused]] const Real a28_alpha_h = (s0 ? Real(0.13500000000000001) * std::exp((Real(80) + y[0] - p[10]) / (Real(-6.7999999999999998))) : Real(0));
+    const bool s5 = (y[0] < (Real(-40)));
+    const Real s6 = Real(0.13500000000000001) * std::exp((Real(80) + y[0] - p[10]) / (Real(-6.7999999999999998)));
+    [[maybe_unused]] const Real a28_alpha_h = (s5 ? s6 : Real(0));
     [[maybe_unused]] const Real a29_cse_6 = y[0] - p[10];  // synthetic
-    [[maybe_unused]] const Real a30_beta_h = (s0 ? Real(3.5600000000000001) * std::exp(Real(0.079000000000000001) * a29_cse_6) + Real(310000) * std::exp(Real(0.34999999999999998) * a29_cse_6) : Real(1) / (Real(0.13) * (Real(1) + std::exp((y[0] + Real(10.66) - p[10]) / (Real(-11.1))))));
+    const Real s7 = Real(3.5600000000000001) * std::exp(Real(0.079000000000000001) * a29_cse_6) + Real(310000) * std::exp(Real(0.34999999999999998) * a29_cse_6);
+    const Real s8 = Real(1) / (Real(0.13) * (Real(1) + std::exp((y[0] + Real(10.66) - p[10]) / (Real(-11.1)))));
+    [[maybe_unused]] const Real a30_beta_h = (s5 ? s7 : s8);
     [[maybe_unused]] const Real a33_cse_9 = a28_alpha_h + a30_beta_h;  // synthetic
     [[maybe_unused]] const Real a34_h_inf = a28_alpha_h * c[9] / a33_cse_9 + c[8];
     [[maybe_unused]] const Real a35_tau_h = Real(1) / a33_cse_9;
-    [[maybe_unused]] const Real a36_alpha_j = (s0 ? ((Real(-127140)) * std::exp(Real(0.24440000000000001) * a29_cse_6) - Real(3.4740000000000003e-05) * std::exp((Real(-0.043909999999999998)) * a29_cse_6)) * (y[0] + Real(37.780000000000001)) / (Real(1) + std::exp(Real(0.311) * (y[0] + Real(79.230000000000004) - p[10]))) : Real(0));
-    [[maybe_unused]] const Real a37_beta_j = (s0 ? Real(0.1212) * std::exp((Real(-0.01052)) * a29_cse_6) / (Real(1) + std::exp((Real(-0.13780000000000001)) * (y[0] + Real(40.140000000000001) - p[10]))) : Real(0.29999999999999999) * std::exp((Real(-2.5349999999999999e-07)) * a29_cse_6) / (Real(1) + std::exp((Real(-0.10000000000000001)) * (y[0] + Real(32) - p[10]))));
+    const Real s9 = ((Real(-127140)) * std::exp(Real(0.24440000000000001) * a29_cse_6) - Real(3.4740000000000003e-05) * std::exp((Real(-0.043909999999999998)) * a29_cse_6)) * (y[0] + Real(37.780000000000001)) / (Real(1) + std::exp(Real(0.311) * (y[0] + Real(79.230000000000004) - p[10])));
+    [[maybe_unused]] const Real a36_alpha_j = (s5 ? s9 : Real(0));
+    const Real s10 = Real(0.1212) * std::exp((Real(-0.01052)) * a29_cse_6) / (Real(1) + std::exp((Real(-0.13780000000000001)) * (y[0] + Real(40.140000000000001) - p[10])));
+    const Real s11 = Real(0.29999999999999999) * std::exp((Real(-2.5349999999999999e-07)) * a29_cse_6) / (Real(1) + std::exp((Real(-0.10000000000000001)) * (y[0] + Real(32) - p[10])));
+    [[maybe_unused]] const Real a37_beta_j = (s5 ? s10 : s11);
     [[maybe_unused]] const Real a38_cse_10 = a36_alpha_j + a37_beta_j;  // synthetic
     [[maybe_unused]] const Real a39_j_inf = a36_alpha_j * c[9] / a38_cse_10 + c[8];
     [[maybe_unused]] const Real a40_tau_j = Real(1) / a38_cse_10;
@@ -349,39 +408,89 @@ struct Model {
   }
 };
 
-// The batch loop of cell/integrators.hpp specialised to this model and one integrator:
-// the model is inlined, the sizes are compile-time constants and the loop over cells is
-// marked for vectorisation (cells are independent; state k of cell i is y[k*stride + i]).
+template <class Real, hw::cell::Integrator kMethod>
+[[gnu::always_inline]] inline void step_one(const Model<Real>& m, Real t, Real dt, Real* Y,
+                                            std::size_t stride, std::size_t i, const Real* p,
+                                            const Real* c) {
+  Real y[Model<Real>::kStates > 0 ? Model<Real>::kStates : 1];
+  y[0] = Y[0 * stride + i];
+  y[1] = Y[1 * stride + i];
+  y[2] = Y[2 * stride + i];
+  y[3] = Y[3 * stride + i];
+  y[4] = Y[4 * stride + i];
+  y[5] = Y[5 * stride + i];
+  y[6] = Y[6 * stride + i];
+  y[7] = Y[7 * stride + i];
+  hw::cell::step_cell(m, kMethod, t, dt, y, p, c);
+  Y[0 * stride + i] = y[0];
+  Y[1 * stride + i] = y[1];
+  Y[2 * stride + i] = y[2];
+  Y[3 * stride + i] = y[3];
+  Y[4 * stride + i] = y[4];
+  Y[5 * stride + i] = y[5];
+  Y[6 * stride + i] = y[6];
+  Y[7 * stride + i] = y[7];
+}
+
+template <class Real, hw::cell::Integrator kMethod>
+[[gnu::always_inline]] inline void step_one_own_params(const Model<Real>& m, Real t, Real dt,
+                                                       Real* Y, const Real* P,
+                                                       std::size_t stride, std::size_t i) {
+  Real p[Model<Real>::kParams > 0 ? Model<Real>::kParams : 1];
+  Real c[Model<Real>::kConstants > 0 ? Model<Real>::kConstants : 1];
+  p[0] = P[0 * stride + i];
+  p[1] = P[1 * stride + i];
+  p[2] = P[2 * stride + i];
+  p[3] = P[3 * stride + i];
+  p[4] = P[4 * stride + i];
+  p[5] = P[5 * stride + i];
+  p[6] = P[6 * stride + i];
+  p[7] = P[7 * stride + i];
+  p[8] = P[8 * stride + i];
+  p[9] = P[9 * stride + i];
+  p[10] = P[10 * stride + i];
+  p[11] = P[11 * stride + i];
+  p[12] = P[12 * stride + i];
+  p[13] = P[13 * stride + i];
+  p[14] = P[14 * stride + i];
+  p[15] = P[15 * stride + i];
+  p[16] = P[16 * stride + i];
+  p[17] = P[17 * stride + i];
+  p[18] = P[18 * stride + i];
+  p[19] = P[19 * stride + i];
+  p[20] = P[20 * stride + i];
+  p[21] = P[21 * stride + i];
+  p[22] = P[22 * stride + i];
+  m.constants(p, c);
+  step_one<Real, kMethod>(m, t, dt, Y, stride, i, p, c);
+}
+
 template <class Real, hw::cell::Integrator kMethod>
 void step_batch(Real t, Real dt, int steps, const hw::cell::Batch<Real>& b) {
   const Model<Real> m;
-  constexpr int ns = Model<Real>::kStates;
   constexpr int np = Model<Real>::kParams > 0 ? Model<Real>::kParams : 1;
   constexpr int nc = Model<Real>::kConstants > 0 ? Model<Real>::kConstants : 1;
   const std::size_t n = b.n, stride = b.stride;
   Real* const Y = b.y;
   if (!b.per_cell_params) {
-    Real c[nc] = {};
-    m.constants(b.p, c);
-    const Real* const p = b.p;
+    // A local copy: stores to Y cannot alias it, so parameter loads and conditions on t and
+    // parameters only (a stimulus window) are hoisted out of the cell loop.
+    Real p[np] = {}, c[nc] = {};
+    for (int k = 0; k < Model<Real>::kParams; ++k) p[k] = b.p[k];
+    m.constants(p, c);
+    for (int s = 0; s < steps; ++s) {
+      const Real ts = t + s * dt;
 #pragma omp simd
-    for (std::size_t i = 0; i < n; ++i) {
-      Real y[ns > 0 ? ns : 1];
-      for (int k = 0; k < ns; ++k) y[k] = Y[k * stride + i];
-      for (int s = 0; s < steps; ++s) hw::cell::step_cell(m, kMethod, t + s * dt, dt, y, p, c);
-      for (int k = 0; k < ns; ++k) Y[k * stride + i] = y[k];
+      for (std::size_t i = 0; i < n; ++i) step_one<Real, kMethod>(m, ts, dt, Y, stride, i, p, c);
     }
     return;
   }
   const Real* const P = b.p;
+  for (int s = 0; s < steps; ++s) {
+    const Real ts = t + s * dt;
 #pragma omp simd
-  for (std::size_t i = 0; i < n; ++i) {
-    Real y[ns > 0 ? ns : 1], p[np] = {}, c[nc] = {};
-    for (int k = 0; k < Model<Real>::kParams; ++k) p[k] = P[k * stride + i];
-    m.constants(p, c);
-    for (int k = 0; k < ns; ++k) y[k] = Y[k * stride + i];
-    for (int s = 0; s < steps; ++s) hw::cell::step_cell(m, kMethod, t + s * dt, dt, y, p, c);
-    for (int k = 0; k < ns; ++k) Y[k * stride + i] = y[k];
+    for (std::size_t i = 0; i < n; ++i)
+      step_one_own_params<Real, kMethod>(m, ts, dt, Y, P, stride, i);
   }
 }
 

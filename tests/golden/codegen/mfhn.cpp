@@ -29,6 +29,32 @@
 #include "cell/cell_kernel.hpp"
 #include "cell/integrators.hpp"
 
+// Vector variants from glibc's libmvec for the loop over cells (see cpp_printer.cpp).
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
+#define HW_SIMD_MATH(name)                                                     \
+  extern "C" __attribute__((simd("notinbranch"))) double name(double) noexcept; \
+  extern "C" __attribute__((simd("notinbranch"))) float name##f(float) noexcept;
+HW_SIMD_MATH(exp)
+HW_SIMD_MATH(expm1)
+HW_SIMD_MATH(log)
+HW_SIMD_MATH(log10)
+HW_SIMD_MATH(log1p)
+HW_SIMD_MATH(sin)
+HW_SIMD_MATH(cos)
+HW_SIMD_MATH(tan)
+HW_SIMD_MATH(sinh)
+HW_SIMD_MATH(cosh)
+HW_SIMD_MATH(tanh)
+HW_SIMD_MATH(asin)
+HW_SIMD_MATH(acos)
+HW_SIMD_MATH(atan)
+#undef HW_SIMD_MATH
+extern "C" __attribute__((simd("notinbranch"))) double pow(double, double) noexcept;
+extern "C" __attribute__((simd("notinbranch"))) float powf(float, float) noexcept;
+extern "C" __attribute__((simd("notinbranch"))) double atan2(double, double) noexcept;
+extern "C" __attribute__((simd("notinbranch"))) float atan2f(float, float) noexcept;
+#endif
+
 namespace {
 
 // x^N by repeated squaring (strength reduction of pow with an integer exponent).
@@ -62,43 +88,49 @@ struct Model {
   constexpr int n_algebraics() const { return kAlgebraics; }
   constexpr bool is_gate(int i) const { return kGate[i]; }
 
-  void constants([[maybe_unused]] const Real* p, [[maybe_unused]] Real* c) const {
+  [[gnu::always_inline]] void constants([[maybe_unused]] const Real* p, [[maybe_unused]] Real* c) const {
     c[0] = p[0] - p[1];  // _cse_1
   }
-  void rhs([[maybe_unused]] Real t, [[maybe_unused]] const Real* y, [[maybe_unused]] const Real* p, [[maybe_unused]] const Real* c, Real* dydt) const {
+  [[gnu::always_inline]] void rhs([[maybe_unused]] Real t, [[maybe_unused]] const Real* y, [[maybe_unused]] const Real* p, [[maybe_unused]] const Real* c, Real* dydt) const {
     [[maybe_unused]] const Real a0_cse_0 = t - p[8];  // synthetic
     [[maybe_unused]] const Real a1_t_beat = a0_cse_0 - p[10] * std::floor(a0_cse_0 / p[10]);
-    [[maybe_unused]] const Real a2_H_on = ((t > p[8]) ? Real(1) : ((t == p[8]) ? Real(0.5) : Real(0)));
-    [[maybe_unused]] const Real a3_H_off = ((a1_t_beat < p[9]) ? Real(1) : ((a1_t_beat == p[9]) ? Real(0.5) : Real(0)));
+    const Real s0 = ((t == p[8]) ? Real(0.5) : Real(0));
+    [[maybe_unused]] const Real a2_H_on = ((t > p[8]) ? Real(1) : s0);
+    const Real s1 = ((a1_t_beat == p[9]) ? Real(0.5) : Real(0));
+    [[maybe_unused]] const Real a3_H_off = ((a1_t_beat < p[9]) ? Real(1) : s1);
     [[maybe_unused]] const Real a4_i_stim = p[11] * a2_H_on * a3_H_off;
     [[maybe_unused]] const Real a6_u_norm = (y[0] - p[1]) / c[0];
     dydt[0] = (p[5] * a6_u_norm * (a6_u_norm - p[3]) * (Real(1) - a6_u_norm) - p[6] * y[1] * a6_u_norm) * c[0] - a4_i_stim / p[2];  // d/dt u
     dydt[1] = p[4] * a6_u_norm - p[4] * p[7] * y[1];  // d/dt v
   }
-  void rhs_jac([[maybe_unused]] Real t, [[maybe_unused]] const Real* y, [[maybe_unused]] const Real* p, [[maybe_unused]] const Real* c, Real* dydt, Real* jdiag) const {
+  [[gnu::always_inline]] void rhs_jac([[maybe_unused]] Real t, [[maybe_unused]] const Real* y, [[maybe_unused]] const Real* p, [[maybe_unused]] const Real* c, Real* dydt, Real* jdiag) const {
     [[maybe_unused]] const Real a0_cse_0 = t - p[8];  // synthetic
     [[maybe_unused]] const Real a1_t_beat = a0_cse_0 - p[10] * std::floor(a0_cse_0 / p[10]);
-    [[maybe_unused]] const Real a2_H_on = ((t > p[8]) ? Real(1) : ((t == p[8]) ? Real(0.5) : Real(0)));
-    [[maybe_unused]] const Real a3_H_off = ((a1_t_beat < p[9]) ? Real(1) : ((a1_t_beat == p[9]) ? Real(0.5) : Real(0)));
+    const Real s0 = ((t == p[8]) ? Real(0.5) : Real(0));
+    [[maybe_unused]] const Real a2_H_on = ((t > p[8]) ? Real(1) : s0);
+    const Real s1 = ((a1_t_beat == p[9]) ? Real(0.5) : Real(0));
+    [[maybe_unused]] const Real a3_H_off = ((a1_t_beat < p[9]) ? Real(1) : s1);
     [[maybe_unused]] const Real a4_i_stim = p[11] * a2_H_on * a3_H_off;
     [[maybe_unused]] const Real a6_u_norm = (y[0] - p[1]) / c[0];
-    const Real s0 = p[5] * a6_u_norm;
-    const Real s1 = a6_u_norm - p[3];
-    const Real s2 = s0 * s1;
-    const Real s3 = Real(1) - a6_u_norm;
-    const Real s4 = p[6] * y[1];
-    dydt[0] = (s2 * s3 - s4 * a6_u_norm) * c[0] - a4_i_stim / p[2];  // d/dt u
-    const Real s5 = p[4] * p[7];
-    dydt[1] = p[4] * a6_u_norm - s5 * y[1];  // d/dt v
-    const Real s6 = Real(1) / c[0];
-    jdiag[0] = ((p[5] * s6 * s1 + s0 * s6) * s3 + s2 * -s6 - s4 * s6) * c[0];
-    jdiag[1] = -s5;
+    const Real s2 = p[5] * a6_u_norm;
+    const Real s3 = a6_u_norm - p[3];
+    const Real s4 = s2 * s3;
+    const Real s5 = Real(1) - a6_u_norm;
+    const Real s6 = p[6] * y[1];
+    dydt[0] = (s4 * s5 - s6 * a6_u_norm) * c[0] - a4_i_stim / p[2];  // d/dt u
+    const Real s7 = p[4] * p[7];
+    dydt[1] = p[4] * a6_u_norm - s7 * y[1];  // d/dt v
+    const Real s8 = Real(1) / c[0];
+    jdiag[0] = ((p[5] * s8 * s3 + s2 * s8) * s5 + s4 * -s8 - s6 * s8) * c[0];
+    jdiag[1] = -s7;
   }
-  void algebraics([[maybe_unused]] Real t, [[maybe_unused]] const Real* y, [[maybe_unused]] const Real* p, [[maybe_unused]] const Real* c, [[maybe_unused]] Real* out) const {
+  [[gnu::always_inline]] void algebraics([[maybe_unused]] Real t, [[maybe_unused]] const Real* y, [[maybe_unused]] const Real* p, [[maybe_unused]] const Real* c, [[maybe_unused]] Real* out) const {
     [[maybe_unused]] const Real a0_cse_0 = t - p[8];  // synthetic
     [[maybe_unused]] const Real a1_t_beat = a0_cse_0 - p[10] * std::floor(a0_cse_0 / p[10]);
-    [[maybe_unused]] const Real a2_H_on = ((t > p[8]) ? Real(1) : ((t == p[8]) ? Real(0.5) : Real(0)));
-    [[maybe_unused]] const Real a3_H_off = ((a1_t_beat < p[9]) ? Real(1) : ((a1_t_beat == p[9]) ? Real(0.5) : Real(0)));
+    const Real s0 = ((t == p[8]) ? Real(0.5) : Real(0));
+    [[maybe_unused]] const Real a2_H_on = ((t > p[8]) ? Real(1) : s0);
+    const Real s1 = ((a1_t_beat == p[9]) ? Real(0.5) : Real(0));
+    [[maybe_unused]] const Real a3_H_off = ((a1_t_beat < p[9]) ? Real(1) : s1);
     [[maybe_unused]] const Real a4_i_stim = p[11] * a2_H_on * a3_H_off;
     [[maybe_unused]] const Real a6_u_norm = (y[0] - p[1]) / c[0];
     out[0] = a0_cse_0;
@@ -111,39 +143,66 @@ struct Model {
   }
 };
 
-// The batch loop of cell/integrators.hpp specialised to this model and one integrator:
-// the model is inlined, the sizes are compile-time constants and the loop over cells is
-// marked for vectorisation (cells are independent; state k of cell i is y[k*stride + i]).
+template <class Real, hw::cell::Integrator kMethod>
+[[gnu::always_inline]] inline void step_one(const Model<Real>& m, Real t, Real dt, Real* Y,
+                                            std::size_t stride, std::size_t i, const Real* p,
+                                            const Real* c) {
+  Real y[Model<Real>::kStates > 0 ? Model<Real>::kStates : 1];
+  y[0] = Y[0 * stride + i];
+  y[1] = Y[1 * stride + i];
+  hw::cell::step_cell(m, kMethod, t, dt, y, p, c);
+  Y[0 * stride + i] = y[0];
+  Y[1 * stride + i] = y[1];
+}
+
+template <class Real, hw::cell::Integrator kMethod>
+[[gnu::always_inline]] inline void step_one_own_params(const Model<Real>& m, Real t, Real dt,
+                                                       Real* Y, const Real* P,
+                                                       std::size_t stride, std::size_t i) {
+  Real p[Model<Real>::kParams > 0 ? Model<Real>::kParams : 1];
+  Real c[Model<Real>::kConstants > 0 ? Model<Real>::kConstants : 1];
+  p[0] = P[0 * stride + i];
+  p[1] = P[1 * stride + i];
+  p[2] = P[2 * stride + i];
+  p[3] = P[3 * stride + i];
+  p[4] = P[4 * stride + i];
+  p[5] = P[5 * stride + i];
+  p[6] = P[6 * stride + i];
+  p[7] = P[7 * stride + i];
+  p[8] = P[8 * stride + i];
+  p[9] = P[9 * stride + i];
+  p[10] = P[10 * stride + i];
+  p[11] = P[11 * stride + i];
+  m.constants(p, c);
+  step_one<Real, kMethod>(m, t, dt, Y, stride, i, p, c);
+}
+
 template <class Real, hw::cell::Integrator kMethod>
 void step_batch(Real t, Real dt, int steps, const hw::cell::Batch<Real>& b) {
   const Model<Real> m;
-  constexpr int ns = Model<Real>::kStates;
   constexpr int np = Model<Real>::kParams > 0 ? Model<Real>::kParams : 1;
   constexpr int nc = Model<Real>::kConstants > 0 ? Model<Real>::kConstants : 1;
   const std::size_t n = b.n, stride = b.stride;
   Real* const Y = b.y;
   if (!b.per_cell_params) {
-    Real c[nc] = {};
-    m.constants(b.p, c);
-    const Real* const p = b.p;
+    // A local copy: stores to Y cannot alias it, so parameter loads and conditions on t and
+    // parameters only (a stimulus window) are hoisted out of the cell loop.
+    Real p[np] = {}, c[nc] = {};
+    for (int k = 0; k < Model<Real>::kParams; ++k) p[k] = b.p[k];
+    m.constants(p, c);
+    for (int s = 0; s < steps; ++s) {
+      const Real ts = t + s * dt;
 #pragma omp simd
-    for (std::size_t i = 0; i < n; ++i) {
-      Real y[ns > 0 ? ns : 1];
-      for (int k = 0; k < ns; ++k) y[k] = Y[k * stride + i];
-      for (int s = 0; s < steps; ++s) hw::cell::step_cell(m, kMethod, t + s * dt, dt, y, p, c);
-      for (int k = 0; k < ns; ++k) Y[k * stride + i] = y[k];
+      for (std::size_t i = 0; i < n; ++i) step_one<Real, kMethod>(m, ts, dt, Y, stride, i, p, c);
     }
     return;
   }
   const Real* const P = b.p;
+  for (int s = 0; s < steps; ++s) {
+    const Real ts = t + s * dt;
 #pragma omp simd
-  for (std::size_t i = 0; i < n; ++i) {
-    Real y[ns > 0 ? ns : 1], p[np] = {}, c[nc] = {};
-    for (int k = 0; k < Model<Real>::kParams; ++k) p[k] = P[k * stride + i];
-    m.constants(p, c);
-    for (int k = 0; k < ns; ++k) y[k] = Y[k * stride + i];
-    for (int s = 0; s < steps; ++s) hw::cell::step_cell(m, kMethod, t + s * dt, dt, y, p, c);
-    for (int k = 0; k < ns; ++k) Y[k * stride + i] = y[k];
+    for (std::size_t i = 0; i < n; ++i)
+      step_one_own_params<Real, kMethod>(m, ts, dt, Y, P, stride, i);
   }
 }
 
