@@ -37,7 +37,7 @@ inline T powi(T x) {
 // versions from the vectorised cell loop without it; they differ from the scalar libm by a
 // few ulp at most (the JIT and built-in tests compare against the interpreter).
 static constexpr const char* kSimdMath = R"(// Vector variants from glibc's libmvec for the loop over cells (see cpp_printer.cpp).
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__amd64__) && defined(__GLIBC__)
 #define HW_SIMD_MATH(name)                                                     \
   extern "C" __attribute__((simd("notinbranch"))) double name(double) noexcept; \
   extern "C" __attribute__((simd("notinbranch"))) float name##f(float) noexcept;
