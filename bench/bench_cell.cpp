@@ -11,6 +11,7 @@
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -76,7 +77,8 @@ void BM_CellStep(benchmark::State& state, std::string model, Integrator method,
     pr.kernel->step(method, t, dt, steps, b);
     t += steps * dt;
     if (t > 400 / m.roles.time_to_ms) {  // stay within one action potential's dynamics
-      y = initial_states(m);
+      const std::vector<double> y0 = initial_states(m);
+      std::copy(y0.begin(), y0.end(), y.begin());  // in place: b.y points into y
       t = 0;
     }
     benchmark::DoNotOptimize(y.data());
