@@ -11,10 +11,7 @@
 #include "model/frontend/cellml/cellml.hpp"
 #include "model/frontend/hwm/hwm.hpp"
 #include "model/jit/builtin_registry.hpp"
-#if __has_include("model/passes/check_units.hpp")
 #include "model/passes/check_units.hpp"
-#define HW_LOAD_HAS_CHECK_UNITS 1
-#endif
 
 namespace hw::model {
 
@@ -77,7 +74,6 @@ LoadedModel load_model(const std::string& what, const LoadOptions& opt) {
   out.source = read_model(what, &out.builtin);
   detect_roles(out.source, opt.roles);
   DiagnosticSink sink;
-#ifdef HW_LOAD_HAS_CHECK_UNITS
   {
     DiagnosticSink units;
     check_units(out.source, units);
@@ -86,7 +82,6 @@ LoadedModel load_model(const std::string& what, const LoadOptions& opt) {
       (d.severity == Severity::note ? sink.note(d.loc, d.message)
                                     : sink.warning(d.loc, d.message));
   }
-#endif
   out.analysed = out.source;
   if (!opt.keep_model_stimulus) out.stimulus = hw::cell::prepare_pacing(out.analysed);
   run_pipeline(out.analysed, opt.pipeline, sink);
