@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs every build and test dependency of Heartwave from Debian packages.
 # Idempotent: a second run only checks. Needs root (or sudo) on Debian 12.
+#   bash tools/setup.sh            build and test dependencies
+#   bash tools/setup.sh --python   also the pinned Python tooling (Myokit, numpy) used by
+#                                  tools/myokit_golden.py; never needed by the build or tests
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
@@ -20,4 +23,9 @@ if ((${#missing[@]})); then
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
   echo "setup: all Debian packages present"
+fi
+
+if [ "${1:-}" = "--python" ]; then
+  python3 -m pip install --quiet -r "$(dirname "$0")/requirements.txt"
+  echo "setup: Python tooling installed ($(python3 -c 'import myokit; print("myokit", myokit.__version__)'))"
 fi
