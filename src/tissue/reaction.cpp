@@ -14,6 +14,7 @@
 #include "tissue/diffusion.hpp"
 #include "tissue/diffusion_stepper.hpp"
 #include "tissue/geometry.hpp"
+#include "tissue/phase_field.hpp"
 #include "tissue/regions.hpp"
 
 namespace hw::tissue {
@@ -41,6 +42,7 @@ SimGeometry make_geometry(const TissueCase& c, std::optional<FibreField>* fibres
     g.grid = geo.grid;
     g.mask = std::move(geo.mask);
     g.labels = std::move(geo.labels);
+    if (c.geometry.phase_field) g.phase = std::move(geo.phase);
     if (fibres) *fibres = std::move(geo.fibres);
   }
   try {
@@ -155,6 +157,36 @@ double diffusion_bound(const TissueCase& c, const SimGeometry& geo, const Conduc
   }
 }
 
+// The phase-field form of diffusion (phase_field.hpp, docs/tissue.md): σ becomes φσ, the
+// mask φ > 0 and phi receives φ. Returns the spectral bound of Φ⁻¹L for the explicit limit,
+// or −1 when the case has no phase field (geometry.phase_field off, or a box: no boundary).
+double apply_phase_field(const TissueCase& c, SimGeometry& geo, Conductivity& sigma,
+                         Field<double>& phi) {
+  if (!c.geometry.phase_field || geo.phase.empty()) return -1;
+  if (c.time.diffusion != DiffusionScheme::forward_euler)
+    throw InputError(c.time.loc,
+                     "time.diffusion: geometry.phase_field = true supports only explicit "
+                     "(forward Euler) diffusion in this build; use diffusion = \"explicit\" or "
+                     "turn the phase field off");
+  if (c.conductivity.order != StencilOrder::second)
+    throw InputError(c.geometry.loc,
+                     "geometry.phase_field = true needs the second-order stencil "
+                     "(conductivity.order = 2)");
+  try {
+    PhaseFieldDiffusion d = phase_field_diffusion(geo.grid, geo.phase, sigma, 0.0);
+    const double bound = phase_field_rate_bound(geo.grid, d);
+    sigma = std::move(d.sigma);
+    geo.mask = std::move(d.mask);
+    phi = std::move(d.phi);
+    geo.phase = Field<float>();
+    return bound;
+  } catch (const InputError&) {
+    throw;
+  } catch (const Error& e) {
+    throw InputError(c.geometry.loc, fmt::format("geometry.phase_field: {}", e.what()));
+  }
+}
+
 }  // namespace
 
 SimSetup make_sim_setup(const TissueCase& c) {
@@ -170,11 +202,12 @@ SimSetup make_sim_setup(const TissueCase& c) {
   s.geo = make_geometry(c, &fibres);
   s.sigma = make_sigma(c, s.geo, fibres);
   fibres.reset();
+  const double phase_bound = apply_phase_field(c, s.geo, s.sigma, s.phi);
   const Grid& g = s.geo.grid;
   const bool have_labels = !s.geo.labels.empty();
 
   if (c.time.diffusion == DiffusionScheme::forward_euler) {
-    const double bound = diffusion_bound(c, s.geo, s.sigma);
+    const double bound = phase_bound >= 0 ? phase_bound : diffusion_bound(c, s.geo, s.sigma);
     const double limit = bound > 0 ? 2.0 * s.chi * s.cm / bound : INFINITY;
     if (c.time.dt > limit)
       throw InputError(c.time.loc,
@@ -389,9 +422,13 @@ SimSetup make_sim_setup(const TissueCase& c) {
 
 double sim_stable_dt(const TissueCase& c) {
   std::optional<FibreField> fibres;
-  const SimGeometry geo = make_geometry(c, &fibres);
-  const Conductivity sigma = make_sigma(c, geo, fibres);
-  const double bound = diffusion_bound(c, geo, sigma);
+  SimGeometry geo = make_geometry(c, &fibres);
+  Conductivity sigma = make_sigma(c, geo, fibres);
+  Field<double> phi;
+  double bound = -1;
+  if (c.time.diffusion == DiffusionScheme::forward_euler && c.conductivity.order == StencilOrder::second)
+    bound = apply_phase_field(c, geo, sigma, phi);
+  if (bound < 0) bound = diffusion_bound(c, geo, sigma);
   return bound > 0 ? 2.0 * c.conductivity.chi * c.conductivity.cm / bound : INFINITY;
 }
 
@@ -407,6 +444,8 @@ std::size_t sim_memory(const TissueCase& c) {
     total += N;  // the mask
   }
   total += geo.labels.size() * sizeof(std::int16_t);
+  // Phase field: φ (double) in the set-up, 1/φ in the engine's precision.
+  if (!geo.phase.empty()) total += N * (sizeof(double) + bytes);
   // V twice on the full grid (three times with Strang splitting).
   total += (c.time.splitting == Splitting::strang ? 3 : 2) * N * bytes;
   // States but V, per region; a region covering everything stores no cell list. Regions are

@@ -59,12 +59,16 @@ struct SimGeometry {
   Grid grid;
   Mask mask;
   Field<std::int16_t> labels;
+  Field<float> phase;  // φ when geometry.phase_field (dropped once the set-up has used it)
 };
 
 struct SimSetup {
   TissueCase tcase;
   SimGeometry geo;
-  Conductivity sigma;
+  Conductivity sigma;  // φσ when the case has a phase field
+  // Phase-field no-flux boundary (docs/tissue.md): φ on tissue cells, 0 elsewhere; empty
+  // when the case has none. Explicit diffusion then is V += α·(L_{φσ} V)/φ.
+  Field<double> phi;
   StencilOrder order = StencilOrder::second;
   double chi = 0, cm = 0;
   TimeSpec time;

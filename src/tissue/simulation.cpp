@@ -108,8 +108,16 @@ class Engine final : public EngineBase {
     // otherwise (reference oracle, fourth order, implicit schemes).
     const bool expl = s.time.diffusion == DiffusionScheme::forward_euler;
     fused_ = !reference && expl && s.order == StencilOrder::second;
+    // Phase field: 1/φ on tissue (0 elsewhere), for V += α·(L_{φσ} V)/φ. make_sim_setup
+    // admits it only with explicit second-order diffusion.
+    if (!s.phi.empty()) {
+      inv_phi_ = Field<Real>(g, Real(0));
+      for (std::size_t n = 0; n < g.size(); ++n)
+        if (s.phi[n] > 0) inv_phi_[n] = Real(1.0 / s.phi[n]);
+    }
     if (fused_) {
-      uniform_ = s.sigma.uniform() && !s.sigma.has_off_diagonal() && s.geo.mask.empty();
+      uniform_ = s.sigma.uniform() && !s.sigma.has_off_diagonal() && s.geo.mask.empty() &&
+                 s.phi.empty();
       const auto& u = s.sigma.uniform_value();
       if (uniform_)
         for (int a = 0; a < 3; ++a) w_[a] = g.active(a) ? u[a] / (g.h[a] * g.h[a]) : 0.0;
@@ -203,6 +211,7 @@ class Engine final : public EngineBase {
                                        : "fused diffusion+reaction rows (link coefficients)")
                            : fmt::format("{} diffusion operator, then reaction",
                                          backend_name(op_->backend()));
+    if (!inv_phi_.empty()) d += ", phase-field no-flux boundary (L(phi sigma) V / phi)";
     if (stepper_) d += ", implicit diffusion by Jacobi-preconditioned CG";
     return d;
   }
@@ -228,6 +237,15 @@ class Engine final : public EngineBase {
     if (stepper_) {
       dst.vec() = src.vec();
       stepper_->step(dst);
+    } else if (!inv_phi_.empty()) {
+      // Phase field: V* = V + a·(L_{φσ} V)/φ on tissue (1/φ = 0 off tissue: V* = V there).
+      op_->apply(src, dst, Real(alpha), Real(0));
+      const long N = long(src.size());
+      const Real* ip = inv_phi_.data();
+      const Real* sv = src.data();
+      Real* dv = dst.data();
+#pragma omp parallel for num_threads(threads_) if (!reference_ && N >= long(kernels::kMinParallelCells))
+      for (long n = 0; n < N; ++n) dv[n] = sv[n] + dv[n] * ip[n];
     } else {
       // V* = V + a·L V
       op_->apply(src, dst, Real(alpha), Real(1));
@@ -261,10 +279,16 @@ class Engine final : public EngineBase {
         const std::size_t base = std::size_t(r) * nx;
         const Real* vd = vin + base;
         if (diffuse) {
-          if (uniform_)
+          if (uniform_) {
             kernels::cpu::diffusion2_uniform_row(g, w_, j, k, vin, row.data(), alpha, Real(1));
-          else
+          } else if (inv_phi_.empty()) {
             kernels::cpu::diffusion2_links_row(g, links_, j, k, vin, row.data(), alpha, Real(1));
+          } else {
+            // Phase field: V* = V + a·(L_{φσ} V)/φ (links built from φσ).
+            kernels::cpu::diffusion2_links_row(g, links_, j, k, vin, row.data(), alpha, Real(0));
+            const Real* ip = inv_phi_.data() + base;
+            for (int i = 0; i < nx; ++i) row[i] = vd[i] + row[i] * ip[i];
+          }
           vd = row.data();
         }
         for (std::size_t q = 0; q < s_.parts.size(); ++q) {
@@ -347,6 +371,7 @@ class Engine final : public EngineBase {
   int threads_;
   std::array<Field<Real>, 2> v_;
   Field<Real> tmp_;
+  Field<Real> inv_phi_;  // 1/φ on tissue, 0 elsewhere; empty without a phase field
   int cur_ = 0;
   std::vector<PartState> parts_;
   std::vector<int> active_;
