@@ -1,4 +1,4 @@
-// A tiny tree-walking evaluator used only by the CellML tests to check that loaded
+// A tiny tree-walking evaluator used only by the tests (CellML and .hwm) to check that loaded
 // models compute sensible numbers. Deliberately independent of the project's interpreter
 // so that it can serve as a second opinion.
 #pragma once
