@@ -27,6 +27,8 @@ namespace {
 struct BenchNiedererFlags {
   double dx = 0.5, dt = 0.05;
   std::string backend = "auto";
+  std::string diffusion = "auto";
+  std::string precision = "f32";
   int threads = 0;
   std::string output;
   bool quiet = false;
@@ -37,13 +39,21 @@ int run_bench_niederer(const BenchNiedererFlags& f) {
   SimulationOptions opt;
   opt.backend = f.backend == "reference" ? Backend::reference : f.backend == "cuda" ? Backend::cuda : Backend::cpu;
   opt.threads = f.threads;
-  const TissueCase c = niederer_case(f.dx, f.dt);
+  TissueCase c = niederer_case(f.dx, f.dt);
+  c.time.precision = f.precision == "f64" ? Precision::f64 : Precision::f32;
+  c.time.diffusion = f.diffusion == "explicit"         ? DiffusionScheme::forward_euler
+                     : f.diffusion == "backward-euler" ? DiffusionScheme::backward_euler
+                     : f.diffusion == "crank-nicolson" ? DiffusionScheme::crank_nicolson
+                                                       : niederer_auto_scheme(c);
+  const char* scheme = c.time.diffusion == DiffusionScheme::forward_euler    ? "explicit"
+                       : c.time.diffusion == DiffusionScheme::backward_euler ? "backward-euler"
+                                                                             : "crank-nicolson";
   if (!f.quiet)
-    std::cout << fmt::format("N-version benchmark: {}, dt = {} ms, {} cells, backend {}\n", c.grid.str(), f.dt,
-                             c.grid.size(), f.backend);
+    std::cout << fmt::format("N-version benchmark: {}, dt = {} ms, {} cells, backend {}, {} diffusion, {}\n",
+                             c.grid.str(), f.dt, c.grid.size(), f.backend, scheme, f.precision);
   std::cout << std::flush;
   Progress progress(0, 150, stderr, ::isatty(2) != 0, f.quiet);
-  const NiedererResult r = run_niederer(f.dx, f.dt, opt, [&](double t) { progress.update(t); });
+  const NiedererResult r = run_niederer(c, opt, [&](double t) { progress.update(t); });
   progress.interrupt();
   std::cout << fmt::format("{:>8} {:>8} {:>8} {:>16}\n", "x_mm", "y_mm", "z_mm", "activation_ms");
   for (const auto& [p, t] : r.activation)
@@ -52,9 +62,10 @@ int run_bench_niederer(const BenchNiedererFlags& f) {
   if (!f.output.empty()) {
     std::ofstream out(f.output);
     if (!out) throw InputError(SourceLoc{f.output, 0, 0}, "cannot write the CSV file");
-    out << "x_mm,y_mm,z_mm,activation_ms,dx_mm,dt_ms\n";
+    out << "x_mm,y_mm,z_mm,activation_ms,dx_mm,dt_ms,diffusion,precision,wall_s,cell_steps_per_s\n";
     for (const auto& [p, t] : r.activation)
-      out << fmt::format("{},{},{},{:.6f},{},{}\n", p[0], p[1], p[2], t, f.dx, f.dt);
+      out << fmt::format("{},{},{},{:.6f},{},{},{},{},{:.3f},{:.4g}\n", p[0], p[1], p[2], t, f.dx, f.dt, scheme,
+                         f.precision, r.wall_seconds, r.cell_steps_per_second);
     if (!out) throw Error("writing " + f.output + " failed");
     if (!f.quiet) std::cout << "written: " << f.output << "\n";
   }
@@ -82,12 +93,20 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"auto", "reference", "cpu", "cuda"}))
       ->capture_default_str();
   cmd->add_option("--threads", f->threads, "OpenMP threads (0 = default)")->check(CLI::Range(0, 4096));
+  cmd->add_option("--diffusion", f->diffusion,
+                  "auto (explicit where dt is stable, else crank-nicolson), explicit, backward-euler, crank-nicolson")
+      ->check(CLI::IsMember({"auto", "explicit", "backward-euler", "crank-nicolson"}))
+      ->capture_default_str();
+  cmd->add_option("--precision", f->precision, "f32 or f64 state")
+      ->check(CLI::IsMember({"f32", "f64"}))
+      ->capture_default_str();
   cmd->add_option("--output,-o", f->output, "also write the activation times as CSV");
   cmd->add_flag("--quiet,-q", f->quiet, "no header and no progress");
   cmd->footer(
       "Slab 20 × 7 × 3 mm, ten Tusscher 2006 epi, σl 0.1334 / σt 0.0176 S/m, χ 1400 /cm,\n"
       "Cm 1 µF/cm², 50 000 µA/cm³ for 2 ms in the 1.5 mm corner cube (Niederer et al. 2011).\n"
-      "Example: heartwave bench niederer --dx 0.5 --dt 0.05 -o activation.csv");
+      "Example: heartwave bench niederer --dx 0.5 --dt 0.05 -o activation.csv\n"
+      "The verification table: python3 tools/niederer_table.py --run (docs/verification.md).");
   cmd->callback([f, &action] {
     action = [f]() { return run_bench_niederer(*f); };
   });

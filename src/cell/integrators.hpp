@@ -43,7 +43,7 @@ namespace detail {
 
 // (e^{J h} - 1)/J, the exact propagator factor of y' = f + J (y - y0); → h as J → 0.
 template <class Real>
-inline Real expm1_over(Real J, Real h) {
+[[gnu::always_inline]] inline Real expm1_over(Real J, Real h) {
   const Real x = J * h;
   // Below |x| ~ 1e-5 (double) the series beats expm1's rounding for this quotient. Both
   // sides are computed and one is selected, so a loop over cells that calls this can be
@@ -77,8 +77,10 @@ constexpr int scratch_size() {
 #define HW_STATE_LOOP _Pragma("GCC unroll 64")
 
 // Advances one cell by dt. y has n_states entries; c holds the cell's computed constants.
+// Always inlined: a loop over cells vectorises only when the whole step is in its body, and
+// GCC's size heuristics otherwise give up on the larger models and integrators.
 template <class Real, class M>
-inline void step_cell(const M& m, Integrator method, Real t, Real dt, Real* y, const Real* p,
+[[gnu::always_inline]] inline void step_cell(const M& m, Integrator method, Real t, Real dt, Real* y, const Real* p,
                       const Real* c) {
   const int n = m.n_states();
   constexpr int kScratch = detail::scratch_size<M>();

@@ -48,9 +48,13 @@ std::vector<std::array<double, 3>> niederer_points() {
   return p;
 }
 
-NiedererResult run_niederer(double dx_mm, double dt_ms, const SimulationOptions& opt,
+DiffusionScheme niederer_auto_scheme(const TissueCase& c) {
+  return c.time.dt <= stable_dt_limit(c) ? DiffusionScheme::forward_euler
+                                         : DiffusionScheme::crank_nicolson;
+}
+
+NiedererResult run_niederer(const TissueCase& c, const SimulationOptions& opt,
                             std::function<void(double t)> progress) {
-  const TissueCase c = niederer_case(dx_mm, dt_ms);
   Simulation sim(c, opt);
   const Grid& g = sim.grid();
   const auto pts = niederer_points();

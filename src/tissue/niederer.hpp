@@ -30,8 +30,13 @@ struct NiedererResult {
 // The nine points in the order P1..P8 (corners, x fastest) then the centre.
 std::vector<std::array<double, 3>> niederer_points();
 
-// Runs until every point has activated (or 150 ms). progress(t) after each step.
-NiedererResult run_niederer(double dx_mm, double dt_ms, const SimulationOptions& opt,
+// The diffusion scheme `heartwave bench niederer --diffusion auto` picks: forward Euler
+// where dt is within the explicit stability limit of the case, else Crank-Nicolson.
+DiffusionScheme niederer_auto_scheme(const TissueCase& c);
+
+// Runs c (a niederer_case, possibly with another scheme or precision) until every point
+// has activated (or t_end). progress(t) after each step.
+NiedererResult run_niederer(const TissueCase& c, const SimulationOptions& opt,
                             std::function<void(double t)> progress = {});
 
 }  // namespace hw::tissue

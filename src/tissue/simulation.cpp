@@ -36,7 +36,7 @@ namespace {
 
 // Cells per reaction block: the block's states are gathered into a scratch batch that
 // stays in L1/L2, stepped by the CellKernel, checked, and written back.
-constexpr std::size_t kBlock = 128;
+constexpr std::size_t kBlock = 512;
 
 struct Failure {
   std::atomic<bool> any{false};
@@ -310,7 +310,13 @@ class Engine final : public EngineBase {
     Real* yv = y + std::size_t(p.kv) * B;
     const Real to_model = Real(1.0 / p.v2mV), to_mv = Real(p.v2mV);
     // Gather: V from the diffused row (mV → model units), the other states from the part.
-    for (std::size_t c = 0; c < cnt; ++c) yv[c] = vd[p.grid_index(i0 + c) - base] * to_model;
+    // A part that is the whole grid has contiguous cells: plain loops that vectorise.
+    if (p.identity) {
+      const Real* vrow = vd + (i0 - base);
+      for (std::size_t c = 0; c < cnt; ++c) yv[c] = vrow[c] * to_model;
+    } else {
+      for (std::size_t c = 0; c < cnt; ++c) yv[c] = vd[p.cells[i0 + c] - base] * to_model;
+    }
     for (int k = 0; k < p.ns; ++k) {
       if (k == p.kv) continue;
       const Real* src = st.y.data() + slot(p, k) * n + i0;
@@ -336,9 +342,11 @@ class Engine final : public EngineBase {
     const int sub = s_.time.ode_substeps;
     p.kernel->step(s_.integrator, Real(t / p.t2ms), Real(h / sub / p.t2ms), sub, batch);
     // Check before committing: a block with a non-finite V keeps its previous states.
-    bool ok = true;
-    for (std::size_t c = 0; c < cnt; ++c) ok &= std::isfinite(yv[c]);
-    if (!ok) {
+    // |V| <= max is false for NaN and ±inf; a count, not a branch, so the loop vectorises.
+    std::size_t bad = 0;
+    for (std::size_t c = 0; c < cnt; ++c)
+      bad += !(std::abs(yv[c]) <= std::numeric_limits<Real>::max());
+    if (bad) {
       for (std::size_t c = 0; c < cnt; ++c) {
         if (std::isfinite(yv[c])) continue;
         std::string var = "V";
@@ -363,7 +371,12 @@ class Engine final : public EngineBase {
       const Real* src = y + std::size_t(k) * B;
       std::copy(src, src + cnt, st.y.data() + slot(p, k) * n + i0);
     }
-    for (std::size_t c = 0; c < cnt; ++c) vout[p.grid_index(i0 + c)] = yv[c] * to_mv;
+    if (p.identity) {
+      Real* out = vout + i0;
+      for (std::size_t c = 0; c < cnt; ++c) out[c] = yv[c] * to_mv;
+    } else {
+      for (std::size_t c = 0; c < cnt; ++c) vout[p.cells[i0 + c]] = yv[c] * to_mv;
+    }
   }
 
   const SimSetup& s_;

@@ -30,6 +30,32 @@ inline T powi(T x) {
   }
 }
 
+// x^e for an exponent that is a parameter. Model<Real, true> is used for a batch whose
+// shared parameters make every such exponent a small integer (checked once per batch, see
+// step_batch): the power is then a few multiplications by squaring, branch-free so the cell
+// loop still vectorises, instead of a vector pow, the most expensive call in such models
+// (Hill coefficients, Karma's M). Per-cell parameters and other exponents take std::pow.
+template <bool kIntPow, class T>
+[[gnu::always_inline]] inline T pow_param(T x, T e) {
+  if constexpr (kIntPow) {
+    const int n = int(std::abs(e));
+    T r = T(1), b = x;
+#pragma GCC unroll 4
+    for (int bit = 0; bit < 4; ++bit) {
+      r = ((n >> bit) & 1) ? r * b : r;
+      b = b * b;
+    }
+    return e < T(0) ? T(1) / r : r;
+  } else {
+    return std::pow(x, e);
+  }
+}
+
+template <class T>
+inline bool small_integer(T e) {
+  return std::abs(e) <= T(15) && e == std::trunc(e);
+}
+
 )";
 
 // libmvec (glibc) has vector versions of these, but <cmath> declares them SIMD only under
@@ -71,8 +97,8 @@ extern "C" __attribute__((simd("notinbranch"))) float atan2f(float, float) noexc
 // taken become per-lane arrays it then rejects ("not suitable for scatter store").
 // Loads and stores are printed per state (LOAD_Y etc. are replaced by the printer).
 static constexpr const char* kBatch = R"(
-template <class Real, hw::cell::Integrator kMethod>
-[[gnu::always_inline]] inline void step_one(const Model<Real>& m, Real t, Real dt, Real* Y,
+template <class Real, hw::cell::Integrator kMethod, class M>
+[[gnu::always_inline]] inline void step_one(const M& m, Real t, Real dt, Real* Y,
                                             std::size_t stride, std::size_t i, const Real* p,
                                             const Real* c) {
   Real y[Model<Real>::kStates > 0 ? Model<Real>::kStates : 1];
@@ -102,11 +128,17 @@ void step_batch(Real t, Real dt, int steps, const hw::cell::Batch<Real>& b) {
     Real p[np] = {}, c[nc] = {};
     for (int k = 0; k < Model<Real>::kParams; ++k) p[k] = b.p[k];
     m.constants(p, c);
-    for (int s = 0; s < steps; ++s) {
-      const Real ts = t + s * dt;
+    const auto run = [&](const auto& model) {
+      for (int s = 0; s < steps; ++s) {
+        const Real ts = t + s * dt;
 #pragma omp simd
-      for (std::size_t i = 0; i < n; ++i) step_one<Real, kMethod>(m, ts, dt, Y, stride, i, p, c);
+        for (std::size_t i = 0; i < n; ++i) step_one<Real, kMethod>(model, ts, dt, Y, stride, i, p, c);
+      }
+    };
+    if constexpr (Model<Real>::kExponentParams) {
+      if (Model<Real>::integer_exponents(p)) return run(Model<Real, true>{});
     }
+    run(m);
     return;
   }
   const Real* const P = b.p;
@@ -181,7 +213,17 @@ std::string print_cpp(const Model& m, const CppOptions& opt) {
       << kSimdMath << "namespace {\n\n"
       << kPowi;
 
-  out << "template <class Real>\nstruct Model {\n";
+  // Parameters used as exponents (pow_param): see kPowi.
+  std::vector<std::uint32_t> exponent_params;
+  for (std::size_t id = 0; id < m.pool.size(); ++id) {
+    const Node& n = m.pool.node(ExprId(id));
+    if (n.op != Op::pow) continue;
+    const Node& e = m.pool.node(n.args[1]);
+    if (e.op == Op::variable && e.var_kind == VarKind::param &&
+        std::find(exponent_params.begin(), exponent_params.end(), e.index) == exponent_params.end())
+      exponent_params.push_back(e.index);
+  }
+  out << "template <class Real, bool kIntPow = false>\nstruct Model {\n";
   out << "  static constexpr int kStates = " << ns << ";\n";
   out << "  static constexpr int kParams = " << np << ";\n";
   out << "  static constexpr int kConstants = " << l.n_constants << ";\n";
@@ -195,6 +237,15 @@ std::string print_cpp(const Model& m, const CppOptions& opt) {
          "  constexpr int n_constants() const { return kConstants; }\n"
          "  constexpr int n_algebraics() const { return kAlgebraics; }\n"
          "  constexpr bool is_gate(int i) const { return kGate[i]; }\n\n";
+  // True when every parameter used as an exponent is a small integer: step_batch then uses
+  // Model<Real, true>, whose pow_param multiplies (false when there are none).
+  out << "  static constexpr bool kExponentParams = " << (exponent_params.empty() ? "false" : "true")
+      << ";\n";
+  out << "  static bool integer_exponents([[maybe_unused]] const Real* p) {\n    return ";
+  if (exponent_params.empty()) out << "false";
+  for (std::size_t k = 0; k < exponent_params.size(); ++k)
+    out << (k ? " && " : "") << "small_integer(p[" << exponent_params[k] << "])";
+  out << ";\n  }\n\n";
 
   function(out, "void constants([[maybe_unused]] const Real* p, [[maybe_unused]] Real* c)",
            print_straight_line(m, prof, constants_statements(m, l, prof), names, "    "));

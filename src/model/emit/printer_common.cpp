@@ -14,6 +14,7 @@ namespace hw::model {
 TargetProfile cpp_profile() {
   TargetProfile p;
   p.branch_free = true;
+  p.pow_param = "pow_param<kIntPow>";
   return p;
 }
 
@@ -242,6 +243,10 @@ class StraightLine {
         }
         if (pool_.is_constant(n.args[1], 0.5))
           return {prof_.function(Op::sqrt) + "(" + value(n.args[0]).text + ")", kAtom};
+        const Node& e = pool_.node(n.args[1]);
+        if (!prof_.pow_param.empty() && e.op == Op::variable && e.var_kind == VarKind::param)
+          return {prof_.pow_param + "(" + value(n.args[0]).text + ", " + value(n.args[1]).text + ")",
+                  kAtom};
         return call(n);
       }
       case Op::select:

@@ -37,6 +37,9 @@ struct TargetProfile {
   bool use_float = false;       // CUDA: float names (expf) and literals (1.5f)
   bool fast_intrinsics = false; // CUDA float: __expf, __logf, __sinf, __cosf, __powf
   std::string powi = "powi";    // name of the integer-power helper template
+  // pow(x, p) with a parameter p as exponent: the helper that tests p for a small integer
+  // once per batch (C++: pow_param); empty prints pow.
+  std::string pow_param;
   // Branch-free printing (C++): non-trivial select arms become temporaries computed before
   // the select, and && / || become & / |, so both sides are always evaluated and a loop over
   // cells that inlines the model has no control flow left for the vectoriser to reject.

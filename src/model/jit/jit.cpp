@@ -193,9 +193,15 @@ std::string jit_cache_dir() {
 // -fno-trapping-math changes no value (nothing here unmasks FP exceptions); it lets GCC
 // if-convert the selects of the cell step and expand floor inline, so the cell loop
 // vectorises.
+// -march=native as in the build (CMake option HW_NATIVE): the kernel runs where it compiles.
 std::vector<std::string> jit_compiler_flags() {
-  return {"-std=c++20",   "-O3",          "-fPIC", "-shared", "-fopenmp-simd", "-fno-math-errno",
-          "-fno-trapping-math"};
+  std::vector<std::string> f = {"-std=c++20",       "-O3",           "-fPIC",
+                                "-shared",          "-fopenmp-simd", "-fno-math-errno",
+                                "-fno-trapping-math"};
+#ifdef HW_NATIVE_ARCH
+  f.push_back("-march=native");
+#endif
+  return f;
 }
 
 std::string model_cpp_hash(const Model& analysed) { return sha256_hex(print_cpp(analysed)); }

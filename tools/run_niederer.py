@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Runs the N-version benchmark (Niederer et al. 2011) over the dx × dt grid of issue 4 and
+records each run as docs/data/niederer/dx<DX>_dt<DT>.csv plus a .json of how it was run.
+
+Why recorded: the finest runs (dx 0.1 mm, dt 0.005 ms: 420 000 cells × 26 000 steps) take
+tens of minutes, too long for every regeneration of docs/verification.md; that script
+(tools/make_verification_doc.py) reads these files. Rerun a point with --force.
+
+Usage: python3 tools/run_niederer.py [--heartwave build/apps/heartwave/heartwave]
+           [--threads N] [--precision f64] [--only DX:DT ...] [--force] [--out DIR]
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..'))
+DXS = ['0.5', '0.2', '0.1']
+DTS = ['0.05', '0.01', '0.005']
+
+
+def cpu_model():
+    try:
+        with open('/proc/cpuinfo') as f:
+            for line in f:
+                if line.startswith('model name'):
+                    return line.split(':', 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or 'unknown'
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('--heartwave', default=os.path.join(ROOT, 'build', 'apps', 'heartwave', 'heartwave'))
+    ap.add_argument('--threads', type=int, default=0)
+    ap.add_argument('--precision', default='f64', choices=['f32', 'f64'])
+    ap.add_argument('--only', nargs='*', default=None, help='DX:DT pairs, e.g. 0.1:0.005')
+    ap.add_argument('--force', action='store_true', help='rerun points already recorded')
+    ap.add_argument('--out', default=os.path.join(ROOT, 'docs', 'data', 'niederer'))
+    args = ap.parse_args()
+    if not os.path.exists(args.heartwave):
+        sys.exit(f'{args.heartwave} not found: build first (bash tools/build.sh)')
+    os.makedirs(args.out, exist_ok=True)
+    pairs = [(dx, dt) for dx in DXS for dt in DTS]
+    if args.only:
+        pairs = [tuple(p.split(':')) for p in args.only]
+    commit = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip() or 'unknown'
+    for dx, dt in pairs:
+        stem = os.path.join(args.out, f'dx{dx}_dt{dt}')
+        if os.path.exists(stem + '.csv') and not args.force:
+            print(f'dx {dx} dt {dt}: recorded, skipped (--force reruns)')
+            continue
+        cmd = [args.heartwave, 'bench', 'niederer', '--dx', dx, '--dt', dt, '--precision',
+               args.precision, '--threads', str(args.threads), '-q', '-o', stem + '.csv.part']
+        print(' '.join(cmd), flush=True)
+        t0 = time.time()
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        wall = time.time() - t0
+        sys.stdout.write(proc.stdout)
+        if proc.returncode != 0:
+            sys.stderr.write(proc.stderr)
+            sys.exit(f'dx {dx} dt {dt}: heartwave exited {proc.returncode}')
+        os.replace(stem + '.csv.part', stem + '.csv')
+        meta = {
+            'command': 'heartwave ' + ' '.join(cmd[1:-2]) + f' -o dx{dx}_dt{dt}.csv',
+            'commit': commit,
+            'date': datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC'),
+            'cpu': cpu_model(),
+            'nproc': os.cpu_count(),
+            'threads': args.threads,
+            'wall_s': round(wall, 1),
+        }
+        with open(stem + '.json', 'w') as f:
+            json.dump(meta, f, indent=1)
+            f.write('\n')
+
+
+if __name__ == '__main__':
+    main()
