@@ -1,8 +1,9 @@
 // Matrix-free preconditioned conjugate gradient (seed 003: the matrix enters only through
 // products, so the stencil is never stored as a matrix).
 //
-// Why a template: the same solver runs on the tissue operator I − θ·dt/(χCm)·L, on the
-// Dirichlet Poisson problem of seed 003 in the tests, and later on device fields. It needs
+// Why a template: the same solver runs on the tissue operator I − θ·dt/(χCm)·L (or its
+// phase-field form Φ − θ·dt/(χCm)·L_{φσ}, diffusion_stepper.hpp), on the Dirichlet Poisson
+// problem of seed 003 in the tests, and later on device fields. It needs
 //   Op:      void apply(const Field<Real>& x, Field<Real>& y) const;   // y = A x, A SPD
 //   Precond: void apply(const Field<Real>& r, Field<Real>& z) const;   // z = M⁻¹ r, M SPD
 // Reductions accumulate in double whatever Real is.

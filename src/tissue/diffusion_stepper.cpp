@@ -35,7 +35,8 @@ void check_explicit_dt(const DiffusionOperator& op, double chi, double cm, doubl
 
 template <class Real>
 DiffusionStepper<Real>::DiffusionStepper(const DiffusionOperator& op, double chi, double cm,
-                                         double dt, DiffusionScheme scheme, CgOptions cg)
+                                         double dt, DiffusionScheme scheme, CgOptions cg,
+                                         const Field<double>& phi)
     : op_(op), a_(0.0), scheme_(scheme), cg_(cg) {
   if (scheme == DiffusionScheme::forward_euler) {
     check_explicit_dt(op, chi, cm, dt);
@@ -53,32 +54,89 @@ DiffusionStepper<Real>::DiffusionStepper(const DiffusionOperator& op, double chi
   const std::size_t n = op.grid().size();
   work_.resize(n);
   rhs_.resize(n);
+  // w_n = φ_n on tissue, 1 off tissue (identity rows there; L_nn = 0 too).
+  Field<double> w(n, 1.0);
+  if (!phi.empty()) {
+    if (phi.size() != n)
+      throw Error(fmt::format("diffusion: phase field has {} values, the grid {} cells",
+                              phi.size(), n));
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!is_tissue(op.mask(), i)) continue;
+      if (!(phi[i] > 0.0) || !std::isfinite(phi[i]))
+        throw Error(fmt::format("diffusion: phase field phi = {} at tissue cell {}; it must be "
+                                "finite and > 0 wherever the operator has tissue",
+                                phi[i], i));
+      w[i] = phi[i];
+    }
+    if (scheme == DiffusionScheme::forward_euler) {
+      inv_w_.resize(n);
+      for (std::size_t i = 0; i < n; ++i) inv_w_[i] = Real(1.0 / w[i]);
+    } else {
+      w_.resize(n);
+      for (std::size_t i = 0; i < n; ++i) w_[i] = Real(w[i]);
+    }
+  }
   if (scheme != DiffusionScheme::forward_euler) {
-    // diag(I − θ·a·L) = 1 − θ·a·L_nn ≥ 1.
+    // diag(Φ − θ·a·L) = w_n − θ·a·L_nn ≥ w_n > 0.
     const double theta = scheme == DiffusionScheme::backward_euler ? 1.0 : 0.5;
     Field<double> d(n);
-    for (std::size_t i = 0; i < n; ++i) d[i] = 1.0 - theta * a_ * op.diagonal()[i];
+    for (std::size_t i = 0; i < n; ++i) d[i] = w[i] - theta * a_ * op.diagonal()[i];
     jacobi_ = std::make_unique<JacobiPreconditioner<Real>>(d);
   }
 }
 
 template <class Real>
+void DiffusionStepper<Real>::Shifted::apply(const Field<Real>& x, Field<Real>& y) const {
+  if (!w) {
+    op->apply(x, y, coef, Real(1));
+    return;
+  }
+  // y = coef·L x + Φ x
+  op->apply(x, y, coef, Real(0));
+  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(x.size());
+  const Real* xp = x.data();
+  const Real* wp = w->data();
+  Real* yp = y.data();
+#pragma omp parallel for schedule(static) if (n >= kernels::kMinParallelCells)
+  for (std::ptrdiff_t i = 0; i < n; ++i) yp[i] += wp[i] * xp[i];
+}
+
+template <class Real>
+void DiffusionStepper<Real>::apply_weighted(const Field<Real>& x, Field<Real>& y, Real c) const {
+  Shifted{&op_, c, w_.empty() ? nullptr : &w_}.apply(x, y);
+}
+
+template <class Real>
 void DiffusionStepper<Real>::step(Field<Real>& v) {
+  const Field<Real>* w = w_.empty() ? nullptr : &w_;
   switch (scheme_) {
     case DiffusionScheme::forward_euler:
-      // V⁺ = V + a·L V
-      op_.apply(v, work_, Real(a_), Real(1));
+      if (inv_w_.empty()) {
+        // V⁺ = V + a·L V
+        op_.apply(v, work_, Real(a_), Real(1));
+      } else {
+        // V⁺ = V + a·(L V)/w
+        op_.apply(v, work_, Real(a_), Real(0));
+        const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(v.size());
+        const Real* iw = inv_w_.data();
+        const Real* vp = v.data();
+        Real* op = work_.data();
+#pragma omp parallel for schedule(static) if (n >= kernels::kMinParallelCells)
+        for (std::ptrdiff_t i = 0; i < n; ++i) op[i] = vp[i] + op[i] * iw[i];
+      }
       std::swap(v.vec(), work_.vec());
       return;
     case DiffusionScheme::backward_euler:
-      // (I − a·L) V⁺ = V, starting from V
+      // (Φ − a·L) V⁺ = Φ V, starting from V
       rhs_ = v;
-      last_ = cg_solve(Shifted{&op_, Real(-a_)}, rhs_, v, *jacobi_, cg_);
+      if (w)
+        for (std::size_t i = 0; i < v.size(); ++i) rhs_[i] *= w_[i];
+      last_ = cg_solve(Shifted{&op_, Real(-a_), w}, rhs_, v, *jacobi_, cg_);
       break;
     case DiffusionScheme::crank_nicolson:
-      // (I − a/2·L) V⁺ = (I + a/2·L) V
-      op_.apply(v, rhs_, Real(0.5 * a_), Real(1));
-      last_ = cg_solve(Shifted{&op_, Real(-0.5 * a_)}, rhs_, v, *jacobi_, cg_);
+      // (Φ − a/2·L) V⁺ = (Φ + a/2·L) V
+      apply_weighted(v, rhs_, Real(0.5 * a_));
+      last_ = cg_solve(Shifted{&op_, Real(-0.5 * a_), w}, rhs_, v, *jacobi_, cg_);
       break;
   }
   if (!last_.converged)

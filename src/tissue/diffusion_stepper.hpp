@@ -7,6 +7,16 @@
 //   Crank-Nicolson:  (I − a/2·L) V⁺ = (I + a/2·L) V      (θ = ½)
 // The implicit systems are SPD (L symmetric, ≤ 0) and solved by Jacobi-preconditioned CG.
 //
+// With a phase field (Fenton et al. 2005; docs/tissue.md) the equation is φ χCm ∂V/∂t =
+// L_{φσ} V, L built from φσ, and the steppers take Φ = diag(w), w_n = φ_n on tissue cells
+// and w_n = 1 off tissue (where L has zero rows and columns):
+//   forward Euler:   V⁺ = V + a·(L V)/w
+//   backward Euler:  (Φ − a·L) V⁺ = Φ V
+//   Crank-Nicolson:  (Φ − a/2·L) V⁺ = (Φ + a/2·L) V
+// Multiplying by Φ rather than dividing by φ keeps the matrix symmetric (positive definite
+// for φ > 0), so the same CG solves it; Σ w_n V_n is what these steps conserve. Off-tissue
+// rows are the identity, so those cells keep their value and couple to nothing.
+//
 // Units: χ in mm⁻¹, Cm in µF/mm², dt in ms, σ in mS/mm (docs/tissue-numerics.md).
 #pragma once
 
@@ -33,8 +43,12 @@ class DiffusionStepper {
  public:
   // Validates the numbers (and, for forward Euler, the stability limit) up front. With float
   // fields the implicit schemes need cg.rel_tol >= 1e-6 (hw::Error otherwise).
+  // phi: empty (Φ = I), or φ per grid cell (> 0 exactly on the operator's tissue cells, 0
+  // elsewhere, as PhaseFieldDiffusion::phi); hw::Error when it disagrees with the mask. The
+  // forward-Euler limit checked here is then the bulk one of L: a caller with a phase field
+  // checks the limit of Φ⁻¹L itself (phase_field_rate_bound).
   DiffusionStepper(const DiffusionOperator& op, double chi, double cm, double dt,
-                   DiffusionScheme scheme, CgOptions cg = {});
+                   DiffusionScheme scheme, CgOptions cg = {}, const Field<double>& phi = {});
 
   // Advances v by one dt in place.
   void step(Field<Real>& v);
@@ -42,18 +56,22 @@ class DiffusionStepper {
   const CgResult& last_solve() const { return last_; }
 
  private:
-  // y = (I − θ·a·L) x, the operator CG sees.
+  // y = (Φ − θ·a·L) x, the operator CG sees (Φ = I when w is null).
   struct Shifted {
     const DiffusionOperator* op;
-    Real coef;  // −θ·a
-    void apply(const Field<Real>& x, Field<Real>& y) const { op->apply(x, y, coef, Real(1)); }
+    Real coef;           // −θ·a
+    const Field<Real>* w;  // diagonal of Φ, or null
+    void apply(const Field<Real>& x, Field<Real>& y) const;
   };
+  // y = c·L x + Φ x
+  void apply_weighted(const Field<Real>& x, Field<Real>& y, Real c) const;
 
   const DiffusionOperator& op_;
   double a_;
   DiffusionScheme scheme_;
   CgOptions cg_;
   Field<Real> work_, rhs_;
+  Field<Real> w_, inv_w_;  // Φ's diagonal (implicit) or its inverse (explicit); empty: Φ = I
   std::unique_ptr<JacobiPreconditioner<Real>> jacobi_;
   CgResult last_;
 };

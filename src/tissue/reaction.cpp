@@ -163,15 +163,14 @@ double diffusion_bound(const TissueCase& c, const SimGeometry& geo, const Conduc
 double apply_phase_field(const TissueCase& c, SimGeometry& geo, Conductivity& sigma,
                          Field<double>& phi) {
   if (!c.geometry.phase_field || geo.phase.empty()) return -1;
-  if (c.time.diffusion != DiffusionScheme::forward_euler)
-    throw InputError(c.time.loc,
-                     "time.diffusion: geometry.phase_field = true supports only explicit "
-                     "(forward Euler) diffusion in this build; use diffusion = \"explicit\" or "
-                     "turn the phase field off");
+  // Explicit and implicit (Φ-weighted CG) diffusion both take φ; the fourth-order stencil
+  // exists only for constant isotropic σ on a box, and φσ is neither.
   if (c.conductivity.order != StencilOrder::second)
     throw InputError(c.geometry.loc,
                      "geometry.phase_field = true needs the second-order stencil "
-                     "(conductivity.order = 2)");
+                     "(conductivity.order = 2): the phase field makes the conductivity phi*sigma "
+                     "vary in space and puts a boundary inside the grid, and the fourth-order "
+                     "stencil holds only for constant isotropic sigma on a box");
   try {
     PhaseFieldDiffusion d = phase_field_diffusion(geo.grid, geo.phase, sigma, 0.0);
     const double bound = phase_field_rate_bound(geo.grid, d);

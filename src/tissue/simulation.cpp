@@ -108,9 +108,9 @@ class Engine final : public EngineBase {
     // otherwise (reference oracle, fourth order, implicit schemes).
     const bool expl = s.time.diffusion == DiffusionScheme::forward_euler;
     fused_ = !reference && expl && s.order == StencilOrder::second;
-    // Phase field: 1/φ on tissue (0 elsewhere), for V += α·(L_{φσ} V)/φ. make_sim_setup
-    // admits it only with explicit second-order diffusion.
-    if (!s.phi.empty()) {
+    // Phase field, explicit: 1/φ on tissue (0 elsewhere), for V += α·(L_{φσ} V)/φ. The
+    // implicit schemes hand φ to the DiffusionStepper (Φ-weighted CG system) instead.
+    if (!s.phi.empty() && expl) {
       inv_phi_ = Field<Real>(g, Real(0));
       for (std::size_t n = 0; n < g.size(); ++n)
         if (s.phi[n] > 0) inv_phi_[n] = Real(1.0 / s.phi[n]);
@@ -135,7 +135,7 @@ class Engine final : public EngineBase {
         cg.rel_tol = s.time.cg_tolerance;
         if (sizeof(Real) == 4) cg.rel_tol = std::max(cg.rel_tol, 1e-6);
         stepper_ = std::make_unique<DiffusionStepper<Real>>(*op_, s.chi, s.cm, s.time.dt,
-                                                            s.time.diffusion, cg);
+                                                            s.time.diffusion, cg, s.phi);
       }
     }
   }
@@ -211,7 +211,9 @@ class Engine final : public EngineBase {
                                        : "fused diffusion+reaction rows (link coefficients)")
                            : fmt::format("{} diffusion operator, then reaction",
                                          backend_name(op_->backend()));
-    if (!inv_phi_.empty()) d += ", phase-field no-flux boundary (L(phi sigma) V / phi)";
+    if (!s_.phi.empty())
+      d += stepper_ ? ", phase-field no-flux boundary ((Phi - theta a L(phi sigma)) system)"
+                    : ", phase-field no-flux boundary (L(phi sigma) V / phi)";
     if (stepper_) d += ", implicit diffusion by Jacobi-preconditioned CG";
     return d;
   }
@@ -235,6 +237,7 @@ class Engine final : public EngineBase {
       return;
     }
     if (stepper_) {
+      // Implicit, Φ-weighted with a phase field (diffusion_stepper.hpp).
       dst.vec() = src.vec();
       stepper_->step(dst);
     } else if (!inv_phi_.empty()) {

@@ -17,6 +17,7 @@
 
 #include "core/error.hpp"
 #include "io/nrrd.hpp"
+#include "tissue/diffusion_stepper.hpp"
 #include "tissue/geometry.hpp"
 #include "tissue/phase_field.hpp"
 #include "tissue/simulation.hpp"
@@ -94,6 +95,56 @@ std::vector<double> activation(const TissueCase& c, Backend b, double t_end, dou
   return act;
 }
 
+// The disc φ of radius R = 3.2 mm in a 36 × 36 sheet, h = 0.2 mm.
+TissueCase disc_case(const fs::path& dir, const std::string& model, std::vector<float>* phi = nullptr) {
+  return phase_sheet(
+      dir, 36, 36, 0.2, [](double x, double y) { return prof(3.2 - std::hypot(x - 3.6, y - 3.6)); },
+      model, phi);
+}
+
+// Pure diffusion in the disc (Aliev–Panfilov with k = 0 and v = 0: the reaction is the
+// identity) from V = 60 mV in a sphere off the centre that crosses the boundary, in double.
+TissueCase disc_diffusion_case(const fs::path& dir, std::vector<float>* phi = nullptr) {
+  TissueCase c = disc_case(dir, "aliev_panfilov_1996", phi);
+  c.models[0].params["k"] = 0;
+  InitialCondition ic;
+  ic.where.kind = Region::Kind::sphere;
+  ic.where.centre = {2.2, 3.0, 0.1};
+  ic.where.radius = 1.6;
+  ic.variable = "V";
+  ic.value = 60;
+  c.initial.push_back(ic);
+  c.time.precision = Precision::f64;
+  return c;
+}
+
+std::vector<double> voltages(const Simulation& sim) {
+  std::vector<double> v(sim.grid().size());
+  for (std::size_t n = 0; n < v.size(); ++n) v[n] = sim.voltage_at(n);
+  return v;
+}
+
+// V after t_end of pure diffusion (NaN off tissue).
+std::vector<double> diffuse_to(TissueCase c, DiffusionScheme sch, double dt, double t_end,
+                               Backend b = Backend::reference) {
+  c.time.diffusion = sch;
+  c.time.dt = dt;
+  Simulation sim(c, SimulationOptions{b, 1});
+  sim.run_until(t_end);
+  return voltages(sim);
+}
+
+double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  double d = 0;
+  for (std::size_t n = 0; n < a.size(); ++n)
+    if (!std::isnan(a[n])) d = std::max(d, std::fabs(a[n] - b[n]));
+  return d;
+}
+
+const char* scheme_name(DiffusionScheme s) {
+  return s == DiffusionScheme::backward_euler ? "BE" : s == DiffusionScheme::crank_nicolson ? "CN" : "FE";
+}
+
 Region sphere(double x, double y, double r) {
   Region g;
   g.kind = Region::Kind::sphere;
@@ -162,12 +213,17 @@ TEST(TissuePhase, BoxConservesPhaseWeightedCharge) {
   c.time.dt = lim * 1.01;
   EXPECT_THROW(Simulation s(c), hw::InputError);
   c.time.dt = 0.02;
-  c.time.diffusion = DiffusionScheme::backward_euler;
-  try {
-    Simulation s(c);
-    ADD_FAILURE() << "implicit diffusion with a phase field was accepted";
-  } catch (const hw::InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("phase_field"), std::string::npos) << e.what();
+  c.conductivity.order = StencilOrder::fourth;
+  for (DiffusionScheme sch : {DiffusionScheme::forward_euler, DiffusionScheme::backward_euler}) {
+    c.time.diffusion = sch;
+    try {
+      Simulation s(c);
+      ADD_FAILURE() << "the fourth-order stencil with a phase field was accepted";
+    } catch (const hw::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("phase_field"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("constant isotropic sigma on a box"), std::string::npos)
+          << e.what();
+    }
   }
 }
 
@@ -265,4 +321,208 @@ TEST(TissuePhase, TiltedSlabConductsLikeAlignedSlab) {
   EXPECT_EQ(aligned.activated, aligned.cells);
   EXPECT_GT(aligned.speed, 0.2);
   EXPECT_NEAR(tilted.speed / aligned.speed, 1.0, 0.10);
+}
+
+// The Φ-weighted implicit steppers on their own (diffusion_stepper.hpp): off-tissue cells keep
+// their value bit for bit and feed nothing into the tissue, Σφ·V is conserved to the CG
+// residual, and a φ that is not positive on a tissue cell is refused.
+TEST(TissuePhase, WeightedStepperKeepsOffTissueAndConserves) {
+  TempDir td;
+  std::vector<float> phi_f;
+  const TissueCase c = disc_case(td.dir, "aliev_panfilov_1996", &phi_f);
+  const Geometry geo = build_geometry(c);
+  const PhaseFieldDiffusion d =
+      phase_field_diffusion(geo.grid, geo.phase, Conductivity::isotropic(0.1334), 0.0);
+  DiffusionSetup ds;
+  ds.grid = geo.grid;
+  ds.sigma = d.sigma;
+  ds.mask = d.mask;
+  const Grid& g = geo.grid;
+  for (DiffusionScheme sch : {DiffusionScheme::backward_euler, DiffusionScheme::crank_nicolson}) {
+    for (Backend b : {Backend::reference, Backend::cpu}) {
+      const auto op = make_diffusion_operator(ds, b);
+      CgOptions cg;
+      cg.rel_tol = 1e-14;
+      DiffusionStepper<double> st(*op, 140, 0.01, 0.1, sch, cg, d.phi);
+      Field<double> v(g), v_far(g);
+      int off = 0;
+      for (std::size_t n = 0; n < g.size(); ++n) {
+        const double x = (double(n % std::size_t(g.nx())) + 0.5) * 0.2,
+                     y = (double(n / std::size_t(g.nx())) + 0.5) * 0.2;
+        v[n] = d.mask[n] ? 40 + 30 * std::cos(0.9 * x) * std::sin(0.7 * y + 0.3) : 123.0;
+        // The same tissue values with other off-tissue values: must not change the tissue.
+        v_far[n] = d.mask[n] ? v[n] : 0.0;
+        off += !d.mask[n];
+      }
+      auto charge = [&](const Field<double>& u) {
+        double q = 0;
+        for (std::size_t n = 0; n < g.size(); ++n) q += d.phi[n] * u[n];
+        return q;
+      };
+      const double q0 = charge(v);
+      int iters = 0;
+      for (int k = 0; k < 20; ++k) {
+        st.step(v);
+        iters += st.last_solve().iterations;
+        st.step(v_far);
+      }
+      const double q1 = charge(v);
+      double kept = 0, coupled = 0;
+      for (std::size_t n = 0; n < g.size(); ++n) {
+        if (!d.mask[n]) kept = std::max(kept, std::fabs(v[n] - 123.0));
+        else coupled = std::max(coupled, std::fabs(v[n] - v_far[n]));
+      }
+      std::printf("[measured] phase stepper %s %s: %d off-tissue cells, max change %.1e; "
+                  "tissue vs other off-tissue values %.2e mV; sum(phi V) rel change %.2e; "
+                  "CG %.1f iterations/step\n",
+                  scheme_name(sch), backend_name(b), off, kept, coupled, std::fabs(q1 - q0) / std::fabs(q0),
+                  iters / 20.0);
+      EXPECT_GT(off, 100);
+      EXPECT_EQ(kept, 0.0);
+      EXPECT_LT(coupled, 1e-9);
+      EXPECT_LT(std::fabs(q1 - q0), 1e-12 * std::fabs(q0));
+    }
+  }
+  const auto op = make_diffusion_operator(ds, Backend::reference);
+  Field<double> bad = d.phi;
+  for (std::size_t n = 0; n < g.size(); ++n)
+    if (d.mask[n]) {
+      bad[n] = 0;
+      break;
+    }
+  EXPECT_THROW(DiffusionStepper<double>(*op, 140, 0.01, 0.1, DiffusionScheme::crank_nicolson, {}, bad),
+               hw::Error);
+  EXPECT_THROW(DiffusionStepper<double>(*op, 140, 0.01, 0.1, DiffusionScheme::crank_nicolson, {},
+                                        Field<double>(7, 1.0)),
+               hw::Error);
+}
+
+// Backward Euler and Crank-Nicolson with a phase field in the monodomain stepper: pure
+// diffusion in the disc at dt twice the explicit limit conserves Σφ·V on both engines, and
+// the two engines agree.
+TEST(TissuePhase, ImplicitConservesPhaseWeightedCharge) {
+  TempDir td;
+  std::vector<float> phi;
+  TissueCase c = disc_diffusion_case(td.dir, &phi);
+  c.time.cg_tolerance = 1e-14;
+  const double lim = stable_dt_limit(c);
+  const double dt = 2 * lim;
+  for (DiffusionScheme sch : {DiffusionScheme::backward_euler, DiffusionScheme::crank_nicolson}) {
+    c.time.diffusion = sch;
+    c.time.dt = dt;
+    std::vector<double> v_end[2];
+    for (Backend b : {Backend::reference, Backend::cpu}) {
+      Simulation sim(c, SimulationOptions{b, 1});
+      auto charge = [&] {
+        double q = 0;
+        for (std::size_t n = 0; n < phi.size(); ++n)
+          if (!std::isnan(sim.voltage_at(n))) q += double(phi[n]) * sim.voltage_at(n);
+        return q;
+      };
+      const double q0 = charge(), v0 = sim.voltage_at(std::size_t(15) * 36 + 11);
+      sim.run_until(50 * dt);
+      const double q1 = charge(), v1 = sim.voltage_at(std::size_t(15) * 36 + 11);
+      std::printf("[measured] phase disc %s %s, dt %.4f ms (2x explicit limit): sum(phi V) "
+                  "%.12g -> %.12g (rel %.2e), V(11,15) %.3f -> %.3f\n",
+                  scheme_name(sch), backend_name(b), dt, q0, q1, std::fabs(q1 - q0) / q0, v0, v1);
+      EXPECT_GT(q0, 0);
+      EXPECT_LT(std::fabs(q1 - q0), 1e-12 * std::fabs(q0));
+      EXPECT_LT(v1, v0 - 1.0);  // it did diffuse
+      EXPECT_NE(sim.describe().find("phase-field"), std::string::npos);
+      EXPECT_NE(sim.describe().find("CG"), std::string::npos);
+      v_end[b == Backend::cpu] = voltages(sim);
+    }
+    const double d = max_diff(v_end[0], v_end[1]);
+    std::printf("[measured] phase disc %s: max |reference - cpu| (f64) %.2e mV\n", scheme_name(sch), d);
+    EXPECT_LT(d, 1e-9);
+  }
+}
+
+// As dt → 0 the implicit schemes converge to what the explicit phase-field scheme converges
+// to. The target is the explicit run at dt_e and dt_e/2, Richardson-extrapolated (2·V(dt_e/2) −
+// V(dt_e), error O(dt_e²)); errors are the max over tissue at t = 2 ms.
+TEST(TissuePhase, ImplicitConvergesToExplicitAsDtShrinks) {
+  TempDir td;
+  TissueCase c = disc_diffusion_case(td.dir);
+  c.time.cg_tolerance = 1e-13;
+  const double T = 2.0, dte = 0.002;
+  const auto e1 = diffuse_to(c, DiffusionScheme::forward_euler, dte, T);
+  const auto e2 = diffuse_to(c, DiffusionScheme::forward_euler, dte / 2, T);
+  std::vector<double> target(e1.size());
+  for (std::size_t n = 0; n < e1.size(); ++n) target[n] = 2 * e2[n] - e1[n];
+  std::printf("[measured] phase explicit: |V(dt %.3f) - V(dt %.3f)| = %.2e mV at t = %.0f ms\n", dte,
+              dte / 2, max_diff(e1, e2), T);
+  const double dts[3] = {0.1, 0.05, 0.025};
+  for (DiffusionScheme sch : {DiffusionScheme::backward_euler, DiffusionScheme::crank_nicolson}) {
+    double err[3];
+    for (int k = 0; k < 3; ++k) err[k] = max_diff(diffuse_to(c, sch, dts[k], T), target);
+    const double p1 = std::log2(err[0] / err[1]), p2 = std::log2(err[1] / err[2]);
+    std::printf("[measured] phase %s vs explicit: max error %.3e, %.3e, %.3e mV at dt %.3f, "
+                "%.3f, %.3f ms; observed order %.3f, %.3f\n",
+                scheme_name(sch), err[0], err[1], err[2], dts[0], dts[1], dts[2], p1, p2);
+    const double p = sch == DiffusionScheme::backward_euler ? 1.0 : 2.0;
+    EXPECT_NEAR(p2, p, 0.15);
+    EXPECT_LT(err[2], err[0]);
+  }
+}
+
+// A wave entering the disc: Crank-Nicolson activates every tissue cell, close to the explicit
+// run and closer as dt halves (both share the O(dt) splitting error; the explicit scheme adds
+// its own O(dt) diffusion error); the cpu engine (float, CG tolerance 1e-6) agrees with the
+// reference (double) within dt.
+TEST(TissuePhase, CrankNicolsonWaveMatchesExplicitAndCpu) {
+  TempDir td;
+  TissueCase c = disc_case(td.dir, "bueno_orovio_2008_epi");
+  Stimulus st;
+  st.where.kind = Region::Kind::box;
+  st.where.lo = {0, 0, 0};
+  st.where.hi = {1.2, 7.2, 1};
+  st.amplitude = 50;
+  st.duration = 1;
+  c.stimuli.push_back(st);
+  auto compare = [](const std::vector<double>& a, const std::vector<double>& b, int& both) {
+    double d = 0;
+    both = 0;
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      EXPECT_EQ(std::isnan(a[k]), std::isnan(b[k])) << "cell " << k;
+      if (std::isnan(a[k]) || std::isnan(b[k])) continue;
+      ++both;
+      d = std::max(d, std::fabs(a[k] - b[k]));
+    }
+    return d;
+  };
+  int tissue = 0;
+  {
+    Simulation probe(c);
+    for (std::size_t k = 0; k < probe.grid().size(); ++k) tissue += !std::isnan(probe.voltage_at(k));
+  }
+  double d_cn[2] = {0, 0};
+  const double dts[2] = {0.02, 0.01};
+  for (int r = 0; r < 2; ++r) {
+    c.time.dt = dts[r];
+    c.time.diffusion = DiffusionScheme::forward_euler;
+    const auto expl = activation(c, Backend::reference, 16);
+    c.time.diffusion = DiffusionScheme::crank_nicolson;
+    const auto cn_ref = activation(c, Backend::reference, 16);
+    int n1 = 0, n2 = 0;
+    d_cn[r] = compare(expl, cn_ref, n1);
+    EXPECT_EQ(n1, tissue);
+    std::printf("[measured] phase disc wave, dt %.3f ms: %d/%d cells activated; max |CN - "
+                "explicit| %.4f ms\n", dts[r], n1, tissue, d_cn[r]);
+    if (r > 0) continue;
+    const auto cn_cpu = activation(c, Backend::cpu, 16);
+    c.time.diffusion = DiffusionScheme::backward_euler;
+    const auto be_ref = activation(c, Backend::reference, 16);
+    const double d_cpu = compare(cn_ref, cn_cpu, n2), d_be = compare(expl, be_ref, n1);
+    std::printf("[measured] phase disc wave, dt %.3f ms: max |BE - explicit| %.4f ms, CN max "
+                "|reference - cpu f32| %.4f ms\n", dts[r], d_be, d_cpu);
+    EXPECT_EQ(n1, tissue);
+    EXPECT_EQ(n2, tissue);
+    EXPECT_LT(d_be, 0.5);
+    EXPECT_LT(d_cpu, c.time.dt);
+  }
+  std::printf("[measured] phase disc wave: |CN - explicit| ratio dt 0.02 / 0.01 = %.3f\n",
+              d_cn[0] / d_cn[1]);
+  EXPECT_LT(d_cn[0], 0.25);
+  EXPECT_LT(d_cn[1], 0.6 * d_cn[0]);
 }
