@@ -10,6 +10,7 @@ packages=(
   libxml2-dev libsundials-dev libcli11-dev libfmt-dev libtomlplusplus-dev
   libhdf5-dev libpng-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev libomp-14-dev python3 python3-pip
+  ffmpeg  # optional at run time: the movie of PNG frames (output.movie) and its test
 )
 missing=()
 for p in "${packages[@]}"; do

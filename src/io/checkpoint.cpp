@@ -49,8 +49,9 @@ std::uint64_t fnv1a64(const void* data, std::size_t size, std::uint64_t seed) {
   return h;
 }
 
-void write_checkpoint(const std::string& path, const void* bytes, std::size_t size,
-                      const CheckpointMeta& meta) {
+void write_checkpoint(const std::string& path, const std::vector<unsigned char>& state,
+                      const CheckpointMeta& meta, const std::vector<unsigned char>& outputs) {
+  const std::size_t size = state.size() + outputs.size();
   std::string buf(header_size + size, '\0');
   auto* h = reinterpret_cast<unsigned char*>(buf.data());
   std::memcpy(h, magic, 8);
@@ -60,10 +61,11 @@ void write_checkpoint(const std::string& path, const void* bytes, std::size_t si
   put<double>(h, 24, meta.time);
   put<std::int64_t>(h, 32, meta.step);
   put<std::uint64_t>(h, 40, static_cast<std::uint64_t>(size));
-  put<std::uint64_t>(h, 48, fnv1a64(bytes, size));
-  put<std::uint64_t>(h, 56, 0);
+  if (!state.empty()) std::memcpy(h + header_size, state.data(), state.size());
+  if (!outputs.empty()) std::memcpy(h + header_size + state.size(), outputs.data(), outputs.size());
+  put<std::uint64_t>(h, 48, fnv1a64(h + header_size, size));
+  put<std::uint64_t>(h, 56, static_cast<std::uint64_t>(state.size()));
   put<std::uint64_t>(h, 64, fnv1a64(h, 64));
-  if (size) std::memcpy(h + header_size, bytes, size);
   write_file_atomic(path, buf, /*durable=*/true);
 }
 
@@ -83,8 +85,12 @@ Checkpoint read_checkpoint(const std::string& path, std::uint64_t expected_case_
   const unsigned char* h = f.data();
   const auto version = get<std::uint32_t>(h, 8);
   if (version != checkpoint_version)
-    bad(path, fmt::format("format version {} is not the supported version {}", version,
-                          checkpoint_version));
+    bad(path, fmt::format("format version {} is not the supported version {} ({}); start the "
+                          "run again without --restart",
+                          version, checkpoint_version,
+                          version < checkpoint_version
+                              ? "written by an older heartwave, without the outputs' state"
+                              : "written by a newer heartwave"));
   if (get<std::uint32_t>(h, 12) != header_size || get<std::uint64_t>(h, 64) != fnv1a64(h, 64))
     bad(path, "corrupted header (checksum mismatch)");
   const auto size = get<std::uint64_t>(h, 40);
@@ -101,8 +107,53 @@ Checkpoint read_checkpoint(const std::string& path, std::uint64_t expected_case_
   if (expected_case_hash != 0 && c.meta.case_hash != expected_case_hash)
     bad(path, fmt::format("written for another case (case hash {:016x}, this case {:016x})",
                           c.meta.case_hash, expected_case_hash));
-  c.bytes.assign(f.begin() + header_size, f.end());
+  const auto state_size = get<std::uint64_t>(h, 56);
+  if (state_size > size)
+    bad(path, fmt::format("corrupted header (state of {} bytes in a {}-byte payload)", state_size,
+                          size));
+  const auto split = f.begin() + static_cast<std::ptrdiff_t>(header_size + state_size);
+  c.bytes.assign(f.begin() + header_size, split);
+  c.outputs.assign(split, f.end());
   return c;
+}
+
+void StateWriter::put_bytes(const void* p, std::size_t n) {
+  const auto* b = static_cast<const unsigned char*>(p);
+  buf_.insert(buf_.end(), b, b + n);
+}
+
+void StateWriter::put_string(std::string_view s) {
+  put<std::uint64_t>(s.size());
+  put_bytes(s.data(), s.size());
+}
+
+void StateWriter::put_floats(const std::vector<float>& v) {
+  put<std::uint64_t>(v.size());
+  put_bytes(v.data(), v.size() * sizeof(float));
+}
+
+void StateReader::get_bytes(void* p, std::size_t n) {
+  if (n > bytes_.size() - at_)
+    throw Error(fmt::format("outputs' state: truncated at byte {} of {}", at_, bytes_.size()));
+  if (n) std::memcpy(p, bytes_.data() + at_, n);
+  at_ += n;
+}
+
+std::string StateReader::get_string() {
+  const auto n = get<std::uint64_t>();
+  if (n > bytes_.size() - at_) throw Error("outputs' state: a string runs past the end");
+  std::string s(n, '\0');
+  get_bytes(s.data(), n);
+  return s;
+}
+
+std::vector<float> StateReader::get_floats() {
+  const auto n = get<std::uint64_t>();
+  if (n > (bytes_.size() - at_) / sizeof(float))
+    throw Error("outputs' state: an array runs past the end");
+  std::vector<float> v(n);
+  get_bytes(v.data(), n * sizeof(float));
+  return v;
 }
 
 // --- signals --------------------------------------------------------------------------------

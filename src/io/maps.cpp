@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "io/atomic_file.hpp"
+#include "io/checkpoint.hpp"
 
 namespace hw::io {
 namespace {
@@ -76,6 +77,46 @@ std::size_t ActivationTracker::activated_cells() const {
   std::size_t k = 0;
   for (std::size_t c = 0; c < act_.size(); ++c) k += !std::isnan(act_[c]);
   return k;
+}
+
+void ActivationTracker::save(StateWriter& w) const {
+  w.put<std::uint64_t>(grid_.size());
+  w.put<double>(threshold_);
+  w.put<std::uint8_t>(with_apd_);
+  w.put<std::uint8_t>(first_);
+  w.put<double>(t_prev_);
+  w.put_floats(v_prev_.vec());
+  w.put_floats(act_.vec());
+  if (with_apd_) {
+    w.put_floats(apd_.vec());
+    w.put_floats(v_rest_.vec());
+    w.put_floats(v_peak_.vec());
+  }
+}
+
+void ActivationTracker::load(StateReader& r) {
+  const auto n = r.get<std::uint64_t>();
+  const auto thr = r.get<double>();
+  const bool apd = r.get<std::uint8_t>() != 0;
+  if (n != grid_.size() || thr != threshold_ || apd != with_apd_)
+    throw Error(fmt::format("activation map: saved for {} cells, threshold {} mV, APD {}; this run "
+                            "has {} cells, {} mV, APD {}",
+                            n, thr, apd ? "on" : "off", grid_.size(), threshold_,
+                            with_apd_ ? "on" : "off"));
+  first_ = r.get<std::uint8_t>() != 0;
+  t_prev_ = r.get<double>();
+  auto field = [&](tissue::Field<float>& f) {
+    std::vector<float> v = r.get_floats();
+    if (v.size() != n) throw Error("activation map: saved array of the wrong size");
+    f.vec() = std::move(v);
+  };
+  field(v_prev_);
+  field(act_);
+  if (with_apd_) {
+    field(apd_);
+    field(v_rest_);
+    field(v_peak_);
+  }
 }
 
 ConductionVelocity conduction_velocity(const tissue::Grid& g, const tissue::Mask* mask,

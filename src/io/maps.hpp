@@ -32,6 +32,9 @@
 
 namespace hw::io {
 
+class StateWriter;
+class StateReader;
+
 class ActivationTracker {
  public:
   // threshold: mV, first upward crossing. with_apd: also track APD90 (4 more floats/cell).
@@ -45,6 +48,11 @@ class ActivationTracker {
   const tissue::Field<float>& apd90() const { return apd_; }
   std::size_t activated_cells() const;
   double threshold() const { return threshold_; }
+  // Everything the maps depend on so far (last sample, T, APD90, V_rest, V_peak), so a
+  // restarted run continues the maps exactly. load() throws hw::Error when the bytes come
+  // from a tracker of another grid, threshold or APD setting.
+  void save(StateWriter& w) const;
+  void load(StateReader& r);
 
  private:
   tissue::Grid grid_;

@@ -1,25 +1,31 @@
 // Everything a tissue run writes, driven from the case's OutputSpec: field series (VTK or
-// HDF5), probe traces, pseudo-ECG, PNG frames and movie, activation/APD90/CV maps, and
-// periodic checkpoints.
+// HDF5), probe traces, pseudo-ECG, PNG frames and movie, and the activation/APD90/CV maps.
 //
-// Why one manager: the run loop (CLI) should only say "a step happened" and "the run is
-// over"; which outputs are due at which time, and how they are named on disk, lives here.
-// It reads the simulation through its const interface only, so the writers below stay
-// independent of the stepper (each of them takes a Grid + Field<float> + time).
+// Why one manager in the library: the run loop (`heartwave run`) should only say "a step
+// happened", "save yourself into the checkpoint" and "the run is over"; which outputs are
+// due when, how they are named, and what of them must survive a restart lives here, where
+// it is tested without the CLI. It reads the simulation through its const interface only.
+//
+// Restart: save_state() returns the accumulators — the maps' per-cell state, the probe and
+// ECG text written so far, the PNG numbering and colour range, the .pvd entries and the
+// next due times. A manager built with those bytes continues the outputs so that an
+// interrupted and restarted run writes the same maps, probes.csv, ecg.csv, .pvd and frames
+// as an uninterrupted one. That needs the same outputs: when the [output] table (other
+// than directory, movie and checkpoint_interval) differs from the checkpoint's, the traces
+// and maps start afresh at the restart time, in files named *_from_<step> (notes() says so).
 //
 // Layout under spec.directory (docs/outputs.md):
-//   fields.pvd + fields_NNNNNN.vti   or  fields.h5 + fields.xdmf
-//   probes.csv, ecg.csv, png/<var>_NNNNN.png (+ png/<var>.mp4), maps.vti, maps.csv,
-//   activation.png
-// An interval is "due" at the first step whose time reaches the next multiple of it (to a
-// thousandth of dt); t = 0 (or the restart time) is written by begin().
+//   fields.pvd + fields_NNNNNN.vti (N = t / field_interval)  or  fields.h5 + fields.xdmf
+//   probes.csv, ecg.csv, <var>_NNNNN.png (+ <var>.mp4), maps.vti, maps_summary.csv,
+//   activation.png (2D), last_good.vti (after a NaN)
+// An interval output is written at the first step whose time reaches the next multiple of
+// the interval (to a millionth of dt); begin() writes t = the start time.
 #pragma once
 
-#include <cstdint>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/hdf5_writer.hpp"
@@ -28,57 +34,76 @@
 #include "io/probes.hpp"
 #include "io/vtk_writer.hpp"
 #include "tissue/case.hpp"
+#include "tissue/reaction.hpp"
 #include "tissue/simulation.hpp"
 
 namespace hw::io {
 
 class OutputManager {
  public:
-  // Checks the spec against the simulation (variables exist, probes inside the grid) and
-  // creates the folder and writers. InputError at spec.loc naming the bad entry.
-  OutputManager(const tissue::Simulation& sim, const tissue::OutputSpec& spec);
+  // Checks the outputs against the simulation (variables exist, probes inside the grid;
+  // InputError at c.output.loc) and opens the writers. resume_state: null for a new run,
+  // else what save_state() returned when the checkpoint the simulation was loaded from was
+  // written (hw::InputError if those bytes are damaged).
+  OutputManager(const tissue::TissueCase& c, const tissue::Simulation& sim,
+                const std::vector<unsigned char>* resume_state = nullptr);
   ~OutputManager();
+  OutputManager(const OutputManager&) = delete;
+  OutputManager& operator=(const OutputManager&) = delete;
 
-  // Writes what is due at the current time (call once before stepping).
+  // Writes what is due at the start time (and the first sample of the maps). A resumed
+  // manager has sampled that time before the checkpoint: begin() then does nothing.
   void begin();
-  // Call after every step: samples the maps and writes whatever interval has come due.
+  // Call after every step: feeds the maps and writes whatever interval has come due.
   void after_step();
-  // Writes the maps, their CSV summary and the movie; returns human-readable lines about
-  // what was written (for the log), including "movie: skipped …" when ffmpeg is absent.
-  std::vector<std::string> finish();
+  // The accumulators, for a checkpoint taken now (after after_step()).
+  std::vector<unsigned char> save_state() const;
+  // After a NaN: the last good state as <directory>/last_good.vti. Returns its path.
+  std::string write_last_good();
+  // Writes the maps, their summary and the movie; returns lines for the log.
+  std::vector<std::string> finish(bool make_movie = true);
 
-  // Periodic checkpoints (spec.checkpoint_interval > 0): true once per interval.
-  bool checkpoint_due();
-  // Frames sim.save_state() with the case hash, time and step; atomic and durable.
-  void write_checkpoint(const std::string& path, std::uint64_t case_hash) const;
-
+  // Lines about how a restart continued the outputs (empty for a new run).
+  const std::vector<std::string>& notes() const { return notes_; }
   const std::string& directory() const { return dir_; }
-  // Conduction velocity estimate after finish() (NaN if not requested or not available).
+  // Conduction velocity estimate (m/s) after finish(); NaN if not requested or not available.
   double conduction_velocity() const { return cv_; }
 
  private:
-  struct Due {
-    double interval = 0, next = 0;
-    bool check(double t, double tol);  // true and advances when t reached next
+  struct Schedule {
+    double next_field = 0, next_png = 0, next_probe = 0, next_ecg = 0;
   };
-  void sample_fields(double t);
-  const tissue::Field<float>& var(const std::string& name);
+  void open(bool continuing, const std::string* probes_text, const std::string* ecg_text);
+  void sample(bool force_fields);
+  void write_fields(long k);
+  void write_frame(double t);
+  std::pair<double, double> colour_range(const tissue::Field<float>& f) const;
+  const tissue::Field<float>& variable(std::size_t i);
+  std::string vti_path(long k) const;
 
+  const tissue::TissueCase& c_;
+  const tissue::OutputSpec& o_;
   const tissue::Simulation& sim_;
-  tissue::OutputSpec spec_;
   std::string dir_;
-  const tissue::Mask* mask_;
-  std::vector<std::pair<std::string, tissue::Field<float>>> cache_;  // per step, by name
-  std::unique_ptr<VtkSeriesWriter> vtk_;
+  const tissue::Mask* mask_ = nullptr;
+  bool resumed_ = false;
+  std::vector<tissue::Field<float>> fields_;
+  tissue::Field<float> v_, png_field_;
+  std::unique_ptr<PvdWriter> pvd_;
+  std::vector<std::pair<double, std::string>> pvd_entries_;  // what pvd_ lists, for restarts
   std::unique_ptr<Hdf5SeriesWriter> h5_;
   std::unique_ptr<ProbeWriter> probes_;
+  std::unique_ptr<ActivationTracker> act_;
+  std::unique_ptr<tissue::SimSetup> setup_;
   std::unique_ptr<tissue::DiffusionOperator> ecg_op_;
   std::unique_ptr<PseudoEcg> ecg_;
   std::unique_ptr<CsvTraceWriter> ecg_csv_;
   std::unique_ptr<PngSeriesWriter> png_;
-  std::unique_ptr<ActivationTracker> tracker_;
-  Due fields_due_, probe_due_, png_due_, ckpt_due_;
-  double cv_ = std::numeric_limits<double>::quiet_NaN();
+  std::optional<std::pair<double, double>> png_range_;
+  SliceSpec slice_;
+  Schedule due_;
+  std::vector<std::string> notes_;
+  double cv_;
 };
 
 }  // namespace hw::io

@@ -308,13 +308,15 @@ Image read_png(const std::string& path) {
 }
 
 PngSeriesWriter::PngSeriesWriter(std::string dir, std::string stem, tissue::Grid g,
-                                 const tissue::Mask* mask, SliceSpec slice, SnapshotOptions opt)
+                                 const tissue::Mask* mask, SliceSpec slice, SnapshotOptions opt,
+                                 int first_frame)
     : dir_(std::move(dir)),
       stem_(std::move(stem)),
       grid_(g),
       mask_(mask),
       slice_(slice),
-      opt_(std::move(opt)) {
+      opt_(std::move(opt)),
+      count_(first_frame) {
   ensure_directory(dir_);
   snapshot_layout(grid_, slice_, opt_);  // validates the axis before the run
 }
@@ -357,7 +359,7 @@ bool PngSeriesWriter::movie(double fps, std::string* message) const {
   const std::string out = (fs::path(dir_) / (stem_ + ".mp4")).string();
   const std::string rate = fmt::format("{:g}", fps > 0 ? fps : 10.0);
   // argv, not a shell: folder names need no quoting. Even sizes for yuv420p.
-  std::vector<std::string> args = {"ffmpeg", "-y", "-loglevel", "error", "-framerate", rate,
+  std::vector<std::string> args = {"ffmpeg", "-nostdin", "-y", "-loglevel", "error", "-framerate", rate,
                                    "-i", pattern, "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2",
                                    "-pix_fmt", "yuv420p", out};
   std::vector<char*> argv;

@@ -73,11 +73,14 @@ Image read_png(const std::string& path);                    // 8-bit RGB(A)/grey
 // Frames `dir`/`stem`_NNNNN.png; movie() runs ffmpeg on them when it is on the PATH.
 class PngSeriesWriter {
  public:
+  // first_frame: the number of the next frame (a restarted run continues the numbering).
   PngSeriesWriter(std::string dir, std::string stem, tissue::Grid g, const tissue::Mask* mask,
-                  SliceSpec slice, SnapshotOptions opt);
+                  SliceSpec slice, SnapshotOptions opt, int first_frame = 0);
   // Writes the next frame; returns its path. title: drawn top-left (e.g. "t=12.5 ms").
   std::string write(const tissue::Field<float>& f, const std::string& title = "");
   int frames() const { return count_; }
+  // The options of the following frames (e.g. the colour range, fixed after the first one).
+  SnapshotOptions& options() { return opt_; }
   // Encodes the frames as `dir`/`stem`.mp4 at `fps` frames per second. Returns false and
   // sets *message (ffmpeg absent, failed, or no frames) without throwing.
   bool movie(double fps, std::string* message) const;

@@ -46,17 +46,25 @@ std::size_t nearest_tissue_cell(const tissue::Grid& g, const tissue::Mask* mask,
   return best_idx;
 }
 
-CsvTraceWriter::CsvTraceWriter(const std::string& path, const std::vector<std::string>& columns)
+CsvTraceWriter::CsvTraceWriter(const std::string& path, const std::vector<std::string>& columns,
+                               const std::string& resume_text)
     : path_(path), columns_(columns.size()) {
   namespace fs = std::filesystem;
-  if (fs::path(path).has_parent_path()) ensure_directory(fs::path(path).parent_path());
-  f_ = std::fopen(path.c_str(), "w");
-  if (f_ == nullptr) throw Error(fmt::format("cannot create {}", path));
   std::string h = "t";
   for (const auto& c : columns) h += "," + c;
   h += "\n";
-  std::fputs(h.c_str(), f_);
-  std::fflush(f_);
+  if (!resume_text.empty() && resume_text.compare(0, h.size(), h) != 0)
+    throw Error(fmt::format("{}: the saved trace has other columns than {}", path, h.substr(0, h.size() - 1)));
+  if (fs::path(path).has_parent_path()) ensure_directory(fs::path(path).parent_path());
+  f_ = std::fopen(path.c_str(), "w");
+  if (f_ == nullptr) throw Error(fmt::format("cannot create {}", path));
+  append(resume_text.empty() ? h : resume_text);
+}
+
+void CsvTraceWriter::append(const std::string& s) {
+  if (std::fputs(s.c_str(), f_) < 0 || std::fflush(f_) != 0)
+    throw Error(fmt::format("cannot write {}", path_));
+  text_ += s;
 }
 
 CsvTraceWriter::~CsvTraceWriter() {
@@ -69,8 +77,7 @@ void CsvTraceWriter::row(double t, const std::vector<double>& values) {
   std::string line = fmt::format("{:.10g}", t);
   for (double v : values) line += fmt::format(",{:.9g}", v);
   line += "\n";
-  if (std::fputs(line.c_str(), f_) < 0 || std::fflush(f_) != 0)
-    throw Error(fmt::format("cannot write {}", path_));
+  append(line);
 }
 
 std::vector<std::string> ProbeWriter::columns(const std::vector<ProbePoint>& p,
@@ -84,8 +91,10 @@ std::vector<std::string> ProbeWriter::columns(const std::vector<ProbePoint>& p,
 
 ProbeWriter::ProbeWriter(const std::string& path, const tissue::Grid& g, const tissue::Mask* mask,
                          std::vector<ProbePoint> probes, std::vector<std::string> variables,
-                         const SourceLoc& loc)
-    : probes_(std::move(probes)), vars_(std::move(variables)), csv_(path, columns(probes_, vars_)) {
+                         const SourceLoc& loc, const std::string& resume_text)
+    : probes_(std::move(probes)),
+      vars_(std::move(variables)),
+      csv_(path, columns(probes_, vars_), resume_text) {
   std::set<std::string> seen;
   for (const auto& p : probes_) {
     if (p.name.empty() || p.name.find_first_of(",\"\n") != std::string::npos)

@@ -32,18 +32,28 @@ std::size_t nearest_tissue_cell(const tissue::Grid& g, const tissue::Mask* mask,
 
 // A CSV of columns sampled together: `t` then one column per name. Rows are flushed so the
 // file can be plotted while the run goes on. Also used for the pseudo-ECG.
+//
+// The writer keeps the text it wrote (text()), which a checkpoint stores; a restarted run
+// passes it back as `resume_text` and the file starts with exactly those bytes, so the
+// trace of an interrupted run equals the trace of an uninterrupted one.
 class CsvTraceWriter {
  public:
-  CsvTraceWriter(const std::string& path, const std::vector<std::string>& columns);
+  // resume_text: empty (a new file: the header) or an earlier text() of a writer with the
+  // same columns (hw::Error if its first line is not this header).
+  CsvTraceWriter(const std::string& path, const std::vector<std::string>& columns,
+                 const std::string& resume_text = "");
   ~CsvTraceWriter();
   CsvTraceWriter(const CsvTraceWriter&) = delete;
   CsvTraceWriter& operator=(const CsvTraceWriter&) = delete;
   void row(double t, const std::vector<double>& values);
   const std::string& path() const { return path_; }
+  const std::string& text() const { return text_; }
 
  private:
+  void append(const std::string& s);
   std::string path_;
   std::size_t columns_;
+  std::string text_;
   std::FILE* f_ = nullptr;
 };
 
@@ -51,13 +61,15 @@ class ProbeWriter {
  public:
   // variables: names of the traced variables, "V" first when traced. Throws hw::InputError
   // (at loc) for a probe outside the grid or a duplicated probe name.
+  // resume_text: see CsvTraceWriter.
   ProbeWriter(const std::string& path, const tissue::Grid& g, const tissue::Mask* mask,
               std::vector<ProbePoint> probes, std::vector<std::string> variables = {"V"},
-              const SourceLoc& loc = {});
+              const SourceLoc& loc = {}, const std::string& resume_text = "");
   // fields[v] is variable v's field (same order as `variables`).
   void sample(double t, const std::vector<const tissue::Field<float>*>& fields);
   std::size_t cell_of(std::size_t probe) const { return cells_[probe]; }
   const std::string& path() const { return csv_.path(); }
+  const std::string& text() const { return csv_.text(); }
 
  private:
   static std::vector<std::string> columns(const std::vector<ProbePoint>& p,

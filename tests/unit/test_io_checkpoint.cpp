@@ -1,7 +1,10 @@
 // Checkpoints: round trip, and every kind of damage is refused with an InputError.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <csignal>
+#include <cstring>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 
@@ -98,6 +101,52 @@ TEST(IoCheckpoint, TruncatedWrongCaseAndForeignFilesAreRefused) {
   good[8] = 99;  // version
   overwrite(path, good);
   EXPECT_NE(error_of(path).find("version 99"), std::string::npos);
+}
+
+TEST(IoCheckpoint, StateAndOutputsAreSplitBackAndAVersion1FileIsRefused) {
+  // Arrange
+  ScratchDir dir("ckpt_v2");
+  const std::string path = dir / "s.hwck";
+  const std::vector<unsigned char> outputs{9, 8, 7, 6, 5};
+  write_checkpoint(path, payload(), {42, 2.5, 50}, outputs);
+
+  // Act
+  const Checkpoint c = read_checkpoint(path, 42);
+
+  // Assert
+  EXPECT_EQ(c.bytes, payload());
+  EXPECT_EQ(c.outputs, outputs);
+  // A version-1 file (byte 56 reserved, no outputs' state): refused, saying why.
+  auto old = read_file_bytes(path);
+  old[8] = 1;
+  const std::uint64_t zero = 0;
+  std::memcpy(old.data() + 56, &zero, 8);
+  const std::uint64_t h = fnv1a64(old.data(), 64);
+  std::memcpy(old.data() + 64, &h, 8);
+  overwrite(path, old);
+  const std::string e = error_of(path);
+  EXPECT_NE(e.find("version 1 is not the supported version 2"), std::string::npos) << e;
+  EXPECT_NE(e.find("older heartwave"), std::string::npos) << e;
+}
+
+TEST(IoCheckpoint, StateStreamsRoundTripAndRefuseTruncation) {
+  StateWriter w;
+  w.put<double>(1.25);
+  w.put_string("probes,csv\n");
+  w.put_floats({1.f, -2.f, std::numeric_limits<float>::quiet_NaN()});
+  const auto bytes = w.take();
+  StateReader r(bytes);
+  EXPECT_EQ(r.get<double>(), 1.25);
+  EXPECT_EQ(r.get_string(), "probes,csv\n");
+  const auto f = r.get_floats();
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[1], -2.f);
+  EXPECT_TRUE(std::isnan(f[2]));
+  EXPECT_TRUE(r.at_end());
+  const std::vector<unsigned char> cut(bytes.begin(), bytes.begin() + 12);
+  StateReader rc(cut);
+  rc.get<double>();
+  EXPECT_THROW(rc.get_string(), Error);
 }
 
 TEST(IoCheckpoint, StopSignalOnlySetsAFlagAndHandlersAreRestored) {

@@ -1,5 +1,6 @@
 // `heartwave run` end to end through the built CLI: a tiny sheet produces the expected
-// files, a restart continues bit-identically, and a big case prints its memory estimate.
+// files, a restart continues bit-identically (state, maps, probes, ECG), a movie is made
+// when ffmpeg is present, and a big case prints its memory estimate.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -51,6 +52,10 @@ png_interval = 2
 probes = [{ name = "mid", position = [5, 5] }]
 activation_map = true
 activation_threshold = 0.5
+apd_map = true
+conduction_velocity = true
+probe_interval = 0.25
+electrodes = [{ name = "e1", position = [15, 5] }]
 )";
   }
   void TearDown() override {
@@ -95,18 +100,119 @@ TEST_F(RunCliTest, RestartContinuesBitIdentically) {
   ASSERT_EQ(run("run tiny.toml -q --threads 1 --set output.directory=\"part\""), 0) << out_;
 
   // Act
-  const int rc = run("run tiny.toml -q --threads 1 --set output.directory=\"part\" --set time.t_end=8 "
+  const int rc = run("run tiny.toml --threads 1 --set output.directory=\"part\" --set time.t_end=8 "
                      "--restart part/checkpoint.hwck");
 
-  // Assert
+  // Assert: the state, and every output accumulated over the run, as if never interrupted.
   ASSERT_EQ(rc, 0) << out_;
-  const std::string full = slurp(dir_ / "full" / "fields_000008.vti");
-  const std::string cont = slurp(dir_ / "part" / "fields_000008.vti");
-  ASSERT_FALSE(full.empty());
-  EXPECT_TRUE(full == cont) << "the continued run's final field differs from the uninterrupted run's";
-  EXPECT_EQ(slurp(dir_ / "full" / "fields_000006.vti"), slurp(dir_ / "part" / "fields_000006.vti"));
-  // The series after the restart still lists the frames written before it.
-  EXPECT_NE(slurp(dir_ / "part" / "fields.pvd").find("fields_000002.vti"), std::string::npos);
+  EXPECT_NE(out_.find("outputs continue"), std::string::npos) << out_;
+  for (const char* f : {"fields_000006.vti", "fields_000008.vti", "fields.pvd", "probes.csv", "ecg.csv",
+                        "maps.vti", "maps_summary.csv", "V_00004.png", "activation.png"}) {
+    const std::string full = slurp(dir_ / "full" / f);
+    ASSERT_FALSE(full.empty()) << f;
+    EXPECT_TRUE(full == slurp(dir_ / "part" / f)) << f << ": the continued run differs from the uninterrupted one";
+  }
+  // The maps cover the whole run: the cells activated before the restart are in them.
+  const std::string summary = slurp(dir_ / "part" / "maps_summary.csv");
+  const auto at = summary.find("activation_min,");
+  ASSERT_NE(at, std::string::npos) << summary;
+  EXPECT_LT(std::strtod(summary.c_str() + at + 15, nullptr), 4.0) << summary;
+  std::cout << "[measured] heartwave run restart at 4 of 8 ms: 9 output files byte-identical\n";
+}
+
+TEST_F(RunCliTest, RestartFromAPeriodicCheckpointAfterACrashRewritesTheTracesFromIt) {
+  // Arrange: the uninterrupted run; then a run whose last periodic checkpoint is at 3 ms
+  // but which went on to 5 ms before "crashing" (its files hold rows after 3 ms).
+  ASSERT_EQ(run("run tiny.toml -q --threads 1 --set time.t_end=6 --set output.directory=\"full\""), 0) << out_;
+  ASSERT_EQ(run("run tiny.toml -q --threads 1 --set time.t_end=3 --set output.directory=\"part\""), 0) << out_;
+  fs::copy_file(dir_ / "part" / "checkpoint.hwck", dir_ / "at3.hwck");
+  ASSERT_EQ(run("run tiny.toml -q --threads 1 --set time.t_end=5 --set output.directory=\"part\" "
+                "--restart at3.hwck"), 0) << out_;
+
+  // Act
+  ASSERT_EQ(run("run tiny.toml -q --threads 1 --set time.t_end=6 --set output.directory=\"part\" "
+                "--restart at3.hwck"), 0) << out_;
+
+  // Assert
+  for (const char* f : {"probes.csv", "ecg.csv", "maps.vti", "fields.pvd"})
+    EXPECT_TRUE(slurp(dir_ / "full" / f) == slurp(dir_ / "part" / f)) << f;
+}
+
+TEST_F(RunCliTest, SigintMidRunThenRestartGivesTheUninterruptedMapsAndTraces) {
+  // Arrange: a sheet long enough for whole beats (APD90 finite), run once without a stop.
+  std::ofstream(dir_ / "beat.toml") << R"(name = "beat"
+[grid]
+size = [40, 40]
+spacing = 0.5
+[conductivity]
+diffusivity = 1.0
+[[model]]
+name = "aliev_panfilov_1996"
+[[initial]]
+region = { lo = [0, 0], hi = [2, 20] }
+variable = "V"
+value = 1.0
+[time]
+dt = 0.05
+t_end = 150
+[output]
+field_interval = 20
+probes = [{ name = "mid", position = [10, 10] }]
+probe_interval = 0.5
+activation_map = true
+activation_threshold = 0.5
+apd_map = true
+electrodes = [{ name = "e1", position = [30, 10] }]
+)";
+  ASSERT_EQ(run("run beat.toml -q --threads 1 --set output.directory=\"full\""), 0) << out_;
+
+  // Act: SIGINT once the t = 60 ms field exists (mid-run, between output times), restart.
+  std::ofstream(dir_ / "stop.sh") << "cd '" << dir_.string() << "'\n'" << HW_CLI_PATH
+                                  << "' run beat.toml -q --threads 1 --set 'output.directory=\"part\"' > int.txt 2>&1 &\n"
+                                     "pid=$!; n=0\n"
+                                     "while [ ! -e part/fields_000003.vti ] && kill -0 $pid 2>/dev/null && [ $n -lt 3000 ]; do\n"
+                                     "  sleep 0.005; n=$((n+1))\ndone\n"
+                                     "kill -INT $pid 2>/dev/null; wait $pid\n";
+  const int st = std::system(("bash '" + (dir_ / "stop.sh").string() + "'").c_str());
+  const int stopped = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  const std::string msg = slurp(dir_ / "int.txt");
+  if (stopped == 0) GTEST_SKIP() << "the run ended before SIGINT reached it (machine too fast): " << msg;
+  ASSERT_EQ(stopped, 130) << msg;
+  ASSERT_EQ(run("run beat.toml -q --threads 1 --set output.directory=\"part\" --restart part/checkpoint.hwck"), 0)
+      << out_;
+
+  // Assert
+  for (const char* f : {"probes.csv", "ecg.csv", "maps.vti", "maps_summary.csv", "fields.pvd"})
+    EXPECT_TRUE(slurp(dir_ / "full" / f) == slurp(dir_ / "part" / f)) << f;
+  const std::string summary = slurp(dir_ / "part" / "maps_summary.csv");
+  // Every activated cell (all but the 120 that start excited) repolarised: finite APD90.
+  EXPECT_NE(summary.find("apd90_cells,1440,cells"), std::string::npos) << summary;
+  const auto at = msg.find("stopped by signal 2 at t = ");
+  std::cout << "[measured] SIGINT at t = " << (at == std::string::npos ? -1 : std::strtod(msg.c_str() + at + 27, nullptr))
+            << " ms of 150 ms, restart: probes, ECG, activation and APD90 maps byte-identical\n";
+}
+
+TEST_F(RunCliTest, MovieOfATinySheetWhenFfmpegIsPresent) {
+  if (std::system("command -v ffmpeg > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "ffmpeg is not on the PATH (tools/setup.sh installs it): no movie to test";
+  // Act: 9 frames (png_interval 0.5 ms over 4 ms).
+  ASSERT_EQ(run("run tiny.toml --threads 1 --set output.png_interval=0.5 --set output.movie=true"), 0) << out_;
+
+  // Assert: an MP4 (ISO base media: a 'ftyp' box first) of a plausible size.
+  const std::string mp4 = slurp(dir_ / "a" / "V.mp4");
+  ASSERT_GE(mp4.size(), 12u) << out_;
+  EXPECT_EQ(mp4.substr(4, 4), "ftyp");
+  EXPECT_GT(mp4.size(), 2000u);
+  EXPECT_NE(out_.find("movie: wrote"), std::string::npos) << out_;
+  if (std::system("command -v ffprobe > /dev/null 2>&1") == 0) {
+    ASSERT_EQ(std::system(("ffprobe -v error -count_frames -select_streams v:0 -show_entries "
+                           "stream=codec_type,nb_read_frames -of csv=p=0 '" + (dir_ / "a" / "V.mp4").string() +
+                           "' > '" + (dir_ / "probe.txt").string() + "' 2>&1").c_str()),
+              0);
+    const std::string probe = slurp(dir_ / "probe.txt");
+    EXPECT_EQ(probe.rfind("video,9", 0), 0u) << probe;
+  }
+  std::cout << "[measured] movie of a 20x20 sheet, 9 frames: " << mp4.size() << " bytes\n";
 }
 
 TEST_F(RunCliTest, RestartOfAnotherCaseIsRefused) {
