@@ -22,7 +22,22 @@ import subprocess
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..'))
-FILTER = 'AllIntegrators/ConvergenceTest.ObservedOrder*:SharedCellml/VsCvode.*:Goldens/VsMyokit.*'
+FILTER = ('AllIntegrators/ConvergenceTest.ObservedOrder*:SharedCellml/VsCvode.*:Goldens/VsMyokit.*:'
+          'Tissue*:Geometry*:IoMaps*:IoOutputManager*')
+# Tissue tests whose "[measured] ..." lines go into section 4, by suite, in this order.
+TISSUE_SUITES = [
+    ('TissueDiffusion', 'Diffusion operators: convergence, symmetry, cpu vs reference'),
+    ('TissueStepping', 'Time stepping of diffusion: charge, explicit vs implicit'),
+    ('TissueCg', 'Conjugate gradients: the Poisson problem of seed 003'),
+    ('TissueSim', 'Monodomain: backends, conduction velocity, fronts, memory, N-version'),
+    ('TissuePhase', 'Phase-field boundaries'),
+    ('Geometry', 'Geometry: shapes, phase field, fibres, real hearts'),
+    ('IoMaps', 'Maps: activation, APD90, conduction velocity'),
+    ('IoOutputManager', 'Outputs and restart'),
+]
+NIEDERER_DIR = os.path.join(ROOT, 'docs', 'data', 'niederer')
+NIEDERER_LABELS = ['P1 (0,0,0)', 'P2 (20,0,0)', 'P3 (0,7,0)', 'P4 (20,7,0)', 'P5 (0,0,3)',
+                   'P6 (20,0,3)', 'P7 (0,7,3)', 'P8 (20,7,3)', 'centre (10,3.5,1.5)']
 
 
 def run_tests(build_dir):
@@ -50,7 +65,113 @@ def parse(output):
     status = {}
     for m in re.finditer(r'\[\s+(OK|FAILED|SKIPPED)\s+\] ([^\s,]+)', output):
         status[m.group(2)] = m.group(1)
-    return orders, rows, status
+    # "[measured] ..." lines, attributed to the test that is running when they are printed
+    measured = []
+    current = None
+    for line in output.splitlines():
+        m = re.match(r'\[ RUN\s+\] (\S+)', line)
+        if m:
+            current = m.group(1)
+            continue
+        m = re.match(r'\[measured\] (.*)', line.strip())
+        if m and current:
+            measured.append((current, m.group(1)))
+    return orders, rows, status, measured
+
+
+def read_niederer():
+    """{(dx, dt): {'points': [9 activation times], 'meta': {...}, 'scheme':..., ...}}"""
+    runs = {}
+    for path in sorted(glob.glob(os.path.join(NIEDERER_DIR, 'dx*_dt*.csv'))):
+        with open(path) as f:
+            head = f.readline().strip().split(',')
+            rows = [dict(zip(head, line.strip().split(','))) for line in f if line.strip()]
+        if len(rows) != 9:
+            continue
+        dx, dt = rows[0]['dx_mm'], rows[0]['dt_ms']
+        meta = {}
+        if os.path.exists(path[:-4] + '.json'):
+            with open(path[:-4] + '.json') as f:
+                meta = json.load(f)
+        runs[(dx, dt)] = {'points': [float(r['activation_ms']) for r in rows],
+                          'scheme': rows[0].get('diffusion', '?'),
+                          'precision': rows[0].get('precision', '?'),
+                          'meta': meta}
+    return runs
+
+
+def niederer_section(L):
+    runs = read_niederer()
+    L.append('## 5. The N-version benchmark (Niederer et al. 2011)')
+    L.append('')
+    L.append('Slab 20 × 7 × 3 mm, ten Tusscher 2006 epi, σl 0.1334 / σt 0.0176 S/m, χ 1400 /cm, '
+             'Cm 1 µF/cm², 50 000 µA/cm³ for 2 ms in the 1.5 mm corner cube, rl1 cell steps, '
+             'Godunov splitting; activation = first upward crossing of 0 mV, linear in time. '
+             'Each (dx, dt) is one run of `heartwave bench niederer`, recorded by '
+             '`python3 tools/run_niederer.py` in docs/data/niederer/ (command, commit, host and '
+             'wall time in the .json beside each CSV) and read from there by this script. '
+             'Diffusion is explicit where dt is within the stability limit, else Crank-Nicolson '
+             '(`--diffusion auto`).')
+    L.append('')
+    if not runs:
+        L.append('No runs recorded yet: run `python3 tools/run_niederer.py`.')
+        L.append('')
+        return
+    dxs = sorted({k[0] for k in runs}, key=float, reverse=True)
+    dts = sorted({k[1] for k in runs}, key=float, reverse=True)
+    L.append('### Activation time of the far corner P8 (20, 7, 3) mm, ms')
+    L.append('')
+    L.append('| dx (mm) \\ dt (ms) | ' + ' | '.join(dts) + ' |')
+    L.append('|---|' + '---|' * len(dts))
+    for dx in dxs:
+        cells = []
+        for dt in dts:
+            r = runs.get((dx, dt))
+            cells.append('—' if r is None else f"{r['points'][7]:.2f}" +
+                         (' (CN)' if r['scheme'] == 'crank-nicolson' else ''))
+        L.append(f'| {dx} | ' + ' | '.join(cells) + ' |')
+    L.append('')
+    L.append('### All nine points, ms')
+    L.append('')
+    keys = [(dx, dt) for dx in dxs for dt in dts if (dx, dt) in runs]
+    L.append('| point | ' + ' | '.join(f'dx {dx} / dt {dt}' for dx, dt in keys) + ' |')
+    L.append('|---|' + '---|' * len(keys))
+    for q, label in enumerate(NIEDERER_LABELS):
+        L.append(f'| {label} | ' + ' | '.join(f"{runs[k]['points'][q]:.2f}" for k in keys) + ' |')
+    L.append('')
+    L.append('### How each run was made')
+    L.append('')
+    L.append('| dx | dt | diffusion | precision | commit | host | threads | wall (s) |')
+    L.append('|---|---|---|---|---|---|---|---|')
+    for k in keys:
+        r = runs[k]
+        m = r['meta']
+        L.append(f"| {k[0]} | {k[1]} | {r['scheme']} | {r['precision']} | `{m.get('commit', '?')}` | "
+                 f"{m.get('cpu', '?')} ({m.get('nproc', '?')} cores) | {m.get('threads', '?') or 'all'} | "
+                 f"{m.get('wall_s', '?')} |")
+    L.append('')
+
+
+def tissue_section(L, measured, status):
+    L.append('## 4. Tissue')
+    L.append('')
+    L.append('Every line is printed by a tissue test as `[measured] ...` and copied here with the '
+             "test's name and result (tests/unit/test_tissue_*.cpp, test_geometry.cpp, "
+             'test_io_*.cpp). The tests assert the bounds; these are the values they saw.')
+    L.append('')
+    for prefix, title in TISSUE_SUITES:
+        lines = [(t, m) for t, m in measured if t.split('.')[0].startswith(prefix)]
+        if not lines:
+            continue
+        L.append(f'### {title}')
+        L.append('')
+        last = None
+        for t, m in lines:
+            if t != last:
+                L.append(f'- `{t}` ({test_status(status, t)})')
+                last = t
+            L.append(f'  - {m}')
+        L.append('')
 
 
 def test_status(status, name):
@@ -68,7 +189,7 @@ def main():
     ap.add_argument('--out', default=os.path.join(ROOT, 'docs', 'verification.md'))
     args = ap.parse_args()
     exe, output = run_tests(os.path.abspath(args.build_dir))
-    orders, rows, status = parse(output)
+    orders, rows, status, measured = parse(output)
     commit = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=ROOT,
                             capture_output=True, text=True).stdout.strip() or 'unknown'
     dirty = subprocess.run(['git', 'status', '--porcelain', '--untracked-files=no'], cwd=ROOT,
@@ -91,7 +212,8 @@ def main():
              f'{os.path.relpath(os.path.abspath(args.build_dir), ROOT)}`, which runs '
              f'`{exe} --gtest_filter={FILTER}`')
     L.append('- Every number below is printed by a test (tests/unit/test_convergence.cpp, '
-             'test_vs_cvode.cpp, test_vs_myokit.cpp) and copied here by the script.')
+             'test_vs_cvode.cpp, test_vs_myokit.cpp, the tissue tests) and copied here by the '
+             'script; the N-version table is read from the recorded runs in docs/data/niederer/.')
     L.append('')
     L.append('## 1. Convergence order of the fixed-step integrators')
     L.append('')
@@ -178,6 +300,8 @@ def main():
                  f"{g['stimulus_duration_ms']:g} | "
                  f"{g.get('rrms_vs_100x_tighter_tolerances', float('nan')):.1e} | {g['date']} |")
     L.append('')
+    tissue_section(L, measured, status)
+    niederer_section(L)
     failed = sorted(n for n, s in status.items() if s == 'FAILED')
     if failed:
         L.append('## Failing tests at generation time')

@@ -42,6 +42,7 @@ def main():
     ap.add_argument('--only', nargs='*', default=None, help='DX:DT pairs, e.g. 0.1:0.005')
     ap.add_argument('--force', action='store_true', help='rerun points already recorded')
     ap.add_argument('--out', default=os.path.join(ROOT, 'docs', 'data', 'niederer'))
+    ap.add_argument('--commit', default=None, help='commit to record (default: git rev-parse HEAD)')
     args = ap.parse_args()
     if not os.path.exists(args.heartwave):
         sys.exit(f'{args.heartwave} not found: build first (bash tools/build.sh)')
@@ -49,8 +50,14 @@ def main():
     pairs = [(dx, dt) for dx in DXS for dt in DTS]
     if args.only:
         pairs = [tuple(p.split(':')) for p in args.only]
-    commit = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=ROOT,
-                            capture_output=True, text=True).stdout.strip() or 'unknown'
+    commit = args.commit
+    if commit is None:
+        try:
+            commit = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=ROOT,
+                                    capture_output=True, text=True).stdout.strip()
+        except OSError:
+            commit = ''
+    commit = commit or 'unknown'
     for dx, dt in pairs:
         stem = os.path.join(args.out, f'dx{dx}_dt{dt}')
         if os.path.exists(stem + '.csv') and not args.force:

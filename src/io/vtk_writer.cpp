@@ -99,23 +99,4 @@ void PvdWriter::rewrite() const {
   write_file_atomic(path_, x, /*durable=*/false);
 }
 
-VtkSeriesWriter::VtkSeriesWriter(std::string directory, std::string stem, tissue::Grid grid,
-                                 const tissue::Mask* mask)
-    : dir_(std::move(directory)),
-      stem_(std::move(stem)),
-      grid_(grid),
-      mask_(mask),
-      pvd_((std::filesystem::path(dir_) / (stem_ + ".pvd")).string()) {
-  ensure_directory(dir_);
-}
-
-std::string VtkSeriesWriter::write(double time_ms, const std::vector<NamedField>& fields) {
-  const std::string file =
-      (std::filesystem::path(dir_) / fmt::format("{}_{:06d}.vti", stem_, count_)).string();
-  write_vti(file, grid_, fields, mask_);
-  ++count_;
-  pvd_.add(time_ms, file);
-  return file;
-}
-
 }  // namespace hw::io

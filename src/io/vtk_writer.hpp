@@ -43,22 +43,4 @@ class PvdWriter {
   std::vector<std::pair<double, std::string>> entries_;
 };
 
-// Writes `directory`/`stem`_NNNNNN.vti for each step and keeps `directory`/`stem`.pvd up to
-// date: the field-series writer the run loop calls.
-class VtkSeriesWriter {
- public:
-  VtkSeriesWriter(std::string directory, std::string stem, tissue::Grid grid,
-                  const tissue::Mask* mask = nullptr);
-  // Returns the .vti path written.
-  std::string write(double time_ms, const std::vector<NamedField>& fields);
-  const std::string& pvd_path() const { return pvd_.path(); }
-
- private:
-  std::string dir_, stem_;
-  tissue::Grid grid_;
-  const tissue::Mask* mask_;
-  PvdWriter pvd_;
-  int count_ = 0;
-};
-
 }  // namespace hw::io

@@ -115,6 +115,21 @@ class Engine final : public EngineBase {
       for (std::size_t n = 0; n < g.size(); ++n)
         if (s.phi[n] > 0) inv_phi_[n] = Real(1.0 / s.phi[n]);
     }
+    // Each row's tissue extent [lo, hi) (empty rows: lo = hi), when not every cell is tissue.
+    bool whole = false;
+    for (const Part& p : s.parts) whole |= p.identity;
+    if (!whole) {
+      const long rows = long(g.ny()) * g.nz();
+      row_lo_.assign(rows, std::uint32_t(g.nx()));
+      row_hi_.assign(rows, 0);
+      for (const Part& p : s.parts)
+        for (std::size_t i = 0; i < p.n; ++i) {
+          const std::size_t n = p.grid_index(i), r = n / g.nx();
+          const auto x = std::uint32_t(n % g.nx());
+          row_lo_[r] = std::min(row_lo_[r], x);
+          row_hi_[r] = std::max(row_hi_[r], x + 1);
+        }
+    }
     if (fused_) {
       uniform_ = s.sigma.uniform() && !s.sigma.has_off_diagonal() && s.geo.mask.empty() &&
                  s.phi.empty();
@@ -276,21 +291,28 @@ class Engine final : public EngineBase {
       Scratch sc;
       sc.y.resize(std::size_t(max_ns) * kBlock);
       sc.p.resize(std::size_t(max_np) * kBlock);
-#pragma omp for schedule(static)
+    // Rows of 8: contiguous for the stencil's reuse of rows j±1, dynamic because rows of an
+    // irregular geometry hold very different amounts of tissue.
+#pragma omp for schedule(dynamic, 8)
       for (long r = 0; r < rows; ++r) {
         const int j = int(r % ny), k = int(r / ny);
         const std::size_t base = std::size_t(r) * nx;
         const Real* vd = vin + base;
+        // Only the row's tissue extent is diffused and stepped; a row without tissue is
+        // skipped (its V never changes, in either buffer).
+        const int lo = row_lo_.empty() ? 0 : int(row_lo_[r]);
+        const int hi = row_lo_.empty() ? nx : int(row_hi_[r]);
+        if (lo >= hi) continue;
         if (diffuse) {
           if (uniform_) {
             kernels::cpu::diffusion2_uniform_row(g, w_, j, k, vin, row.data(), alpha, Real(1));
           } else if (inv_phi_.empty()) {
-            kernels::cpu::diffusion2_links_row(g, links_, j, k, vin, row.data(), alpha, Real(1));
+            kernels::cpu::diffusion2_links_row(g, links_, j, k, vin, row.data(), alpha, Real(1), lo, hi);
           } else {
             // Phase field: V* = V + a·(L_{φσ} V)/φ (links built from φσ).
-            kernels::cpu::diffusion2_links_row(g, links_, j, k, vin, row.data(), alpha, Real(0));
+            kernels::cpu::diffusion2_links_row(g, links_, j, k, vin, row.data(), alpha, Real(0), lo, hi);
             const Real* ip = inv_phi_.data() + base;
-            for (int i = 0; i < nx; ++i) row[i] = vd[i] + row[i] * ip[i];
+            for (int i = lo; i < hi; ++i) row[i] = vd[i] + row[i] * ip[i];
           }
           vd = row.data();
         }
@@ -392,6 +414,7 @@ class Engine final : public EngineBase {
   std::vector<PartState> parts_;
   std::vector<int> active_;
   bool fused_ = false, uniform_ = false;
+  std::vector<std::uint32_t> row_lo_, row_hi_;  // tissue extent per (j,k) row; empty: all
   std::array<double, 3> w_{0, 0, 0};
   kernels::LinkCoeffs links_;
   std::unique_ptr<DiffusionOperator> op_;

@@ -94,12 +94,15 @@ TEST(IoVtk, PvdListsEveryStepRelativeToItsFolder) {
   g.n = {6, 3, 1};
   g.h = {0.2, 0.2, 0.2};
   Field<float> v(g);
-  VtkSeriesWriter series(dir / "fields", "V", g);
+  std::filesystem::create_directories(dir.path / "fields");
+  PvdWriter pvd(dir / "fields/V.pvd");
   for (int s = 0; s < 3; ++s) {
     v.fill(float(s));
-    series.write(2.5 * s, {{"V", &v}});
+    const std::string vti = dir / ("fields/V_" + std::to_string(s) + ".vti");
+    write_vti(vti, g, {{"V", &v}});
+    pvd.add(2.5 * s, vti);
   }
-  XmlDoc doc(series.pvd_path());
+  XmlDoc doc(pvd.path());
   ASSERT_NE(doc.doc, nullptr);
   EXPECT_EQ(attr(doc.root(), "type"), "Collection");
   std::vector<xmlNodePtr> ds;

@@ -53,7 +53,7 @@ void diffusion2_links_apply(const tissue::Grid& g, const LinkCoeffs& cf, const R
 #pragma omp parallel for collapse(2) schedule(static) if (long(g.size()) >= kMinParallelCells)
   for (int k = 0; k < nz; ++k)
     for (int j = 0; j < ny; ++j)
-      diffusion2_links_row(g, cf, j, k, v, out + g.index(0, j, k), alpha, beta);
+      diffusion2_links_row(g, cf, j, k, v, out + g.index(0, j, k), alpha, beta, 0, g.nx());
 }
 
 template <class Real>

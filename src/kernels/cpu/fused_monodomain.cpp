@@ -3,6 +3,8 @@
 // (coefficients), exactly as in diffusion.cpp, so the x loop has no tests.
 #include "kernels/cpu/fused_monodomain.hpp"
 
+#include <algorithm>
+
 #include "kernels/diffusion_k.hpp"
 
 namespace hw::kernels::cpu {
@@ -39,7 +41,8 @@ void diffusion2_uniform_row(const tissue::Grid& g, const std::array<double, 3>& 
 
 template <class Real>
 void diffusion2_links_row(const tissue::Grid& g, const LinkCoeffs& cf, int j, int k,
-                          const Real* v, Real* o, Real alpha, Real beta) {
+                          const Real* v, Real* o, Real alpha, Real beta, int lo, int hi) {
+  if (lo >= hi) return;
   const int nx = g.nx();
   const bool perx = g.bc[0] == tissue::Boundary::periodic;
   const double* zero = cf.zero_row.data();
@@ -80,10 +83,11 @@ void diffusion2_links_row(const tissue::Grid& g, const LinkCoeffs& cf, int j, in
     cell(0, 0, 0, Real(0));
     return;
   }
-  cell(0, 1, perx ? nx - 1 : 0, perx ? Real(1) : Real(0));
+  if (lo == 0) cell(0, 1, perx ? nx - 1 : 0, perx ? Real(1) : Real(0));
+  const int i_end = std::min(hi, nx - 1);
 #pragma omp simd
-  for (int i = 1; i < nx - 1; ++i) cell(i, i + 1, i - 1, Real(1));
-  cell(nx - 1, perx ? 0 : nx - 1, nx - 2, Real(1));
+  for (int i = std::max(lo, 1); i < i_end; ++i) cell(i, i + 1, i - 1, Real(1));
+  if (hi == nx) cell(nx - 1, perx ? 0 : nx - 1, nx - 2, Real(1));
 }
 
 template void diffusion2_uniform_row<float>(const tissue::Grid&, const std::array<double, 3>&, int,
@@ -91,8 +95,8 @@ template void diffusion2_uniform_row<float>(const tissue::Grid&, const std::arra
 template void diffusion2_uniform_row<double>(const tissue::Grid&, const std::array<double, 3>&,
                                              int, int, const double*, double*, double, double);
 template void diffusion2_links_row<float>(const tissue::Grid&, const LinkCoeffs&, int, int,
-                                          const float*, float*, float, float);
+                                          const float*, float*, float, float, int, int);
 template void diffusion2_links_row<double>(const tissue::Grid&, const LinkCoeffs&, int, int,
-                                           const double*, double*, double, double);
+                                           const double*, double*, double, double, int, int);
 
 }  // namespace hw::kernels::cpu

@@ -99,7 +99,33 @@ inline T powi(T x) {
   }
 }
 
-template <class Real>
+// x^e for an exponent that is a parameter. Model<Real, true> is used for a batch whose
+// shared parameters make every such exponent a small integer (checked once per batch, see
+// step_batch): the power is then a few multiplications by squaring, branch-free so the cell
+// loop still vectorises, instead of a vector pow, the most expensive call in such models
+// (Hill coefficients, Karma's M). Per-cell parameters and other exponents take std::pow.
+template <bool kIntPow, class T>
+[[gnu::always_inline]] inline T pow_param(T x, T e) {
+  if constexpr (kIntPow) {
+    const int n = int(std::abs(e));
+    T r = T(1), b = x;
+#pragma GCC unroll 4
+    for (int bit = 0; bit < 4; ++bit) {
+      r = ((n >> bit) & 1) ? r * b : r;
+      b = b * b;
+    }
+    return e < T(0) ? T(1) / r : r;
+  } else {
+    return std::pow(x, e);
+  }
+}
+
+template <class T>
+inline bool small_integer(T e) {
+  return std::abs(e) <= T(15) && e == std::trunc(e);
+}
+
+template <class Real, bool kIntPow = false>
 struct Model {
   static constexpr int kStates = 8;
   static constexpr int kParams = 23;
@@ -112,6 +138,11 @@ struct Model {
   constexpr int n_constants() const { return kConstants; }
   constexpr int n_algebraics() const { return kAlgebraics; }
   constexpr bool is_gate(int i) const { return kGate[i]; }
+
+  static constexpr bool kExponentParams = false;
+  static bool integer_exponents([[maybe_unused]] const Real* p) {
+    return false;
+  }
 
   [[gnu::always_inline]] void constants([[maybe_unused]] const Real* p, [[maybe_unused]] Real* c) const {
     c[0] = p[0] * p[1] / p[2];  // _cse_1
@@ -408,8 +439,8 @@ struct Model {
   }
 };
 
-template <class Real, hw::cell::Integrator kMethod>
-[[gnu::always_inline]] inline void step_one(const Model<Real>& m, Real t, Real dt, Real* Y,
+template <class Real, hw::cell::Integrator kMethod, class M>
+[[gnu::always_inline]] inline void step_one(const M& m, Real t, Real dt, Real* Y,
                                             std::size_t stride, std::size_t i, const Real* p,
                                             const Real* c) {
   Real y[Model<Real>::kStates > 0 ? Model<Real>::kStates : 1];
@@ -478,11 +509,17 @@ void step_batch(Real t, Real dt, int steps, const hw::cell::Batch<Real>& b) {
     Real p[np] = {}, c[nc] = {};
     for (int k = 0; k < Model<Real>::kParams; ++k) p[k] = b.p[k];
     m.constants(p, c);
-    for (int s = 0; s < steps; ++s) {
-      const Real ts = t + s * dt;
+    const auto run = [&](const auto& model) {
+      for (int s = 0; s < steps; ++s) {
+        const Real ts = t + s * dt;
 #pragma omp simd
-      for (std::size_t i = 0; i < n; ++i) step_one<Real, kMethod>(m, ts, dt, Y, stride, i, p, c);
+        for (std::size_t i = 0; i < n; ++i) step_one<Real, kMethod>(model, ts, dt, Y, stride, i, p, c);
+      }
+    };
+    if constexpr (Model<Real>::kExponentParams) {
+      if (Model<Real>::integer_exponents(p)) return run(Model<Real, true>{});
     }
+    run(m);
     return;
   }
   const Real* const P = b.p;
