@@ -74,6 +74,9 @@ class Engine final : public EngineBase {
  public:
   Engine(const SimSetup& s, bool reference, int threads)
       : s_(s), reference_(reference), threads_(threads > 0 ? threads : omp_get_max_threads()) {
+    // The whole-field kernels and CG (implicit diffusion) open their own parallel regions
+    // with the default team size: make it the run's thread count, so --threads N means N.
+    if (threads > 0) omp_set_num_threads(threads);
     const Grid& g = s.geo.grid;
     v_[0] = Field<Real>(g, Real(0));
     v_[1] = Field<Real>(g, Real(0));
