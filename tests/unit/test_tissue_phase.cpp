@@ -134,6 +134,15 @@ std::vector<double> diffuse_to(TissueCase c, DiffusionScheme sch, double dt, dou
   return voltages(sim);
 }
 
+// Σ φ·V over the tissue cells: what a no-flux phase-field boundary conserves.
+template <class Phi>
+double phi_charge(const Simulation& sim, const Phi& phi) {
+  double q = 0;
+  for (std::size_t n = 0; n < phi.size(); ++n)
+    if (!std::isnan(sim.voltage_at(n))) q += double(phi[n]) * sim.voltage_at(n);
+  return q;
+}
+
 double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
   double d = 0;
   for (std::size_t n = 0; n < a.size(); ++n)
@@ -179,12 +188,7 @@ TEST(TissuePhase, BoxConservesPhaseWeightedCharge) {
   for (Backend b : {Backend::reference, Backend::cpu}) {
     {
       Simulation sim(c, SimulationOptions{b, 1});
-      auto charge = [&] {
-        double q = 0;
-        for (std::size_t n = 0; n < phi.size(); ++n)
-          if (!std::isnan(sim.voltage_at(n))) q += double(phi[n]) * sim.voltage_at(n);
-        return q;
-      };
+      auto charge = [&] { return phi_charge(sim, phi); };
       const double q0 = charge(), v0 = sim.voltage_at(std::size_t(5) * nx + 6);
       sim.run_until(4.0);
       const double q1 = charge(), v1 = sim.voltage_at(std::size_t(5) * nx + 6);
@@ -413,12 +417,7 @@ TEST(TissuePhase, ImplicitConservesPhaseWeightedCharge) {
     std::vector<double> v_end[2];
     for (Backend b : {Backend::reference, Backend::cpu}) {
       Simulation sim(c, SimulationOptions{b, 1});
-      auto charge = [&] {
-        double q = 0;
-        for (std::size_t n = 0; n < phi.size(); ++n)
-          if (!std::isnan(sim.voltage_at(n))) q += double(phi[n]) * sim.voltage_at(n);
-        return q;
-      };
+      auto charge = [&] { return phi_charge(sim, phi); };
       const double q0 = charge(), v0 = sim.voltage_at(std::size_t(15) * 36 + 11);
       sim.run_until(50 * dt);
       const double q1 = charge(), v1 = sim.voltage_at(std::size_t(15) * 36 + 11);
