@@ -3,7 +3,12 @@
 // fallback when no compiler works.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "core/error.hpp"
@@ -143,4 +148,40 @@ TEST(Jit, ABuiltinWithTheSameHashIsUsedWithoutCompiling) {
   auto k = make_kernel(registered_model(), KernelChoice::compiled, &how);
   EXPECT_EQ(how, "compiled C++ (built-in test-awkward)");
   EXPECT_NE(find_builtin("test-awkward"), nullptr);
+}
+
+// The cache keeps the most recently used libraries within its byte limit, never the one
+// just built, and clears day-old temporaries of crashed compiles.
+TEST(Jit, PruningDropsTheLeastRecentlyUsedLibraries) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("hw_prune_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto now = fs::file_time_type::clock::now();
+  auto make = [&](const std::string& name, std::size_t bytes, int hours_ago) {
+    std::ofstream(dir / name) << std::string(bytes, 'x');
+    fs::last_write_time(dir / name, now - std::chrono::hours(hours_ago));
+  };
+  make("model_a.so", 1000, 1);   // newest
+  make("model_a.cpp", 10, 1);
+  make("model_b.so", 1000, 5);
+  make("model_b.cpp", 10, 5);
+  make("model_c.so", 1000, 9);   // oldest, but the one just built
+  make("model_d.so", 1000, 7);
+  make("model_d.cpp", 10, 7);
+  make("model_e.so.tmp.1", 50, 30);  // a crashed compile's leftovers
+  make("model_f.log.2", 50, 2);      // a compile still running elsewhere
+  make("notes.txt", 5000, 100);      // not the cache's
+  const auto freed = prune_jit_cache(dir.string(), 2500, (dir / "model_c.so").string());
+  // a (1000) and b (2000 in total) fit; d goes with its source; c stays as `keep`.
+  EXPECT_TRUE(fs::exists(dir / "model_a.so"));
+  EXPECT_TRUE(fs::exists(dir / "model_b.so"));
+  EXPECT_TRUE(fs::exists(dir / "model_c.so"));
+  EXPECT_FALSE(fs::exists(dir / "model_d.so"));
+  EXPECT_FALSE(fs::exists(dir / "model_d.cpp"));
+  EXPECT_FALSE(fs::exists(dir / "model_e.so.tmp.1"));
+  EXPECT_TRUE(fs::exists(dir / "model_f.log.2"));
+  EXPECT_TRUE(fs::exists(dir / "notes.txt"));
+  EXPECT_EQ(freed, 1000u + 10u + 50u);
+  fs::remove_all(dir);
 }

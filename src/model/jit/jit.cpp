@@ -6,8 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <cstdlib>
 #include <filesystem>
@@ -181,6 +183,15 @@ std::unique_ptr<CellKernel> from_builtin(const Model& m, const std::string& hash
 
 std::unique_ptr<CellKernel> interpreter(const Model& m) { return make_interpreter(m); }
 
+// $HEARTWAVE_CACHE_MAX_MB (a positive number), else 1 GiB.
+std::uintmax_t cache_limit_bytes() {
+  const std::string v = env("HEARTWAVE_CACHE_MAX_MB");
+  char* end = nullptr;
+  const double mb = v.empty() ? 0 : std::strtod(v.c_str(), &end);
+  if (mb > 0 && end && *end == '\0') return std::uintmax_t(mb * 1024 * 1024);
+  return std::uintmax_t(1024) * 1024 * 1024;
+}
+
 }  // namespace
 
 std::string jit_cache_dir() {
@@ -206,6 +217,47 @@ std::vector<std::string> jit_compiler_flags() {
 
 std::string model_cpp_hash(const Model& analysed) { return sha256_hex(print_cpp(analysed)); }
 
+std::uintmax_t prune_jit_cache(const std::string& dir, std::uintmax_t max_bytes,
+                               const std::string& keep) {
+  struct Entry {
+    fs::path so;
+    fs::file_time_type used;
+    std::uintmax_t bytes;
+  };
+  std::vector<Entry> libs;
+  std::uintmax_t freed = 0;
+  std::error_code ec;
+  const auto now = fs::file_time_type::clock::now();
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path p = it->path();
+    const std::string name = p.filename().string();
+    if (name.rfind("model_", 0) != 0) continue;
+    std::error_code e2;
+    const auto when = fs::last_write_time(p, e2);
+    const auto bytes = fs::file_size(p, e2);
+    if (e2) continue;
+    const bool temporary = name.find(".tmp.") != std::string::npos || name.find(".log.") != std::string::npos;
+    if (temporary) {
+      if (now - when > std::chrono::hours(24) && fs::remove(p, e2)) freed += bytes;
+    } else if (p.extension() == ".so") {
+      libs.push_back({p, when, bytes});
+    }
+  }
+  std::sort(libs.begin(), libs.end(), [](const Entry& a, const Entry& b) { return a.used > b.used; });
+  std::uintmax_t total = 0;
+  for (const Entry& e : libs) {
+    total += e.bytes;
+    if (total <= max_bytes || e.so == fs::path(keep)) continue;
+    std::error_code e2;
+    if (fs::remove(e.so, e2)) freed += e.bytes;
+    fs::path cpp = e.so;
+    cpp.replace_extension(".cpp");
+    const auto cpp_bytes = fs::file_size(cpp, e2);
+    if (!e2 && fs::remove(cpp, e2)) freed += cpp_bytes;
+  }
+  return freed;
+}
+
 std::unique_ptr<CellKernel> compile_cpp_kernel(const std::string& source,
                                                const std::string& factory_symbol,
                                                std::string* library_path) {
@@ -225,7 +277,10 @@ std::unique_ptr<CellKernel> compile_cpp_kernel(const std::string& source,
 
   std::string why;
   if (fs::exists(so)) {
-    if (auto k = load_library(so, factory_symbol, &why)) return k;
+    if (auto k = load_library(so, factory_symbol, &why)) {
+      fs::last_write_time(so, fs::file_time_type::clock::now(), ec);  // used: keep it longest
+      return k;
+    }
     fs::remove(so, ec);  // unreadable or stale: rebuild it below
   }
 
@@ -251,6 +306,7 @@ std::unique_ptr<CellKernel> compile_cpp_kernel(const std::string& source,
   }
   fs::rename(tmp_so, so, ec);
   if (ec) throw Error("cannot move the compiled model into the cache: " + ec.message());
+  prune_jit_cache(dir.string(), cache_limit_bytes(), so.string());
   if (auto k = load_library(so, factory_symbol, &why)) return k;
   throw Error("cannot load the compiled model: " + why);
 }

@@ -15,9 +15,13 @@
 //     is keyed by SHA-256 of (source, flags, compiler version); files are written to a
 //     temporary name and renamed, so concurrent processes never see a partial library.
 //   - The shared library stays loaded as long as the kernel that came from it.
+//   - The cache is bounded: after each fresh compile the least recently used libraries
+//     beyond $HEARTWAVE_CACHE_MAX_MB (default 1024) are deleted, with their sources, and so
+//     are temporary files a crashed compile left behind a day ago or more.
 // The compiler is $HEARTWAVE_CXX, else "c++".
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +42,13 @@ std::string model_cpp_hash(const Model& analysed);
 
 // The cache folder (created on demand by compile_cpp_kernel).
 std::string jit_cache_dir();
+
+// Deletes the least recently used model_<key>.so (and .cpp) in dir until the libraries
+// take at most max_bytes, never `keep`, plus temporaries (*.tmp.*, *.log.*) older than a
+// day. A cache hit refreshes the library's modification time, which is what "used" means.
+// Returns the bytes freed. Files another process deletes meanwhile are skipped.
+std::uintmax_t prune_jit_cache(const std::string& dir, std::uintmax_t max_bytes,
+                               const std::string& keep = {});
 
 // The flags the JIT passes to the compiler (besides -I, the source and -o).
 std::vector<std::string> jit_compiler_flags();
