@@ -20,6 +20,7 @@
 
 #include "cell/cell_kernel.hpp"
 #include "cell/cell_setup.hpp"
+#include "kernels/cpu/flush_denormals.hpp"
 #include "kernels/cpu/fused_monodomain.hpp"
 #include "kernels/diffusion_k.hpp"
 #include "kernels/diffusion_kernels.hpp"
@@ -290,6 +291,7 @@ class Engine final : public EngineBase {
     }
 #pragma omp parallel num_threads(threads_) if (par)
     {
+      const kernels::cpu::FlushDenormals ftz(!reference_);
       std::vector<Real> row(diffuse ? nx : 0);
       Scratch sc;
       sc.y.resize(std::size_t(max_ns) * kBlock);
