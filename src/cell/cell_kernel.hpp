@@ -34,6 +34,13 @@ class CellKernel {
   virtual void step(Integrator method, float t, float dt, int steps,
                     const Batch<float>& b) const = 0;
 
+  // True when step() accepts a Batch whose state k lives outside y (Batch::v): generated
+  // kernels for their voltage state; the interpreter never.
+  virtual bool external_voltage(int k) const {
+    (void)k;
+    return false;
+  }
+
   // One cell, double: what CVODE, biomarkers and tests need.
   virtual void constants(const double* p, double* c) const = 0;
   virtual void rhs_jac(double t, const double* y, const double* p, const double* c,

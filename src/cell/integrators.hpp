@@ -164,6 +164,13 @@ struct Batch {
   Real* y = nullptr;
   const Real* p = nullptr;
   bool per_cell_params = false;
+  // Optional, for kernels whose external_voltage(k) is true, with shared parameters only:
+  // the voltage (state v_state) of cell i is v[i], read and written in place, and y holds
+  // the other states with that slot left out (state k at slot k < v_state ? k : k − 1).
+  // The tissue engine steps its compact state arrays and the next V field this way,
+  // without copying them into a scratch batch.
+  Real* v = nullptr;
+  int v_state = -1;
 };
 
 // Advances every cell of the batch by `steps` steps of dt from t.

@@ -98,6 +98,8 @@ class Engine final : public EngineBase {
         st.p.assign(p.pcell.begin(), p.pcell.end());
       else
         st.p.assign(p.params.begin(), p.params.end());
+      st.in_place = !reference && p.identity && p.v2mV == 1 && !p.per_cell &&
+                    p.kernel->external_voltage(p.kv);
     }
     for (const ResolvedInitial& ic : s.initial) {
       if (ic.part < 0) {
@@ -241,6 +243,9 @@ class Engine final : public EngineBase {
   struct PartState {
     std::vector<Real> y;  // (ns − 1)·n: every state but V, state-major
     std::vector<Real> p;  // np (uniform) or np·n (per cell)
+    // The kernel steps y and the next V field in place (Batch::v): the part is the whole
+    // grid, V is in mV, parameters are shared and the kernel supports it.
+    bool in_place = false;
   };
   struct Scratch {
     std::vector<Real> y, p;
@@ -331,10 +336,60 @@ class Engine final : public EngineBase {
     }
   }
 
+  // react() for an in_place part: V* goes straight into the next V field (a copy only when
+  // it is not there already), the stimulus is added there, and the kernel steps that V and
+  // the part's own state arrays where they lie. A block with a non-finite V is not swapped
+  // in (V_next never becomes current on failure), but its other states have advanced.
+  void react_in_place(std::size_t q, std::size_t i0, std::size_t cnt, const Real* vd,
+                      std::size_t base, Real* vout, double h, double t, Failure& fail) {
+    const Part& p = s_.parts[q];
+    PartState& st = parts_[q];
+    Real* v = vout + i0;  // whole-grid part: compact index = grid index
+    const Real* vs = vd + (i0 - base);
+    if (vs != v) std::copy(vs, vs + cnt, v);
+    for (int s : active_) {
+      const auto& list = p.stim[s];
+      if (list.empty()) continue;
+      const Real add = Real(h * p.stim_rate[s]);
+      for (auto it = std::lower_bound(list.begin(), list.end(), std::uint32_t(i0));
+           it != list.end() && *it < i0 + cnt; ++it)
+        v[*it - i0] += add;
+    }
+    cell::Batch<Real> batch{cnt, p.n, st.y.data() + i0, st.p.data(), false, v, p.kv};
+    const int sub = s_.time.ode_substeps;
+    p.kernel->step(s_.integrator, Real(t / p.t2ms), Real(h / sub / p.t2ms), sub, batch);
+    std::size_t bad = 0;
+    for (std::size_t c = 0; c < cnt; ++c) bad += !(std::abs(v[c]) <= std::numeric_limits<Real>::max());
+    if (!bad) return;
+    for (std::size_t c = 0; c < cnt; ++c) {
+      if (std::isfinite(v[c])) continue;
+      std::string var = "V";
+      for (int k = 0; k < p.ns; ++k)
+        if (k != p.kv && !std::isfinite(st.y[slot(p, k) * p.n + i0 + c])) {
+          var = p.setup.state_names[k];
+          break;
+        }
+      record_failure(fail, i0 + c, var);
+      return;
+    }
+  }
+
+  static void record_failure(Failure& fail, std::size_t cell, const std::string& var) {
+#pragma omp critical(hw_tissue_failure)
+    {
+      if (cell < fail.cell) {
+        fail.cell = cell;
+        fail.variable = var;
+      }
+      fail.any = true;
+    }
+  }
+
   void react(std::size_t q, std::size_t i0, std::size_t cnt, const Real* vd, std::size_t base,
              Real* vout, double h, double t, Scratch& sc, Failure& fail) {
     const Part& p = s_.parts[q];
     PartState& st = parts_[q];
+    if (st.in_place) return react_in_place(q, i0, cnt, vd, base, vout, h, t, fail);
     const std::size_t n = p.n, B = kBlock;
     Real* y = sc.y.data();
     Real* yv = y + std::size_t(p.kv) * B;
@@ -385,13 +440,7 @@ class Engine final : public EngineBase {
             var = p.setup.state_names[k];
             break;
           }
-        const std::size_t cell = p.grid_index(i0 + c);
-#pragma omp critical(hw_tissue_failure)
-        if (cell < fail.cell) {
-          fail.cell = cell;
-          fail.variable = var;
-        }
-        fail.any = true;
+        record_failure(fail, p.grid_index(i0 + c), var);
         break;
       }
       return;

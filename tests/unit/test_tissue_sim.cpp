@@ -127,6 +127,19 @@ TEST(TissueSim, ReferenceVsCpu2DAnisotropicTwoModels) {
   compare_backends(c, 12, "2D 30x20 oblique fibres, BO epi + TT06 epi");
 }
 
+// One model over the whole grid: the cpu engine steps the states and V in place
+// (Batch::v), without the scratch batch the tests above go through.
+TEST(TissueSim, ReferenceVsCpuWholeGridInPlace) {
+  TissueCase c = sheet(24, 16, 1, 0.2, "tentusscher_2006_epi");
+  c.fibres.kind = FibreSpec::Kind::uniform;
+  c.fibres.direction = {1, 0.4, 0};
+  c.stimuli.push_back(box_stim({0, 0, 0}, {0.6, 3.2, 1}));
+  compare_backends(c, 12, "2D 24x16 oblique fibres, TT06 epi on the whole grid (in place)");
+  c.time.splitting = Splitting::strang;
+  c.time.ode_substeps = 2;
+  compare_backends(c, 12, "the same with Strang splitting and 2 ODE sub-steps");
+}
+
 TEST(TissueSim, ReferenceVsCpu3DRotatingFibresPeriodic) {
   TissueCase c = sheet(14, 8, 6, 0.25, "bueno_orovio_2008_epi");
   c.grid.bc[1] = Boundary::periodic;

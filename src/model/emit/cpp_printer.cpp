@@ -105,6 +105,15 @@ template <class Real, hw::cell::Integrator kMethod, class M>
 @LOAD_Y@  hw::cell::step_cell(m, kMethod, t, dt, y, p, c);
 @STORE_Y@}
 
+// The same with the voltage outside Y (Batch::v; LOAD_YV leaves its slot out of Y).
+template <class Real, hw::cell::Integrator kMethod, class M>
+[[gnu::always_inline]] inline void step_one_v(const M& m, Real t, Real dt, Real* Y,
+                                              std::size_t stride, std::size_t i, Real* V,
+                                              const Real* p, const Real* c) {
+  Real y[Model<Real>::kStates > 0 ? Model<Real>::kStates : 1];
+@LOAD_YV@  hw::cell::step_cell(m, kMethod, t, dt, y, p, c);
+@STORE_YV@}
+
 template <class Real, hw::cell::Integrator kMethod>
 [[gnu::always_inline]] inline void step_one_own_params(const Model<Real>& m, Real t, Real dt,
                                                        Real* Y, const Real* P,
@@ -128,11 +137,18 @@ void step_batch(Real t, Real dt, int steps, const hw::cell::Batch<Real>& b) {
     Real p[np] = {}, c[nc] = {};
     for (int k = 0; k < Model<Real>::kParams; ++k) p[k] = b.p[k];
     m.constants(p, c);
+    Real* const V = b.v;
     const auto run = [&](const auto& model) {
       for (int s = 0; s < steps; ++s) {
         const Real ts = t + s * dt;
+        if (V) {
 #pragma omp simd
-        for (std::size_t i = 0; i < n; ++i) step_one<Real, kMethod>(model, ts, dt, Y, stride, i, p, c);
+          for (std::size_t i = 0; i < n; ++i)
+            step_one_v<Real, kMethod>(model, ts, dt, Y, stride, i, V, p, c);
+        } else {
+#pragma omp simd
+          for (std::size_t i = 0; i < n; ++i) step_one<Real, kMethod>(model, ts, dt, Y, stride, i, p, c);
+        }
       }
     };
     if constexpr (Model<Real>::kExponentParams) {
@@ -180,7 +196,8 @@ static std::string per_index(std::size_t n, const char* fmt_lhs, const char* fmt
   return s;
 }
 
-static std::string batch_text(std::size_t ns, std::size_t np) {
+// kv: the voltage state (Batch::v), or −1 when the model has none.
+static std::string batch_text(std::size_t ns, std::size_t np, int kv) {
   std::string s = kBatch;
   const auto put = [&](const std::string& key, const std::string& text) {
     s.replace(s.find(key), key.size(), text);
@@ -188,6 +205,16 @@ static std::string batch_text(std::size_t ns, std::size_t np) {
   put("@LOAD_Y@", per_index(ns, "y[#]", "Y[# * stride + i]"));
   put("@STORE_Y@", per_index(ns, "Y[# * stride + i]", "y[#]"));
   put("@LOAD_P@", per_index(np, "p[#]", "P[# * stride + i]"));
+  std::string load, store;
+  for (std::size_t k = 0; k < ns; ++k) {
+    const std::string ks = std::to_string(k);
+    const std::string slot = std::to_string(kv >= 0 && int(k) > kv ? k - 1 : k);
+    const std::string mem = int(k) == kv ? "V[i]" : "Y[" + slot + " * stride + i]";
+    load += "  y[" + ks + "] = " + mem + ";\n";
+    store += "  " + mem + " = y[" + ks + "];\n";
+  }
+  put("@LOAD_YV@", load);
+  put("@STORE_YV@", store);
   return s;
 }
 
@@ -261,7 +288,9 @@ std::string print_cpp(const Model& m, const CppOptions& opt) {
   out << "};\n";
 
   if (opt.standalone_kernel_factory) {
-    out << batch_text(ns, np);
+    const int kv = m.roles.voltage_state ? int(*m.roles.voltage_state) : -1;
+    out << batch_text(ns, np, kv);
+    out << "constexpr int kVoltageState = " << kv << ";\n";
     const std::string prefix = sanitise_identifier(opt.symbol_prefix, 64);
     out << R"cpp(
 class Kernel final : public hw::cell::CellKernel {
@@ -274,6 +303,7 @@ class Kernel final : public hw::cell::CellKernel {
   bool is_gate(int i) const override {
     return i >= 0 && i < Model<double>::kStates && Model<double>::kGate[i];
   }
+  bool external_voltage(int k) const override { return k >= 0 && k == kVoltageState; }
   void step(hw::cell::Integrator method, double t, double dt, int steps,
             const hw::cell::Batch<double>& b) const override {
     step_any<double>(method, t, dt, steps, b);

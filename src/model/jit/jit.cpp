@@ -47,6 +47,7 @@ class HeldKernel final : public CellKernel {
   int n_constants() const override { return inner_->n_constants(); }
   int n_algebraics() const override { return inner_->n_algebraics(); }
   bool is_gate(int i) const override { return inner_->is_gate(i); }
+  bool external_voltage(int k) const override { return inner_->external_voltage(k); }
   void step(hw::cell::Integrator m, double t, double dt, int steps,
             const hw::cell::Batch<double>& b) const override {
     inner_->step(m, t, dt, steps, b);

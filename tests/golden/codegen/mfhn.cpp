@@ -186,6 +186,19 @@ template <class Real, hw::cell::Integrator kMethod, class M>
   Y[1 * stride + i] = y[1];
 }
 
+// The same with the voltage outside Y (Batch::v; LOAD_YV leaves its slot out of Y).
+template <class Real, hw::cell::Integrator kMethod, class M>
+[[gnu::always_inline]] inline void step_one_v(const M& m, Real t, Real dt, Real* Y,
+                                              std::size_t stride, std::size_t i, Real* V,
+                                              const Real* p, const Real* c) {
+  Real y[Model<Real>::kStates > 0 ? Model<Real>::kStates : 1];
+  y[0] = Y[0 * stride + i];
+  y[1] = Y[1 * stride + i];
+  hw::cell::step_cell(m, kMethod, t, dt, y, p, c);
+  Y[0 * stride + i] = y[0];
+  Y[1 * stride + i] = y[1];
+}
+
 template <class Real, hw::cell::Integrator kMethod>
 [[gnu::always_inline]] inline void step_one_own_params(const Model<Real>& m, Real t, Real dt,
                                                        Real* Y, const Real* P,
@@ -221,11 +234,18 @@ void step_batch(Real t, Real dt, int steps, const hw::cell::Batch<Real>& b) {
     Real p[np] = {}, c[nc] = {};
     for (int k = 0; k < Model<Real>::kParams; ++k) p[k] = b.p[k];
     m.constants(p, c);
+    Real* const V = b.v;
     const auto run = [&](const auto& model) {
       for (int s = 0; s < steps; ++s) {
         const Real ts = t + s * dt;
+        if (V) {
 #pragma omp simd
-        for (std::size_t i = 0; i < n; ++i) step_one<Real, kMethod>(model, ts, dt, Y, stride, i, p, c);
+          for (std::size_t i = 0; i < n; ++i)
+            step_one_v<Real, kMethod>(model, ts, dt, Y, stride, i, V, p, c);
+        } else {
+#pragma omp simd
+          for (std::size_t i = 0; i < n; ++i) step_one<Real, kMethod>(model, ts, dt, Y, stride, i, p, c);
+        }
       }
     };
     if constexpr (Model<Real>::kExponentParams) {
@@ -256,6 +276,7 @@ void step_any(hw::cell::Integrator method, Real t, Real dt, int steps,
     case Integrator::sbe: return step_batch<Real, Integrator::sbe>(t, dt, steps, b);
   }
 }
+constexpr int kVoltageState = -1;
 
 class Kernel final : public hw::cell::CellKernel {
  public:
@@ -267,6 +288,7 @@ class Kernel final : public hw::cell::CellKernel {
   bool is_gate(int i) const override {
     return i >= 0 && i < Model<double>::kStates && Model<double>::kGate[i];
   }
+  bool external_voltage(int k) const override { return k >= 0 && k == kVoltageState; }
   void step(hw::cell::Integrator method, double t, double dt, int steps,
             const hw::cell::Batch<double>& b) const override {
     step_any<double>(method, t, dt, steps, b);
