@@ -280,9 +280,10 @@ class Engine final : public EngineBase {
     pass(dst.data(), dst.data(), false, h, t, fail);
   }
 
-  // For every row: (fused) V* = vin + a·L vin into a row buffer, else V* = vin; then each
-  // tissue cell of the row: V* += h·I_stim/(χCm), the cell model over h in ode_substeps
-  // sub-steps, V checked finite, states and vout committed.
+  // For every group of rows: (fused) V* = vin + a·L vin into a row buffer (or straight
+  // into vout), else V* = vin; then each tissue cell of the group: V* += h·I_stim/(χCm),
+  // the cell model over h in ode_substeps sub-steps, V checked finite, states and vout
+  // committed.
   void pass(const Real* vin, Real* vout, bool diffuse, double h, double t, Failure& fail) {
     const Grid& g = s_.geo.grid;
     const int nx = g.nx(), ny = g.ny();
@@ -294,41 +295,54 @@ class Engine final : public EngineBase {
       max_ns = std::max(max_ns, p.ns);
       max_np = std::max(max_np, p.np);
     }
+    // Short rows are grouped, m rows of up to one block of cells, so the per-block costs of
+    // the cell step are paid per kBlock cells, not per 64- or 128-cell row of a 3D grid.
+    const long m = std::max<long>(1, long(kBlock) / nx);
+    const long groups = (rows + m - 1) / m;
+    // A single whole-grid part stepped in place: diffuse straight into the next V field.
+    const bool direct = diffuse && s_.parts.size() == 1 && parts_[0].in_place;
 #pragma omp parallel num_threads(threads_) if (par)
     {
       const kernels::cpu::FlushDenormals ftz(!reference_);
-      std::vector<Real> row(diffuse ? nx : 0);
+      std::vector<Real> row(diffuse && !direct ? std::size_t(m) * nx : 0);
       Scratch sc;
       sc.y.resize(std::size_t(max_ns) * kBlock);
       sc.p.resize(std::size_t(max_np) * kBlock);
-    // Rows of 8: contiguous for the stencil's reuse of rows j±1, dynamic because rows of an
-    // irregular geometry hold very different amounts of tissue.
+      // Groups of 8: contiguous for the stencil's reuse of rows j±1, dynamic because rows
+      // of an irregular geometry hold very different amounts of tissue.
 #pragma omp for schedule(dynamic, 8)
-      for (long r = 0; r < rows; ++r) {
-        const int j = int(r % ny), k = int(r / ny);
-        const std::size_t base = std::size_t(r) * nx;
-        const Real* vd = vin + base;
-        // Only the row's tissue extent is diffused and stepped; a row without tissue is
-        // skipped (its V never changes, in either buffer).
-        const int lo = row_lo_.empty() ? 0 : int(row_lo_[r]);
-        const int hi = row_lo_.empty() ? nx : int(row_hi_[r]);
-        if (lo >= hi) continue;
-        if (diffuse) {
+      for (long grp = 0; grp < groups; ++grp) {
+        const long r0 = grp * m, r1 = std::min(rows, r0 + m);
+        const std::size_t base = std::size_t(r0) * nx;
+        Real* const buf = direct ? vout + base : row.data();
+        bool any = false;
+        for (long r = r0; r < r1; ++r) {
+          // Only the row's tissue extent is diffused and stepped; a row without tissue is
+          // skipped (its V never changes, in either buffer).
+          const int lo = row_lo_.empty() ? 0 : int(row_lo_[r]);
+          const int hi = row_lo_.empty() ? nx : int(row_hi_[r]);
+          if (lo >= hi) continue;
+          any = true;
+          if (!diffuse) continue;
+          const int j = int(r % ny), k = int(r / ny);
+          Real* out = buf + std::size_t(r - r0) * nx;
           if (uniform_) {
-            kernels::cpu::diffusion2_uniform_row(g, w_, j, k, vin, row.data(), alpha, Real(1));
+            kernels::cpu::diffusion2_uniform_row(g, w_, j, k, vin, out, alpha, Real(1));
           } else if (inv_phi_.empty()) {
-            kernels::cpu::diffusion2_links_row(g, links_, j, k, vin, row.data(), alpha, Real(1), lo, hi);
+            kernels::cpu::diffusion2_links_row(g, links_, j, k, vin, out, alpha, Real(1), lo, hi);
           } else {
             // Phase field: V* = V + a·(L_{φσ} V)/φ (links built from φσ).
-            kernels::cpu::diffusion2_links_row(g, links_, j, k, vin, row.data(), alpha, Real(0), lo, hi);
-            const Real* ip = inv_phi_.data() + base;
-            for (int i = lo; i < hi; ++i) row[i] = vd[i] + row[i] * ip[i];
+            kernels::cpu::diffusion2_links_row(g, links_, j, k, vin, out, alpha, Real(0), lo, hi);
+            const Real* ip = inv_phi_.data() + std::size_t(r) * nx;
+            const Real* vr = vin + std::size_t(r) * nx;
+            for (int i = lo; i < hi; ++i) out[i] = vr[i] + out[i] * ip[i];
           }
-          vd = row.data();
         }
+        if (!any) continue;
+        const Real* vd = diffuse ? buf : vin + base;
         for (std::size_t q = 0; q < s_.parts.size(); ++q) {
           const Part& p = s_.parts[q];
-          const std::size_t b = p.row_begin(std::size_t(r), nx), e = p.row_begin(std::size_t(r) + 1, nx);
+          const std::size_t b = p.row_begin(std::size_t(r0), nx), e = p.row_begin(std::size_t(r1), nx);
           for (std::size_t i0 = b; i0 < e; i0 += kBlock)
             react(q, i0, std::min(kBlock, e - i0), vd, base, vout, h, t, sc, fail);
         }
