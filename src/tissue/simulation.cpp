@@ -361,14 +361,7 @@ class Engine final : public EngineBase {
     Real* v = vout + i0;  // whole-grid part: compact index = grid index
     const Real* vs = vd + (i0 - base);
     if (vs != v) std::copy(vs, vs + cnt, v);
-    for (int s : active_) {
-      const auto& list = p.stim[s];
-      if (list.empty()) continue;
-      const Real add = Real(h * p.stim_rate[s]);
-      for (auto it = std::lower_bound(list.begin(), list.end(), std::uint32_t(i0));
-           it != list.end() && *it < i0 + cnt; ++it)
-        v[*it - i0] += add;
-    }
+    add_stimuli(p, i0, cnt, h, v);
     cell::Batch<Real> batch{cnt, p.n, st.y.data() + i0, st.p.data(), false, v, p.kv};
     const int sub = s_.time.ode_substeps;
     p.kernel->step(s_.integrator, Real(t / p.t2ms), Real(h / sub / p.t2ms), sub, batch);
@@ -385,6 +378,18 @@ class Engine final : public EngineBase {
         }
       record_failure(fail, i0 + c, var);
       return;
+    }
+  }
+
+  // V[c] += h·I_stim/(χ Cm) (model units) for the block's cells i0 + c under an active stimulus.
+  void add_stimuli(const Part& p, std::size_t i0, std::size_t cnt, double h, Real* v) const {
+    for (int s : active_) {
+      const auto& list = p.stim[s];
+      if (list.empty()) continue;
+      const Real add = Real(h * p.stim_rate[s]);
+      for (auto it = std::lower_bound(list.begin(), list.end(), std::uint32_t(i0));
+           it != list.end() && *it < i0 + cnt; ++it)
+        v[*it - i0] += add;
     }
   }
 
@@ -421,15 +426,7 @@ class Engine final : public EngineBase {
       const Real* src = st.y.data() + slot(p, k) * n + i0;
       std::copy(src, src + cnt, y + std::size_t(k) * B);
     }
-    // V += h·I_stim/(χ Cm), in model units
-    for (int s : active_) {
-      const auto& list = p.stim[s];
-      if (list.empty()) continue;
-      const Real add = Real(h * p.stim_rate[s]);
-      for (auto it = std::lower_bound(list.begin(), list.end(), std::uint32_t(i0));
-           it != list.end() && *it < i0 + cnt; ++it)
-        yv[*it - i0] += add;
-    }
+    add_stimuli(p, i0, cnt, h, yv);
     const Real* par = st.p.data();
     if (p.per_cell) {
       for (int k = 0; k < p.np; ++k)

@@ -134,6 +134,17 @@ std::vector<double> diffuse_to(TissueCase c, DiffusionScheme sch, double dt, dou
   return voltages(sim);
 }
 
+// 50 µA/mm³ for 1 ms in the box x < 1.2 mm, y < 7.2 mm: a wave from the left edge.
+Stimulus left_edge_stimulus() {
+  Stimulus st;
+  st.where.kind = Region::Kind::box;
+  st.where.lo = {0, 0, 0};
+  st.where.hi = {1.2, 7.2, 1};
+  st.amplitude = 50;
+  st.duration = 1;
+  return st;
+}
+
 // Σ φ·V over the tissue cells: what a no-flux phase-field boundary conserves.
 template <class Phi>
 double phi_charge(const Simulation& sim, const Phi& phi) {
@@ -240,13 +251,7 @@ TEST(TissuePhase, DiscReferenceVsCpu) {
   TissueCase c = phase_sheet(
       td.dir, n, n, h, [&](double x, double y) { return prof(R - std::hypot(x - cx, y - cy)); },
       "bueno_orovio_2008_epi");
-  Stimulus st;
-  st.where.kind = Region::Kind::box;
-  st.where.lo = {0, 0, 0};
-  st.where.hi = {1.2, 7.2, 1};
-  st.amplitude = 50;
-  st.duration = 1;
-  c.stimuli.push_back(st);
+  c.stimuli.push_back(left_edge_stimulus());
   const auto ref = activation(c, Backend::reference, 16);
   const auto cpu = activation(c, Backend::cpu, 16);
   double dmax = 0;
@@ -472,13 +477,7 @@ TEST(TissuePhase, ImplicitConvergesToExplicitAsDtShrinks) {
 TEST(TissuePhase, CrankNicolsonWaveMatchesExplicitAndCpu) {
   TempDir td;
   TissueCase c = disc_case(td.dir, "bueno_orovio_2008_epi");
-  Stimulus st;
-  st.where.kind = Region::Kind::box;
-  st.where.lo = {0, 0, 0};
-  st.where.hi = {1.2, 7.2, 1};
-  st.amplitude = 50;
-  st.duration = 1;
-  c.stimuli.push_back(st);
+  c.stimuli.push_back(left_edge_stimulus());
   auto compare = [](const std::vector<double>& a, const std::vector<double>& b, int& both) {
     double d = 0;
     both = 0;
