@@ -106,7 +106,7 @@ void add_bench_command(CLI::App& app, Action& action) {
       "Slab 20 × 7 × 3 mm, ten Tusscher 2006 epi, σl 0.1334 / σt 0.0176 S/m, χ 1400 /cm,\n"
       "Cm 1 µF/cm², 50 000 µA/cm³ for 2 ms in the 1.5 mm corner cube (Niederer et al. 2011).\n"
       "Example: heartwave bench niederer --dx 0.5 --dt 0.05 -o activation.csv\n"
-      "The verification table: python3 tools/niederer_table.py --run (docs/verification.md).");
+      "The verification table: python3 tools/run_niederer.py (docs/verification.md §5).");
   cmd->callback([f, &action] {
     action = [f]() { return run_bench_niederer(*f); };
   });

@@ -28,19 +28,9 @@ void edt_1d(double* d, std::size_t stride, int m, double h, std::vector<int>& v,
   };
   for (int q = 0; q < m; ++q) {
     if (!std::isfinite(f[q])) continue;
-    if (k < 0) {
-      v[0] = q;
-      z[0] = -inf;
-      z[1] = inf;
-      k = 0;
-      continue;
-    }
-    double s = inter(q, v[k]);
-    while (s <= z[k]) {
-      --k;
-      if (k < 0) break;
-      s = inter(q, v[k]);
-    }
+    double s = 0;
+    // pop the envelope parabolas that parabola q undercuts from their boundary on
+    while (k >= 0 && (s = inter(q, v[k])) <= z[k]) --k;
     if (k < 0) {
       v[0] = q;
       z[0] = -inf;

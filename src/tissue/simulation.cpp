@@ -35,8 +35,9 @@ namespace hw::tissue {
 
 namespace {
 
-// Cells per reaction block: the block's states are gathered into a scratch batch that
-// stays in L1/L2, stepped by the CellKernel, checked, and written back.
+// Cells per reaction block: the CellKernel steps a block at a time, either in place
+// (whole-grid parts, Batch::v) or gathered into a scratch batch that stays in L1/L2 and is
+// written back once checked.
 constexpr std::size_t kBlock = 512;
 
 struct Failure {
@@ -100,6 +101,10 @@ class Engine final : public EngineBase {
         st.p.assign(p.params.begin(), p.params.end());
       st.in_place = !reference && p.identity && p.v2mV == 1 && !p.per_cell &&
                     p.kernel->external_voltage(p.kv);
+      if (!st.in_place) {
+        scratch_states_ = std::max(scratch_states_, std::size_t(p.ns));
+        scratch_params_ = std::max(scratch_params_, std::size_t(p.np));
+      }
     }
     for (const ResolvedInitial& ic : s.initial) {
       if (ic.part < 0) {
@@ -290,11 +295,6 @@ class Engine final : public EngineBase {
     const long rows = long(ny) * g.nz();
     const Real alpha = Real(s_.time.dt / (s_.chi * s_.cm));
     const bool par = !reference_ && long(g.size()) >= kernels::kMinParallelCells;
-    int max_ns = 1, max_np = 1;
-    for (const Part& p : s_.parts) {
-      max_ns = std::max(max_ns, p.ns);
-      max_np = std::max(max_np, p.np);
-    }
     // Short rows are grouped, m rows of up to one block of cells, so the per-block costs of
     // the cell step are paid per kBlock cells, not per 64- or 128-cell row of a 3D grid.
     const long m = std::max<long>(1, long(kBlock) / nx);
@@ -305,9 +305,9 @@ class Engine final : public EngineBase {
     {
       const kernels::cpu::FlushDenormals ftz(!reference_);
       std::vector<Real> row(diffuse && !direct ? std::size_t(m) * nx : 0);
-      Scratch sc;
-      sc.y.resize(std::size_t(max_ns) * kBlock);
-      sc.p.resize(std::size_t(max_np) * kBlock);
+      Scratch sc;  // only parts not stepped in place use it
+      sc.y.resize(scratch_states_ * kBlock);
+      sc.p.resize(scratch_params_ * kBlock);
       // Groups of 8: contiguous for the stencil's reuse of rows j±1, dynamic because rows
       // of an irregular geometry hold very different amounts of tissue.
 #pragma omp for schedule(dynamic, 8)
@@ -480,6 +480,7 @@ class Engine final : public EngineBase {
   std::vector<int> active_;
   bool fused_ = false, uniform_ = false;
   std::vector<std::uint32_t> row_lo_, row_hi_;  // tissue extent per (j,k) row; empty: all
+  std::size_t scratch_states_ = 0, scratch_params_ = 0;  // per cell of a scratch block
   std::array<double, 3> w_{0, 0, 0};
   kernels::LinkCoeffs links_;
   std::unique_ptr<DiffusionOperator> op_;
