@@ -95,11 +95,17 @@ int run_case(const RunFlags& f) {
   if (!f.quiet) std::cout << io::describe_case(c);
 
   // 2. Memory, before anything is allocated.
-  const std::size_t need = estimate_memory(c);
+  const MemoryEstimate mem = estimate_memory(c);
+  const std::size_t need = mem.peak();
   const std::size_t have = available_memory_bytes();
-  if (!f.quiet)
+  if (!f.quiet) {
     std::cout << fmt::format("  memory    {} ({} bytes) needed, {} available\n", format_bytes(double(need)), need,
                              have ? format_bytes(double(have)) : std::string("unknown"));
+    if (mem.setup > 0)
+      std::cout << fmt::format("            {} while running; {} of box-sized set-up data is freed "
+                               "before the first step\n",
+                               format_bytes(double(mem.run)), format_bytes(double(mem.setup)));
+  }
   if (have > 0 && need > have)
     throw InputError(SourceLoc{c.source_file, 0, 0},
                      fmt::format("the case needs {} ({} bytes) but only {} ({} bytes) of memory is available "

@@ -180,29 +180,25 @@ PseudoEcg::PseudoEcg(const tissue::DiffusionOperator& op, std::vector<ElectrodeP
                      double sigma_e)
     : op_(op), electrodes_(std::move(electrodes)), sigma_e_(sigma_e) {
   if (!(sigma_e_ > 0)) throw Error("pseudo-ECG: bath conductivity must be > 0");
-  lv_.resize(op.grid().size());
+  lv_.resize(op.layout().size());
+  vs_.resize(op.layout().size());
 }
 
 std::vector<double> PseudoEcg::compute(const tissue::Field<float>& v) {
   const tissue::Grid& g = op_.grid();
+  const tissue::RowLayout& L = op_.layout();
+  const tissue::Mask* mask = op_.mask();
   if (v.size() != g.size())
     throw Error(fmt::format("pseudo-ECG: V has {} values, the grid {} cells", v.size(),
                             g.size()));
-  // Non-tissue cells carry NaN in a run's V; they have no flux, but 0·NaN would still leak.
-  const tissue::Field<float>* src = &v;
+  // V into the operator's storage; cells off the tissue (NaN in a run's V) have no flux,
+  // but 0·NaN would still leak, so they hold 0.
   for (std::size_t c = 0; c < v.size(); ++c)
-    if (!std::isfinite(v[c])) {
-      vs_.vec() = v.vec();
-      for (auto& x : vs_.vec())
-        if (!std::isfinite(x)) x = 0.f;
-      src = &vs_;
-      break;
-    }
-  op_.apply(*src, lv_);  // lv = ∇·σ∇V, µA/mm³ (mS/mm · mV/mm²)
+    if (L.holds(c)) vs_[L.index(c)] = tissue::is_tissue(mask, c) && std::isfinite(v[c]) ? v[c] : 0.f;
+  op_.apply(vs_, lv_);  // lv = ∇·σ∇V, µA/mm³ (mS/mm · mV/mm²)
   const double rmin = 0.5 * std::min({g.h[0], g.h[1], g.h[2]});
   const double k = g.cell_volume() / (4 * std::numbers::pi * sigma_e_);
   std::vector<double> phi(electrodes_.size(), 0.0);
-  const tissue::Mask* mask = op_.mask();
   for (std::size_t e = 0; e < electrodes_.size(); ++e) {
     const auto& p = electrodes_[e].position;
     // φ_e = 1/(4πσ_e) Σ_cells (∇·σ∇V)_c · |cell| / |x_c − x_e|
@@ -211,12 +207,12 @@ std::vector<double> PseudoEcg::compute(const tissue::Field<float>& v) {
       const double dz = g.centre(2, kk) - p[2];
       for (int j = 0; j < g.n[1]; ++j) {
         const double dy = g.centre(1, j) - p[1];
-        const std::size_t row = g.index(0, j, kk);
-        for (int i = 0; i < g.n[0]; ++i) {
-          if (!tissue::is_tissue(mask, row + i)) continue;
+        const std::size_t r = std::size_t(j) + std::size_t(g.n[1]) * kk;
+        // Off the tissue L V = 0: only the row's tissue range contributes.
+        for (int i = int(L.tlo[r]); i < int(L.thi[r]); ++i) {
           const double dx = g.centre(0, i) - p[0];
-          const double r = std::max(std::sqrt(dx * dx + dy * dy + dz * dz), rmin);
-          sum += lv_[row + i] / r;
+          const double dist = std::max(std::sqrt(dx * dx + dy * dy + dz * dz), rmin);
+          sum += lv_[L.base[r] + i] / dist;
         }
       }
     }

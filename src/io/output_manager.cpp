@@ -164,9 +164,11 @@ void OutputManager::open(bool continuing, const std::string* probes_text, const 
     act_ = std::make_unique<ActivationTracker>(g, mask_, o_.activation_threshold, o_.apd_map);
   if (!o_.electrodes.empty()) {
     // The pseudo-ECG needs the run's diffusion operator; build the same one here.
-    setup_ = std::make_unique<tissue::SimSetup>(tissue::make_sim_setup(c_));
-    tissue::DiffusionSetup ds{setup_->geo.grid, setup_->sigma, setup_->geo.mask, setup_->order};
-    ecg_op_ = tissue::make_diffusion_operator(ds, tissue::Backend::cpu);
+    // Stored by rows around the tissue, like the run's own fields.
+    tissue::SimSetup setup = tissue::make_sim_setup(c_);
+    tissue::DiffusionSetup ds{setup.geo.grid, std::move(setup.sigma), setup.geo.mask, setup.order,
+                              tissue::row_layout(setup.geo.grid, setup.geo.mask)};
+    ecg_op_ = tissue::make_diffusion_operator(std::move(ds), tissue::Backend::cpu);
     std::vector<ElectrodePoint> el;
     std::vector<std::string> cols;
     for (const auto& e : o_.electrodes) el.push_back({e.name, e.position}), cols.push_back(e.name);

@@ -94,7 +94,6 @@ class OutputManager {
   std::unique_ptr<Hdf5SeriesWriter> h5_;
   std::unique_ptr<ProbeWriter> probes_;
   std::unique_ptr<ActivationTracker> act_;
-  std::unique_ptr<tissue::SimSetup> setup_;
   std::unique_ptr<tissue::DiffusionOperator> ecg_op_;
   std::unique_ptr<PseudoEcg> ecg_;
   std::unique_ptr<CsvTraceWriter> ecg_csv_;

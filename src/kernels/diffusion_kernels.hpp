@@ -12,21 +12,27 @@
 
 #include "tissue/conductivity.hpp"
 #include "tissue/grid.hpp"
+#include "tissue/row_layout.hpp"
 
 namespace hw::kernels {
 
-// The second-order operator as coefficient arrays (cpu backend; later copied to a device).
-// face[a][n]: weight of the link n → n+e_a (0 where absent). edge[f][n]: the edge
+// The second-order operator as coefficient arrays (cpu backend; later copied to a device),
+// stored in a RowLayout like the fields they act on: at s = layout.index(n),
+// face[a][s]: weight of the link n → n+e_a (0 where absent); edge[f][s]: the edge
 // coefficient e of family f (xy, xz, yz) whose lower corner cell is n (0 where absent).
-// Arrays of inactive axes / families, or edges when σ is diagonal, are empty.
+// Arrays of inactive axes / families, or edges when σ is diagonal, are empty. Coef is the
+// run's precision in the fused cpu step (float coefficients halve their memory and
+// traffic), double in the whole-field operator.
+template <class Coef>
 struct LinkCoeffs {
-  std::array<std::vector<double>, 3> face;
-  std::array<std::vector<double>, 3> edge;
-  std::vector<double> zero_row;  // nx zeros: stands in for rows outside the grid
+  std::array<std::vector<Coef>, 3> face;
+  std::array<std::vector<Coef>, 3> edge;
+  std::vector<Coef> zero_row;  // nx zeros: stands in for rows outside the grid
 };
 
-LinkCoeffs build_link_coeffs(const tissue::Grid& g, const tissue::Conductivity& sigma,
-                             const tissue::Mask* mask);
+template <class Coef>
+LinkCoeffs<Coef> build_link_coeffs(const tissue::Grid& g, const tissue::Conductivity& sigma,
+                                   const tissue::Mask* mask, const tissue::RowLayout& layout);
 
 namespace reference {
 void diffusion2_apply(const tissue::Grid& g, const tissue::Conductivity& sigma,
@@ -41,9 +47,11 @@ namespace cpu {
 template <class Real>
 void diffusion2_uniform_apply(const tissue::Grid& g, std::array<double, 3> w, const Real* v,
                               Real* out, Real alpha, Real beta);
-template <class Real>
-void diffusion2_links_apply(const tissue::Grid& g, const LinkCoeffs& c, const Real* v, Real* out,
-                            Real alpha, Real beta);
+// v, out and c in layout's storage; stored cells off tissue get out = β·v.
+template <class Real, class Coef>
+void diffusion2_links_apply(const tissue::Grid& g, const tissue::RowLayout& layout,
+                            const LinkCoeffs<Coef>& c, const Real* v, Real* out, Real alpha,
+                            Real beta);
 template <class Real>
 void diffusion4_apply(const tissue::Grid& g, double sigma, const Real* v, Real* out, Real alpha,
                       Real beta);

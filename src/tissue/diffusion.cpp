@@ -48,8 +48,16 @@ DiffusionOperator::DiffusionOperator(DiffusionSetup s, Backend b)
   if (!setup_.mask.empty() && setup_.mask.size() != g.size())
     throw Error(fmt::format("diffusion: mask has {} values, the grid {} cells",
                             setup_.mask.size(), g.size()));
-  diag_ = Field<double>(g, 0.0);
+  if (setup_.layout.base.empty()) setup_.layout = box_layout(g, setup_.mask);
+  const RowLayout& L = setup_.layout;
+  if (L.rows() != std::size_t(g.ny()) * g.nz() || L.nx != g.nx())
+    throw Error("diffusion: the row layout belongs to another grid");
+  for (std::size_t n = 0; n < g.size(); ++n)
+    if (is_tissue(mask(), n) && !L.holds(n))
+      throw Error(fmt::format("diffusion: the row layout does not store tissue cell {}", n));
+  diag_ = Field<double>(L.size(), 0.0);
   if (setup_.order == StencilOrder::fourth) {
+    if (!L.box) throw Error("diffusion: the fourth-order stencil works on the box layout only");
     const double sigma = fourth_order_sigma(setup_);
     // Row of −L: 30/12 on the diagonal, 16/12 + 16/12 + 1/12 + 1/12 off it, per axis.
     // Mirroring folds ghosts onto real cells but keeps the row's absolute sum ≤ this.
@@ -77,30 +85,37 @@ DiffusionOperator::DiffusionOperator(DiffusionSetup s, Backend b)
     bound_ = b2;
     return;
   }
-  // Second order: accumulate the diagonal and the Gershgorin row sums link by link.
-  std::vector<double> absoff(g.size(), 0.0);
+  // Second order: accumulate the diagonal and the Gershgorin row sums link by link. Only
+  // links between tissue cells carry weight, and the layout stores every tissue cell.
+  std::vector<double> absoff(L.size(), 0.0);
   kernels::for_each_link(
       g, setup_.sigma, mask(), setup_.sigma.has_off_diagonal(),
       [&](std::size_t n, std::size_t m, int, double w) {
-        diag_[n] -= w;
-        diag_[m] -= w;
-        absoff[n] += std::fabs(w);
-        absoff[m] += std::fabs(w);
+        if (w == 0.0) return;
+        const std::size_t sn = L.index(n), sm = L.index(m);
+        diag_[sn] -= w;
+        diag_[sm] -= w;
+        absoff[sn] += std::fabs(w);
+        absoff[sm] += std::fabs(w);
       },
       [&](std::size_t p, std::size_t q, std::size_t r, std::size_t s, int, double e) {
-        diag_[p] -= e;
-        diag_[s] -= e;
-        diag_[q] += e;
-        diag_[r] += e;
-        for (std::size_t c : {p, q, r, s}) absoff[c] += std::fabs(e);
+        if (e == 0.0) return;
+        const std::size_t sp = L.index(p), sq = L.index(q), sr = L.index(r), ss = L.index(s);
+        diag_[sp] -= e;
+        diag_[ss] -= e;
+        diag_[sq] += e;
+        diag_[sr] += e;
+        for (std::size_t c : {sp, sq, sr, ss}) absoff[c] += std::fabs(e);
       });
-  for (std::size_t n = 0; n < g.size(); ++n)
+  for (std::size_t n = 0; n < L.size(); ++n)
     bound_ = std::max(bound_, std::fabs(diag_[n]) + absoff[n]);
 }
 
 void DiffusionOperator::apply(const Field<double>& v, Field<double>& out, double alpha,
                               double beta) const {
-  if (v.size() != grid().size()) throw Error("diffusion: input field size != grid size");
+  if (v.size() != layout().size())
+    throw Error(fmt::format("diffusion: input field has {} values, the layout {}", v.size(),
+                            layout().size()));
   if (&v == &out) throw Error("diffusion: apply() cannot work in place");
   if (out.size() != v.size()) out.resize(v.size());
   do_apply(v.data(), out.data(), alpha, beta);
@@ -108,7 +123,9 @@ void DiffusionOperator::apply(const Field<double>& v, Field<double>& out, double
 
 void DiffusionOperator::apply(const Field<float>& v, Field<float>& out, float alpha,
                               float beta) const {
-  if (v.size() != grid().size()) throw Error("diffusion: input field size != grid size");
+  if (v.size() != layout().size())
+    throw Error(fmt::format("diffusion: input field has {} values, the layout {}", v.size(),
+                            layout().size()));
   if (&v == &out) throw Error("diffusion: apply() cannot work in place");
   if (out.size() != v.size()) out.resize(v.size());
   do_apply(v.data(), out.data(), alpha, beta);
@@ -119,7 +136,10 @@ namespace {
 // The oracle: plain double loops straight from σ and the mask.
 class ReferenceDiffusion final : public DiffusionOperator {
  public:
-  explicit ReferenceDiffusion(DiffusionSetup s) : DiffusionOperator(std::move(s), Backend::reference) {}
+  explicit ReferenceDiffusion(DiffusionSetup s) : DiffusionOperator(std::move(s), Backend::reference) {
+    if (!layout().box)
+      throw Error("diffusion: the reference backend works on the box layout only");
+  }
 
  protected:
   void do_apply(const double* v, double* out, double alpha, double beta) const override {
@@ -147,7 +167,10 @@ class CpuDiffusion final : public DiffusionOperator {
         for (int a = 0; a < 3; ++a)
           w_[a] = grid().active(a) ? u[a] / (grid().h[a] * grid().h[a]) : 0.0;
       } else {
-        links_ = kernels::build_link_coeffs(grid(), setup_.sigma, mask());
+        links_ = kernels::build_link_coeffs<double>(grid(), setup_.sigma, mask(), layout());
+        // The coefficients are all this backend needs: a per-voxel σ would keep
+        // 48 bytes per box cell alive for nothing.
+        setup_.sigma = Conductivity{};
       }
     }
   }
@@ -160,7 +183,7 @@ class CpuDiffusion final : public DiffusionOperator {
     else if (uniform_)
       kernels::cpu::diffusion2_uniform_apply(grid(), w_, v, out, alpha, beta);
     else
-      kernels::cpu::diffusion2_links_apply(grid(), links_, v, out, alpha, beta);
+      kernels::cpu::diffusion2_links_apply(grid(), layout(), links_, v, out, alpha, beta);
   }
   void do_apply(const double* v, double* out, double alpha, double beta) const override {
     run(v, out, alpha, beta);
@@ -172,7 +195,7 @@ class CpuDiffusion final : public DiffusionOperator {
  private:
   bool uniform_ = false;
   std::array<double, 3> w_{0, 0, 0};
-  kernels::LinkCoeffs links_;
+  kernels::LinkCoeffs<double> links_;
 };
 
 }  // namespace

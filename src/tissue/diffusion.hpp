@@ -16,6 +16,7 @@
 
 #include "tissue/conductivity.hpp"
 #include "tissue/grid.hpp"
+#include "tissue/row_layout.hpp"
 
 namespace hw::tissue {
 
@@ -30,24 +31,30 @@ struct DiffusionSetup {
   Mask mask;                                          // empty = every cell is tissue
   // fourth: constant isotropic σ on a box only (no mask); hw::Error otherwise.
   StencilOrder order = StencilOrder::second;
+  // Where the fields apply() takes live: the box layout when left empty. The cpu backend
+  // also takes row_layout(grid, mask) (storage that follows the tissue); the reference
+  // backend, the oracle, works on the box only.
+  RowLayout layout;
 };
 
 class DiffusionOperator {
  public:
   virtual ~DiffusionOperator() = default;
 
-  // out = α·(L v) + β·v. out must not alias v. Fusing α, β lets one pass do a forward-Euler
-  // step (α = dt/(χCm), β = 1) or apply I − θ·dt/(χCm)·L for the implicit solve.
+  // out = α·(L v) + β·v, v and out in layout() storage (layout().size() values; cells not
+  // stored are not tissue and have no value). out must not alias v. Fusing α, β lets one
+  // pass do a forward-Euler step (α = dt/(χCm), β = 1) or apply I − θ·dt/(χCm)·L for the
+  // implicit solve.
   void apply(const Field<double>& v, Field<double>& out, double alpha = 1.0,
              double beta = 0.0) const;
   void apply(const Field<float>& v, Field<float>& out, float alpha = 1.0f,
              float beta = 0.0f) const;
 
   const Grid& grid() const { return setup_.grid; }
-  const DiffusionSetup& setup() const { return setup_; }
   const Mask* mask() const { return setup_.mask.empty() ? nullptr : &setup_.mask; }
+  const RowLayout& layout() const { return setup_.layout; }
   Backend backend() const { return backend_; }
-  // L_nn (≤ 0), for Jacobi preconditioning.
+  // L_nn (≤ 0) in layout() storage, for Jacobi preconditioning.
   const Field<double>& diagonal() const { return diag_; }
   // Gershgorin bound max_n (|L_nn| + Σ_m |L_nm|) ≥ λ_max(−L), 1/ms·mS/mm·mm⁻² units of L.
   // Exact for constant isotropic σ on a box with an even number of cells per active axis

@@ -51,22 +51,24 @@ DiffusionStepper<Real>::DiffusionStepper(const DiffusionOperator& op, double chi
     throw Error(fmt::format("diffusion: CG rel_tol = {:.3g} is below what float fields can "
                             "reach; use rel_tol >= 1e-6 or double fields", cg.rel_tol));
   a_ = dt / (chi * cm);
-  const std::size_t n = op.grid().size();
+  const RowLayout& layout = op.layout();
+  const std::size_t n = layout.size();
   work_.resize(n);
   rhs_.resize(n);
-  // w_n = φ_n on tissue, 1 off tissue (identity rows there; L_nn = 0 too).
+  // w_n = φ_n on tissue, 1 off tissue (identity rows there; L_nn = 0 too), in the
+  // operator's storage.
   Field<double> w(n, 1.0);
   if (!phi.empty()) {
-    if (phi.size() != n)
+    if (phi.size() != op.grid().size())
       throw Error(fmt::format("diffusion: phase field has {} values, the grid {} cells",
-                              phi.size(), n));
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!is_tissue(op.mask(), i)) continue;
-      if (!(phi[i] > 0.0) || !std::isfinite(phi[i]))
+                              phi.size(), op.grid().size()));
+    for (std::size_t c = 0; c < phi.size(); ++c) {
+      if (!is_tissue(op.mask(), c)) continue;
+      if (!(phi[c] > 0.0) || !std::isfinite(phi[c]))
         throw Error(fmt::format("diffusion: phase field phi = {} at tissue cell {}; it must be "
                                 "finite and > 0 wherever the operator has tissue",
-                                phi[i], i));
-      w[i] = phi[i];
+                                phi[c], c));
+      w[layout.index(c)] = phi[c];
     }
     if (scheme == DiffusionScheme::forward_euler) {
       inv_w_.resize(n);

@@ -43,14 +43,15 @@ class DiffusionStepper {
  public:
   // Validates the numbers (and, for forward Euler, the stability limit) up front. With float
   // fields the implicit schemes need cg.rel_tol >= 1e-6 (hw::Error otherwise).
-  // phi: empty (Φ = I), or φ per grid cell (> 0 exactly on the operator's tissue cells, 0
-  // elsewhere, as PhaseFieldDiffusion::phi); hw::Error when it disagrees with the mask. The
-  // forward-Euler limit checked here is then the bulk one of L: a caller with a phase field
-  // checks the limit of Φ⁻¹L itself (phase_field_rate_bound).
+  // phi: empty (Φ = I), or φ per grid cell in grid order, whatever the layout (> 0 exactly
+  // on the operator's tissue cells, 0 elsewhere, as PhaseFieldDiffusion::phi); hw::Error
+  // when it disagrees with the mask. The forward-Euler limit checked here is then the bulk
+  // one of L: a caller with a phase field checks the limit of Φ⁻¹L itself
+  // (phase_field_rate_bound).
   DiffusionStepper(const DiffusionOperator& op, double chi, double cm, double dt,
                    DiffusionScheme scheme, CgOptions cg = {}, const Field<double>& phi = {});
 
-  // Advances v by one dt in place.
+  // Advances v (in op.layout() storage) by one dt in place.
   void step(Field<Real>& v);
   // CG statistics of the last implicit step.
   const CgResult& last_solve() const { return last_; }

@@ -16,6 +16,8 @@
 #include "tissue/geometry.hpp"
 #include "tissue/phase_field.hpp"
 #include "tissue/regions.hpp"
+#include "tissue/row_layout.hpp"
+#include "tissue/simulation.hpp"
 
 namespace hw::tissue {
 
@@ -431,22 +433,31 @@ double sim_stable_dt(const TissueCase& c) {
   return bound > 0 ? 2.0 * c.conductivity.chi * c.conductivity.cm / bound : INFINITY;
 }
 
-std::size_t sim_memory(const TissueCase& c) {
+MemoryEstimate estimate_memory(const TissueCase& c) {
   const SimGeometry geo = make_geometry(c);
   const Grid& g = geo.grid;
   const std::size_t N = g.size();
   const std::size_t bytes = c.time.precision == Precision::f32 ? 4 : 8;
-  std::size_t tissue = N, total = 0;
+  // Fields and operator weights live in compressed rows around the tissue (the cpu
+  // backend's layout; the box when every row is stored whole).
+  const RowLayout layout = row_layout(g, geo.mask);
+  const std::size_t S = layout.size();
+  MemoryEstimate m;
+  std::size_t tissue = N;
   if (!geo.mask.empty()) {
     tissue = 0;
     for (std::size_t n = 0; n < N; ++n) tissue += geo.mask[n] != 0;
-    total += N;  // the mask
+    m.run += N;  // the mask (outputs need it)
   }
-  total += geo.labels.size() * sizeof(std::int16_t);
-  // Phase field: φ (double) in the set-up, 1/φ in the engine's precision.
-  if (!geo.phase.empty()) total += N * (sizeof(double) + bytes);
-  // V twice on the full grid (three times with Strang splitting).
-  total += (c.time.splitting == Splitting::strang ? 3 : 2) * N * bytes;
+  m.run += geo.labels.size() * sizeof(std::int16_t);
+  m.run += layout.rows() * (sizeof(std::size_t) + 4 * sizeof(std::uint32_t));
+  // Phase field: φ and φσ on the box during set-up, 1/φ (or Φ) in the engine's storage.
+  if (!geo.phase.empty()) {
+    m.setup += N * (sizeof(float) + sizeof(double) + 3 * sizeof(double));
+    m.run += S * bytes;
+  }
+  // V twice (three times with Strang splitting).
+  m.run += (c.time.splitting == Splitting::strang ? 3 : 2) * S * bytes;
   // States but V, per region; a region covering everything stores no cell list. Regions are
   // sized by their selection (an overestimate where later regions override).
   std::map<std::string, std::pair<int, int>> sizes;  // model → (states, params)
@@ -460,9 +471,12 @@ std::size_t sim_memory(const TissueCase& c) {
     }
     std::size_t n = tissue;
     if (mr.where.kind != Region::Kind::all) n = region_cells(mr.where, g, geo.mask, geo.labels).size();
-    total += std::size_t(std::max(0, it->second.first - 1)) * n * bytes;
-    if (n != N) total += n * sizeof(std::uint32_t) + (std::size_t(g.ny()) * g.nz() + 1) * 4;
-    if (!c.gradients.empty()) total += std::size_t(it->second.second) * n * bytes;
+    m.run += std::size_t(std::max(0, it->second.first - 1)) * n * bytes;
+    if (n != N) {
+      // Grid index and (compressed layout) storage index per cell, row starts.
+      m.run += n * sizeof(std::uint32_t) * (layout.box ? 1 : 2) + (std::size_t(g.ny()) * g.nz() + 1) * 4;
+    }
+    if (!c.gradients.empty()) m.run += std::size_t(it->second.second) * n * bytes;
   }
   // Diffusion weights: none for a uniform diagonal tensor on a box (fused cpu path).
   const bool uniform_fibres = c.fibres.kind == FibreSpec::Kind::none || c.fibres.kind == FibreSpec::Kind::uniform;
@@ -472,12 +486,14 @@ std::size_t sim_memory(const TissueCase& c) {
                              int(c.fibres.direction[2] != 0) <= 1);
   const bool expl = c.time.diffusion == DiffusionScheme::forward_euler;
   if (!(uniform_fibres && diag && geo.mask.empty() && expl)) {
-    total += std::size_t(g.dim()) * N * 8;                      // face weights
-    if (!diag) total += std::size_t(g.dim() == 3 ? 3 : 1) * N * 8;  // edge weights
-    if (!uniform_fibres) total += 6 * N * 8 + 3 * N * 8;         // tensor per voxel + fibres
-    if (!expl) total += N * 8 + 6 * N * bytes;                   // diagonal, CG vectors
+    // The fused explicit step keeps them in the run's precision, the operator in double.
+    const std::size_t wb = expl ? bytes : 8;
+    m.run += std::size_t(g.dim()) * S * wb;                      // face weights
+    if (!diag) m.run += std::size_t(g.dim() == 3 ? 3 : 1) * S * wb;  // edge weights
+    if (!uniform_fibres) m.setup += 6 * N * 8 + 3 * N * 8;         // tensor per voxel + fibres
+    if (!expl) m.run += S * 8 + 6 * S * bytes;                   // diagonal, CG vectors
   }
-  return total;
+  return m;
 }
 
 }  // namespace hw::tissue

@@ -83,8 +83,7 @@ struct SimSetup {
 // Validates c and resolves it (loads the models). InputError at the offending key.
 SimSetup make_sim_setup(const TissueCase& c);
 
-// See estimate_memory / stable_dt_limit in simulation.hpp.
-std::size_t sim_memory(const TissueCase& c);
+// See stable_dt_limit in simulation.hpp (estimate_memory is defined with these too).
 double sim_stable_dt(const TissueCase& c);
 
 }  // namespace hw::tissue

@@ -3,9 +3,11 @@
 //
 // Layout (docs/tissue.md): per model region ("part") a compact ascending list of its tissue
 // cells' grid indices (none stored when the part is the whole grid), the states other than
-// the voltage in structure-of-arrays over those cells, and V in mV only in two full-grid
-// fields (current and next) that the diffusion stencil reads. A step reads V_cur and writes
-// V_next; the cell states of a block are committed only after its V was found finite.
+// the voltage in structure-of-arrays over those cells, and V in mV only in two fields
+// (current and next) that the diffusion stencil reads, stored by rows around the tissue
+// (tissue/row_layout.hpp; the whole box on a box or for the reference oracle). A step
+// reads V_cur and writes V_next; the cell states of a block are committed only after its
+// V was found finite.
 #include "tissue/simulation.hpp"
 
 #include <algorithm>
@@ -28,6 +30,7 @@
 #include "model/load.hpp"
 #include "tissue/diffusion_stepper.hpp"
 #include "tissue/regions.hpp"
+#include "tissue/row_layout.hpp"
 #include "tissue/reaction.hpp"
 #include "tissue/stimuli.hpp"
 
@@ -56,6 +59,7 @@ class EngineBase {
   virtual void save(std::vector<std::uint8_t>& out) const = 0;
   virtual std::size_t load(const std::vector<std::uint8_t>& in, std::size_t pos) = 0;
   virtual std::string kernels() const = 0;
+  virtual std::string storage() const = 0;
 };
 
 template <class T>
@@ -80,9 +84,12 @@ class Engine final : public EngineBase {
     // with the default team size: make it the run's thread count, so --threads N means N.
     if (threads > 0) omp_set_num_threads(threads);
     const Grid& g = s.geo.grid;
-    v_[0] = Field<Real>(g, Real(0));
-    v_[1] = Field<Real>(g, Real(0));
-    if (s.time.splitting == Splitting::strang) tmp_ = Field<Real>(g, Real(0));
+    // Fields live in compressed rows around the tissue; the oracle keeps the plain box.
+    layout_ = reference ? box_layout(g, s.geo.mask) : row_layout(g, s.geo.mask);
+    const std::size_t S = layout_.size();
+    v_[0] = Field<Real>(S, Real(0));
+    v_[1] = Field<Real>(S, Real(0));
+    if (s.time.splitting == Splitting::strang) tmp_ = Field<Real>(S, Real(0));
     parts_.resize(s.parts.size());
     // Initial values: the model's defaults, then the case's initial conditions in order.
     for (std::size_t q = 0; q < s.parts.size(); ++q) {
@@ -94,13 +101,18 @@ class Engine final : public EngineBase {
         std::fill_n(st.y.data() + slot(p, k) * p.n, p.n, Real(p.setup.initial_states[k]));
       }
       const Real v0 = Real(p.setup.initial_states[p.kv] * p.v2mV);
-      for (std::size_t i = 0; i < p.n; ++i) v_[0][p.grid_index(i)] = v0;
+      for (std::size_t i = 0; i < p.n; ++i) v_[0][layout_.index(p.grid_index(i))] = v0;
       if (p.per_cell)
         st.p.assign(p.pcell.begin(), p.pcell.end());
       else
         st.p.assign(p.params.begin(), p.params.end());
-      st.in_place = !reference && p.identity && p.v2mV == 1 && !p.per_cell &&
+      st.in_place = !reference && p.identity && layout_.box && p.v2mV == 1 && !p.per_cell &&
                     p.kernel->external_voltage(p.kv);
+      // Storage index of each cell, where it differs from the grid index.
+      if (!p.identity && !layout_.box) {
+        st.at.resize(p.n);
+        for (std::size_t i = 0; i < p.n; ++i) st.at[i] = std::uint32_t(layout_.index(p.cells[i]));
+      }
       if (!st.in_place) {
         scratch_states_ = std::max(scratch_states_, std::size_t(p.ns));
         scratch_params_ = std::max(scratch_params_, std::size_t(p.np));
@@ -108,7 +120,8 @@ class Engine final : public EngineBase {
     }
     for (const ResolvedInitial& ic : s.initial) {
       if (ic.part < 0) {
-        for (std::uint32_t n : ic.cells) v_[0][n] = Real(ic.value);
+        for (std::uint32_t n : ic.cells)
+          if (is_tissue(&s.geo.mask, n)) v_[0][layout_.index(n)] = Real(ic.value);
       } else {
         const Part& p = s.parts[ic.part];
         Real* yk = parts_[ic.part].y.data() + slot(p, ic.state) * p.n;
@@ -121,10 +134,11 @@ class Engine final : public EngineBase {
     fused_ = !reference && expl && s.order == StencilOrder::second;
     // Phase field, explicit: 1/φ on tissue (0 elsewhere), for V += α·(L_{φσ} V)/φ. The
     // implicit schemes hand φ to the DiffusionStepper (Φ-weighted CG system) instead.
-    if (!s.phi.empty() && expl) {
-      inv_phi_ = Field<Real>(g, Real(0));
+    phase_field_ = !s.phi.empty();
+    if (phase_field_ && expl) {
+      inv_phi_ = Field<Real>(S, Real(0));
       for (std::size_t n = 0; n < g.size(); ++n)
-        if (s.phi[n] > 0) inv_phi_[n] = Real(1.0 / s.phi[n]);
+        if (s.phi[n] > 0) inv_phi_[layout_.index(n)] = Real(1.0 / s.phi[n]);
     }
     // Each row's tissue extent [lo, hi) (empty rows: lo = hi), when not every cell is tissue.
     bool whole = false;
@@ -148,13 +162,15 @@ class Engine final : public EngineBase {
       if (uniform_)
         for (int a = 0; a < 3; ++a) w_[a] = g.active(a) ? u[a] / (g.h[a] * g.h[a]) : 0.0;
       else
-        links_ = kernels::build_link_coeffs(g, s.sigma, s.geo.mask.empty() ? nullptr : &s.geo.mask);
+        links_ = kernels::build_link_coeffs<Real>(g, s.sigma, s.geo.mask.empty() ? nullptr : &s.geo.mask,
+                                           layout_);
     } else {
       DiffusionSetup ds;
       ds.grid = g;
       ds.sigma = s.sigma;
       ds.mask = s.geo.mask;
       ds.order = s.order;
+      ds.layout = layout_;
       op_ = make_diffusion_operator(std::move(ds), reference ? Backend::reference : Backend::cpu);
       if (!expl) {
         CgOptions cg;
@@ -202,11 +218,13 @@ class Engine final : public EngineBase {
     out.resize(g.size());
     const Field<Real>& v = v_[cur_];
     for (std::size_t n = 0; n < g.size(); ++n)
-      out[n] = is_tissue(&s_.geo.mask, n) ? float(v[n]) : std::numeric_limits<float>::quiet_NaN();
+      out[n] = is_tissue(&s_.geo.mask, n) ? float(v[layout_.index(n)])
+                                          : std::numeric_limits<float>::quiet_NaN();
   }
 
   double voltage_at(std::size_t n) const override {
-    return is_tissue(&s_.geo.mask, n) ? double(v_[cur_][n]) : std::numeric_limits<double>::quiet_NaN();
+    return is_tissue(&s_.geo.mask, n) ? double(v_[cur_][layout_.index(n)])
+                                      : std::numeric_limits<double>::quiet_NaN();
   }
 
   void state(std::size_t q, int k, Field<float>& out) const override {
@@ -237,17 +255,25 @@ class Engine final : public EngineBase {
                                        : "fused diffusion+reaction rows (link coefficients)")
                            : fmt::format("{} diffusion operator, then reaction",
                                          backend_name(op_->backend()));
-    if (!s_.phi.empty())
+    if (phase_field_)
       d += stepper_ ? ", phase-field no-flux boundary ((Phi - theta a L(phi sigma)) system)"
                     : ", phase-field no-flux boundary (L(phi sigma) V / phi)";
     if (stepper_) d += ", implicit diffusion by Jacobi-preconditioned CG";
     return d;
   }
 
+  std::string storage() const override {
+    const double box = double(s_.geo.grid.size());
+    if (layout_.box) return fmt::format("the whole box ({} cells per field)", layout_.size());
+    return fmt::format("compressed rows around the tissue, {} cells per field ({:.1f}% of the box)",
+                       layout_.size(), 100.0 * double(layout_.size()) / box);
+  }
+
  private:
   struct PartState {
     std::vector<Real> y;  // (ns − 1)·n: every state but V, state-major
     std::vector<Real> p;  // np (uniform) or np·n (per cell)
+    std::vector<std::uint32_t> at;  // storage index of each cell (compressed layout only)
     // The kernel steps y and the next V field in place (Batch::v): the part is the whole
     // grid, V is in mV, parameters are shared and the kernel supports it.
     bool in_place = false;
@@ -304,7 +330,9 @@ class Engine final : public EngineBase {
 #pragma omp parallel num_threads(threads_) if (par)
     {
       const kernels::cpu::FlushDenormals ftz(!reference_);
-      std::vector<Real> row(diffuse && !direct ? std::size_t(m) * nx : 0);
+      // The group's diffused V, indexed like storage from the group's first stored cell; nx
+      // cells of slack in front, where rows of a compressed layout start before it in x.
+      std::vector<Real> row(diffuse && !direct ? std::size_t(m + 1) * nx : 0);
       Scratch sc;  // only parts not stepped in place use it
       sc.y.resize(scratch_states_ * kBlock);
       sc.p.resize(scratch_params_ * kBlock);
@@ -313,8 +341,8 @@ class Engine final : public EngineBase {
 #pragma omp for schedule(dynamic, 8)
       for (long grp = 0; grp < groups; ++grp) {
         const long r0 = grp * m, r1 = std::min(rows, r0 + m);
-        const std::size_t base = std::size_t(r0) * nx;
-        Real* const buf = direct ? vout + base : row.data();
+        const std::size_t base = layout_.first(std::size_t(r0));
+        Real* const buf = direct ? vout + base : row.data() + nx;
         bool any = false;
         for (long r = r0; r < r1; ++r) {
           // Only the row's tissue extent is diffused and stepped; a row without tissue is
@@ -325,16 +353,18 @@ class Engine final : public EngineBase {
           any = true;
           if (!diffuse) continue;
           const int j = int(r % ny), k = int(r / ny);
-          Real* out = buf + std::size_t(r - r0) * nx;
+          Real* out = buf + (std::ptrdiff_t(layout_.base[r]) - std::ptrdiff_t(base));
           if (uniform_) {
             kernels::cpu::diffusion2_uniform_row(g, w_, j, k, vin, out, alpha, Real(1));
           } else if (inv_phi_.empty()) {
-            kernels::cpu::diffusion2_links_row(g, links_, j, k, vin, out, alpha, Real(1), lo, hi);
+            kernels::cpu::diffusion2_links_row(g, layout_, links_, j, k, vin, out, alpha, Real(1),
+                                               lo, hi);
           } else {
             // Phase field: V* = V + a·(L_{φσ} V)/φ (links built from φσ).
-            kernels::cpu::diffusion2_links_row(g, links_, j, k, vin, out, alpha, Real(0), lo, hi);
-            const Real* ip = inv_phi_.data() + std::size_t(r) * nx;
-            const Real* vr = vin + std::size_t(r) * nx;
+            kernels::cpu::diffusion2_links_row(g, layout_, links_, j, k, vin, out, alpha, Real(0),
+                                               lo, hi);
+            const Real* ip = inv_phi_.data() + layout_.base[r];
+            const Real* vr = vin + layout_.base[r];
             for (int i = lo; i < hi; ++i) out[i] = vr[i] + out[i] * ip[i];
           }
         }
@@ -413,13 +443,14 @@ class Engine final : public EngineBase {
     Real* y = sc.y.data();
     Real* yv = y + std::size_t(p.kv) * B;
     const Real to_model = Real(1.0 / p.v2mV), to_mv = Real(p.v2mV);
+    const std::uint32_t* at = st.at.empty() ? p.cells.data() : st.at.data();  // storage index
     // Gather: V from the diffused row (mV → model units), the other states from the part.
     // A part that is the whole grid has contiguous cells: plain loops that vectorise.
     if (p.identity) {
       const Real* vrow = vd + (i0 - base);
       for (std::size_t c = 0; c < cnt; ++c) yv[c] = vrow[c] * to_model;
     } else {
-      for (std::size_t c = 0; c < cnt; ++c) yv[c] = vd[p.cells[i0 + c] - base] * to_model;
+      for (std::size_t c = 0; c < cnt; ++c) yv[c] = vd[at[i0 + c] - base] * to_model;
     }
     for (int k = 0; k < p.ns; ++k) {
       if (k == p.kv) continue;
@@ -465,7 +496,7 @@ class Engine final : public EngineBase {
       Real* out = vout + i0;
       for (std::size_t c = 0; c < cnt; ++c) out[c] = yv[c] * to_mv;
     } else {
-      for (std::size_t c = 0; c < cnt; ++c) vout[p.cells[i0 + c]] = yv[c] * to_mv;
+      for (std::size_t c = 0; c < cnt; ++c) vout[at[i0 + c]] = yv[c] * to_mv;
     }
   }
 
@@ -478,11 +509,12 @@ class Engine final : public EngineBase {
   int cur_ = 0;
   std::vector<PartState> parts_;
   std::vector<int> active_;
-  bool fused_ = false, uniform_ = false;
+  bool fused_ = false, uniform_ = false, phase_field_ = false;
+  RowLayout layout_;  // where V (and 1/φ, the link coefficients) live
   std::vector<std::uint32_t> row_lo_, row_hi_;  // tissue extent per (j,k) row; empty: all
   std::size_t scratch_states_ = 0, scratch_params_ = 0;  // per cell of a scratch block
   std::array<double, 3> w_{0, 0, 0};
-  kernels::LinkCoeffs links_;
+  kernels::LinkCoeffs<Real> links_;
   std::unique_ptr<DiffusionOperator> op_;
   std::unique_ptr<DiffusionStepper<Real>> stepper_;
 };
@@ -509,9 +541,12 @@ Simulation::Simulation(const TissueCase& c, const SimulationOptions& opt)
     impl_->engine = std::make_unique<Engine<double>>(impl_->s, ref, ref ? 1 : opt.threads);
   else
     impl_->engine = std::make_unique<Engine<float>>(impl_->s, false, opt.threads);
-  // Set-up data the engine has copied into its own arrays.
+  // Set-up data the engine has copied into its own arrays (per-voxel σ and φ are box-sized:
+  // keeping them would make a heart's memory follow its box, not its tissue).
   impl_->s.initial.clear();
   impl_->s.initial.shrink_to_fit();
+  impl_->s.sigma = Conductivity{};
+  impl_->s.phi = Field<double>();
   for (Part& p : impl_->s.parts) {
     p.pcell.clear();
     p.pcell.shrink_to_fit();
@@ -605,6 +640,7 @@ std::string Simulation::describe() const {
                                   ? "double" : "float",
                               impl_->opt.backend == Backend::reference ? 1
                               : impl_->opt.threads > 0 ? impl_->opt.threads : omp_get_max_threads());
+  d += fmt::format("storage: {}\n", impl_->engine->storage());
   d += fmt::format("diffusion: {}; {} splitting, dt {} ms, {} ODE sub-step(s), integrator {}\n",
                    impl_->engine->kernels(),
                    s.time.splitting == Splitting::godunov ? "Godunov" : "Strang", s.time.dt,
@@ -612,11 +648,12 @@ std::string Simulation::describe() const {
   for (const Part& p : s.parts)
     d += fmt::format("model {}: {} cells, {} states, kernel {}{}\n", p.model, p.n, p.ns, p.how,
                      p.per_cell ? ", per-cell parameters" : "");
-  d += fmt::format("memory: about {:.1f} MB (estimate_memory)\n", sim_memory(s.tcase) / 1e6);
+  const MemoryEstimate mem = estimate_memory(s.tcase);
+  d += fmt::format("memory: about {:.1f} MB while running, {:.1f} MB more during set-up "
+                   "(estimate_memory)\n",
+                   mem.run / 1e6, mem.setup / 1e6);
   return d;
 }
-
-std::size_t estimate_memory(const TissueCase& c) { return sim_memory(c); }
 
 double stable_dt_limit(const TissueCase& c) { return sim_stable_dt(c); }
 

@@ -84,10 +84,17 @@ class Simulation {
   std::unique_ptr<Impl> impl_;
 };
 
-// Bytes a cpu-backend run of c will hold: state arrays in the case's precision (the
-// voltage lives only in two full-grid fields), per-cell parameters when gradients need
-// them, cell lists of non-box regions, operator weights, mask/labels, solver vectors.
-std::size_t estimate_memory(const TissueCase& c);
+// Bytes a cpu-backend run of c will hold. run: state arrays in the case's precision (the
+// voltage lives only in two fields of the row layout around the tissue), per-cell
+// parameters when gradients need them, cell lists of non-box regions, operator weights,
+// mask/labels, solver vectors. setup: box-sized data (a per-voxel tensor, fibres, φ) that
+// the set-up holds until the engine has built its own arrays, then frees.
+struct MemoryEstimate {
+  std::size_t run = 0;
+  std::size_t setup = 0;
+  std::size_t peak() const { return run + setup; }
+};
+MemoryEstimate estimate_memory(const TissueCase& c);
 
 // The explicit (forward Euler) diffusion limit on dt in ms: 2χCm / λ_max bound of −L.
 double stable_dt_limit(const TissueCase& c);

@@ -1,5 +1,5 @@
 // Tissue geometry: shapes against analytic volumes, the phase field's profile, rule-based
-// fibres against the analytic shell directions, the brick index against the mask,
+// fibres against the analytic shell directions, the row layout against the stencil,
 // build_geometry's errors, and the shared hearts (skipped when ../shared is absent).
 #include <gtest/gtest.h>
 
@@ -14,11 +14,11 @@
 
 #include "core/error.hpp"
 #include "io/nrrd.hpp"
-#include "tissue/bricks.hpp"
 #include "tissue/diffusion.hpp"
 #include "tissue/fibres_rule_based.hpp"
 #include "tissue/geometry.hpp"
 #include "tissue/phase_field.hpp"
+#include "tissue/row_layout.hpp"
 #include "tissue/shapes.hpp"
 
 namespace fs = std::filesystem;
@@ -278,36 +278,89 @@ TEST(GeometryFibres, RuleBasedOnEllipsoidShell) {
   EXPECT_NO_THROW(Conductivity::from_fibres(g, *geo.fibres, {0.13, 0.018, 0.005}, &geo.mask));
 }
 
-TEST(GeometryBricks, CountsMatchTheMaskAndNeighboursAreMutual) {
-  Grid g;
-  g.n = {37, 23, 19};
-  g.bc = {Boundary::no_flux, Boundary::periodic, Boundary::no_flux};
-  g.n[1] = 24;
-  Mask m(g, 0);
-  std::mt19937 rng(11);
-  for (std::size_t n = 0; n < m.size(); ++n) m[n] = (rng() % 100) < 3;
-  for (int brick : {4, 8}) {
-    const BrickIndex b = build_brick_index(g, m, brick);
-    EXPECT_EQ(b.tissue_cells, count(m));
-    std::size_t sum = 0;
-    for (std::size_t id = 0; id < b.active(); ++id) {
-      int direct = 0;
-      const auto o = b.origin[id];
-      for (int k = o[2]; k < std::min(o[2] + brick, g.nz()); ++k)
-        for (int j = o[1]; j < std::min(o[1] + brick, g.ny()); ++j)
-          for (int i = o[0]; i < std::min(o[0] + brick, g.nx()); ++i) direct += m[g.index(i, j, k)];
-      EXPECT_EQ(direct, b.tissue_count[id]);
-      EXPECT_GT(direct, 0);
-      sum += direct;
-      for (int f = 0; f < 6; ++f) {
-        const int nb = b.neighbours[id][f];
-        if (nb >= 0) EXPECT_EQ(b.neighbours[nb][f ^ 1], int(id));
-        if (nb == brick_wall) EXPECT_NE(f / 2, 1);  // y is periodic and 24 is a multiple of the brick
-      }
-    }
-    EXPECT_EQ(sum, b.tissue_cells);
+namespace {
+
+// Every stencil neighbour (faces and the 12 edge diagonals) of every tissue cell is stored,
+// rows are stored one after another with no overlap, and a box stays the identity layout.
+void expect_layout_closed_under_the_stencil(const Grid& g, const Mask& m, const char* what) {
+  const RowLayout L = row_layout(g, m);
+  std::size_t at = L.pad;
+  for (std::size_t r = 0; r < L.rows(); ++r) {
+    if (L.lo[r] < L.hi[r]) EXPECT_EQ(L.first(r), at) << what << " row " << r;
+    EXPECT_GE(L.base[r] + L.lo[r], L.lo[r]) << what;  // base ≥ 0: no pointer before the array
+    at += L.hi[r] - L.lo[r];
   }
+  EXPECT_EQ(at, L.size()) << what;
+  std::size_t missing = 0;
+  for (int k = 0; k < g.nz(); ++k)
+    for (int j = 0; j < g.ny(); ++j)
+      for (int i = 0; i < g.nx(); ++i) {
+        if (!m[g.index(i, j, k)]) continue;
+        for (int dk = -1; dk <= 1; ++dk)
+          for (int dj = -1; dj <= 1; ++dj)
+            for (int di = -1; di <= 1; ++di) {
+              if (std::abs(di) + std::abs(dj) + std::abs(dk) == 3) continue;  // corners: no link
+              const int ii = g.neighbour(0, i, di == 0 ? 0 : di), jj = g.neighbour(1, j, dj),
+                        kk = g.neighbour(2, k, dk);
+              if ((di && ii < 0) || (dj && jj < 0) || (dk && kk < 0)) continue;
+              missing += !L.holds(g.index(di ? ii : i, dj ? jj : j, dk ? kk : k));
+            }
+      }
+  EXPECT_EQ(missing, 0u) << what;
+  std::size_t tissue = 0;
+  for (std::size_t n = 0; n < m.size(); ++n) tissue += m[n] != 0;
+  std::printf("[measured] row layout, %s: %zu tissue cells, %zu stored (%.1f%% of the box)\n", what,
+              tissue, L.size(), 100.0 * double(L.size()) / double(g.size()));
 }
+
+}  // namespace
+
+TEST(GeometryRowLayout, StoresTheStencilReachOfEveryTissueCell) {
+  Grid g;
+  g.n = {37, 24, 19};
+  g.bc = {Boundary::no_flux, Boundary::periodic, Boundary::no_flux};
+  Mask m(g, 0);
+  // A thick spherical shell: rows of very different extents, some empty.
+  for (int k = 0; k < g.nz(); ++k)
+    for (int j = 0; j < g.ny(); ++j)
+      for (int i = 0; i < g.nx(); ++i) {
+        const double r = std::hypot((i - 18.0) / 14, (j - 11.5) / 9, (k - 9.0) / 7);
+        m[g.index(i, j, k)] = r > 0.6 && r < 1.0;
+      }
+  expect_layout_closed_under_the_stencil(g, m, "shell, periodic y");
+  EXPECT_FALSE(row_layout(g, m).box);
+  EXPECT_LT(row_layout(g, m).size(), g.size());
+  g.bc = {Boundary::periodic, Boundary::no_flux, Boundary::periodic};
+  expect_layout_closed_under_the_stencil(g, m, "shell, periodic x and z");
+  Mask sparse(g, 0);
+  std::mt19937 rng(11);
+  for (std::size_t n = 0; n < sparse.size(); ++n) sparse[n] = (rng() % 100) < 3;
+  expect_layout_closed_under_the_stencil(g, sparse, "3% random cells, periodic x and z");
+  // A box: no mask, or a mask of all tissue, is stored as the grid.
+  EXPECT_TRUE(row_layout(g, Mask()).box);
+  EXPECT_TRUE(row_layout(g, Mask(g, 1)).box);
+  EXPECT_EQ(row_layout(g, Mask(g, 1)).size(), g.size());
+  EXPECT_EQ(row_layout(g, Mask()).index(g.index(5, 6, 7)), g.index(5, 6, 7));
+  EXPECT_THROW(row_layout(g, Mask(10, 1)), hw::Error);
+}
+
+namespace {
+
+// The share of the box that 8³ bricks holding tissue would store (seed 001's blockDS), for
+// comparison with the row layout.
+double brick_fraction(const Grid& g, const Mask& m, int b) {
+  const int bx = (g.nx() + b - 1) / b, by = (g.ny() + b - 1) / b, bz = (g.nz() + b - 1) / b;
+  std::vector<char> any(std::size_t(bx) * by * bz, 0);
+  for (int k = 0; k < g.nz(); ++k)
+    for (int j = 0; j < g.ny(); ++j)
+      for (int i = 0; i < g.nx(); ++i)
+        if (m[g.index(i, j, k)]) any[(std::size_t(k / b) * by + j / b) * bx + i / b] = 1;
+  std::size_t active = 0;
+  for (char a : any) active += a;
+  return double(active) * b * b * b / double(g.size());
+}
+
+}  // namespace
 
 TEST(GeometryBuild, ErrorsNameTheCaseKey) {
   {
@@ -398,15 +451,17 @@ TEST(GeometryShared, PigAndFentonRabbitPhaseFields) {
     EXPECT_EQ(geo.grid.n, (std::array<int, 3>{128, 128, 128}));
     EXPECT_NEAR(geo.grid.h[0], h, 1e-3);
     const double frac = double(count(geo.mask)) / geo.grid.size();
-    const BrickIndex b8 = build_brick_index(geo.grid, geo.mask, 8), b4 = build_brick_index(geo.grid, geo.mask, 4);
-    std::printf("[measured] %s: %d×%d×%d, h %.4f×%.4f×%.4f mm, tissue %.2f%% of box; bricks 8³: %zu active, "
-                "%.1f%% of box stored; 4³: %.1f%%\n", rel, geo.grid.n[0], geo.grid.n[1], geo.grid.n[2], geo.grid.h[0],
-                geo.grid.h[1], geo.grid.h[2], 100 * frac, b8.active(), 100 * b8.brick_fraction(),
-                100 * b4.brick_fraction());
+    const RowLayout rows = row_layout(geo.grid, geo.mask);
+    const double stored = double(rows.size()) / geo.grid.size();
+    const double b8 = brick_fraction(geo.grid, geo.mask, 8), b4 = brick_fraction(geo.grid, geo.mask, 4);
+    std::printf("[measured] %s: %d×%d×%d, h %.4f×%.4f×%.4f mm, tissue %.2f%% of box; row layout stores "
+                "%.1f%% of box (8³ bricks would store %.1f%%, 4³ bricks %.1f%%)\n",
+                rel, geo.grid.n[0], geo.grid.n[1], geo.grid.n[2], geo.grid.h[0], geo.grid.h[1], geo.grid.h[2],
+                100 * frac, 100 * stored, 100 * b8, 100 * b4);
     EXPECT_NEAR(frac, fill, 0.005);
-    EXPECT_GT(b8.brick_fraction(), frac);
-    EXPECT_LT(b8.brick_fraction(), 0.6);
-    EXPECT_EQ(b8.tissue_cells, count(geo.mask));
+    EXPECT_GT(stored, frac);
+    EXPECT_LT(stored, 1.6 * frac);  // storage follows the tissue
+    EXPECT_LT(stored, b8);
     float pmax = 0;
     for (std::size_t n = 0; n < geo.phase.size(); ++n) pmax = std::max(pmax, geo.phase[n]);
     EXPECT_FLOAT_EQ(pmax, 1.0f);
@@ -433,10 +488,11 @@ TEST(GeometryShared, UcsdRabbitLabelsAndRuleBasedFibres) {
   }
   const double frac = double(count(geo.mask)) / geo.grid.size();
   const double vol_cm3 = count(geo.mask) * geo.grid.cell_volume() / 1000;
-  const BrickIndex b = build_brick_index(geo.grid, geo.mask, 8);
+  const double stored = double(row_layout(geo.grid, geo.mask).size()) / geo.grid.size();
   std::printf("[measured] UCSD rabbit 0.25 mm: tissue %.2f%% of box, %.3f cm^3, labels myo/epi/LV/RV %zu/%zu/%zu/%zu, "
-              "bricks 8³ %.1f%% of box\n", 100 * frac, vol_cm3, per_label[1], per_label[2], per_label[3], per_label[4],
-              100 * b.brick_fraction());
+              "row layout %.1f%% of box (8³ bricks %.1f%%)\n", 100 * frac, vol_cm3, per_label[1], per_label[2],
+              per_label[3], per_label[4], 100 * stored, 100 * brick_fraction(geo.grid, geo.mask, 8));
+  EXPECT_LT(stored, 1.6 * frac);
   EXPECT_NEAR(frac, 0.224, 0.005);
   EXPECT_NEAR(vol_cm3, 6.60, 0.05);
   for (int l = 1; l <= 4; ++l) EXPECT_GT(per_label[l], 1000u) << "label " << l;

@@ -14,23 +14,37 @@
 
 namespace hw::kernels {
 
-LinkCoeffs build_link_coeffs(const tissue::Grid& g, const tissue::Conductivity& sigma,
-                             const tissue::Mask* mask) {
-  LinkCoeffs c;
+template <class Coef>
+LinkCoeffs<Coef> build_link_coeffs(const tissue::Grid& g, const tissue::Conductivity& sigma,
+                                   const tissue::Mask* mask, const tissue::RowLayout& layout) {
+  LinkCoeffs<Coef> c;
   const bool edges = sigma.has_off_diagonal();
   for (int a = 0; a < 3; ++a)
-    if (g.active(a)) c.face[a].assign(g.size(), 0.0);
+    if (g.active(a)) c.face[a].assign(layout.size(), 0.0);
   if (edges)
     for (int f = 0; f < 3; ++f)
-      if (g.active(kEdgeAxes[f][0]) && g.active(kEdgeAxes[f][1])) c.edge[f].assign(g.size(), 0.0);
+      if (g.active(kEdgeAxes[f][0]) && g.active(kEdgeAxes[f][1]))
+        c.edge[f].assign(layout.size(), 0.0);
+  // A non-zero link joins tissue cells only, and the layout stores every tissue cell.
   for_each_link(
-      g, sigma, mask, edges, [&](std::size_t n, std::size_t, int a, double w) { c.face[a][n] = w; },
+      g, sigma, mask, edges,
+      [&](std::size_t n, std::size_t, int a, double w) {
+        if (w != 0.0) c.face[a][layout.index(n)] = Coef(w);
+      },
       [&](std::size_t p, std::size_t, std::size_t, std::size_t, int f, double e) {
-        c.edge[f][p] = e;
+        if (e != 0.0) c.edge[f][layout.index(p)] = Coef(e);
       });
-  c.zero_row.assign(static_cast<std::size_t>(g.nx()) + 1, 0.0);
+  c.zero_row.assign(static_cast<std::size_t>(g.nx()) + 1, Coef(0));
   return c;
 }
+
+template LinkCoeffs<float> build_link_coeffs<float>(const tissue::Grid&,
+                                                    const tissue::Conductivity&,
+                                                    const tissue::Mask*, const tissue::RowLayout&);
+template LinkCoeffs<double> build_link_coeffs<double>(const tissue::Grid&,
+                                                      const tissue::Conductivity&,
+                                                      const tissue::Mask*,
+                                                      const tissue::RowLayout&);
 
 namespace cpu {
 
@@ -46,14 +60,26 @@ void diffusion2_uniform_apply(const tissue::Grid& g, std::array<double, 3> w, co
       diffusion2_uniform_row(g, w, j, k, v, out + g.index(0, j, k), alpha, beta);
 }
 
-template <class Real>
-void diffusion2_links_apply(const tissue::Grid& g, const LinkCoeffs& cf, const Real* v, Real* out,
-                            Real alpha, Real beta) {
-  const int ny = g.ny(), nz = g.nz();
-#pragma omp parallel for collapse(2) schedule(static) if (long(g.size()) >= kMinParallelCells)
-  for (int k = 0; k < nz; ++k)
-    for (int j = 0; j < ny; ++j)
-      diffusion2_links_row(g, cf, j, k, v, out + g.index(0, j, k), alpha, beta, 0, g.nx());
+template <class Real, class Coef>
+void diffusion2_links_apply(const tissue::Grid& g, const tissue::RowLayout& layout,
+                            const LinkCoeffs<Coef>& cf, const Real* v, Real* out, Real alpha,
+                            Real beta) {
+  const int ny = g.ny();
+  const long rows = long(layout.rows());
+  // Off the tissue L v = 0: out = β·v on the padding and on each row's stored cells
+  // outside its tissue range, the stencil on the tissue range.
+  for (std::size_t s = 0; s < layout.pad; ++s) out[s] = beta * v[s];
+#pragma omp parallel for schedule(static) if (long(layout.size()) >= kMinParallelCells)
+  for (long r = 0; r < rows; ++r) {
+    const std::size_t b = layout.base[r];
+    const int lo = int(layout.lo[r]), hi = int(layout.hi[r]);
+    int tlo = int(layout.tlo[r]), thi = int(layout.thi[r]);
+    if (tlo >= thi) tlo = thi = hi;
+    for (int i = lo; i < tlo; ++i) out[b + i] = beta * v[b + i];
+    for (int i = thi; i < hi; ++i) out[b + i] = beta * v[b + i];
+    diffusion2_links_row(g, layout, cf, int(r % ny), int(r / ny), v, out + b, alpha, beta, tlo,
+                         thi);
+  }
 }
 
 template <class Real>
@@ -103,10 +129,13 @@ template void diffusion2_uniform_apply<float>(const tissue::Grid&, std::array<do
                                               const float*, float*, float, float);
 template void diffusion2_uniform_apply<double>(const tissue::Grid&, std::array<double, 3>,
                                                const double*, double*, double, double);
-template void diffusion2_links_apply<float>(const tissue::Grid&, const LinkCoeffs&, const float*,
-                                            float*, float, float);
-template void diffusion2_links_apply<double>(const tissue::Grid&, const LinkCoeffs&,
-                                             const double*, double*, double, double);
+template void diffusion2_links_apply<float, double>(const tissue::Grid&, const tissue::RowLayout&,
+                                                    const LinkCoeffs<double>&, const float*,
+                                                    float*, float, float);
+template void diffusion2_links_apply<double, double>(const tissue::Grid&,
+                                                     const tissue::RowLayout&,
+                                                     const LinkCoeffs<double>&, const double*,
+                                                     double*, double, double);
 template void diffusion4_apply<float>(const tissue::Grid&, double, const float*, float*, float,
                                       float);
 template void diffusion4_apply<double>(const tissue::Grid&, double, const double*, double*,

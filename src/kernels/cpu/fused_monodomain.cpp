@@ -39,30 +39,32 @@ void diffusion2_uniform_row(const tissue::Grid& g, const std::array<double, 3>& 
   cell(nx - 1, perx ? 0 : nx - 1, nx - 2);
 }
 
-template <class Real>
-void diffusion2_links_row(const tissue::Grid& g, const LinkCoeffs& cf, int j, int k,
-                          const Real* v, Real* o, Real alpha, Real beta, int lo, int hi) {
+template <class Real, class Coef>
+void diffusion2_links_row(const tissue::Grid& g, const tissue::RowLayout& layout,
+                          const LinkCoeffs<Coef>& cf, int j, int k, const Real* v, Real* o,
+                          Real alpha, Real beta, int lo, int hi) {
   if (lo >= hi) return;
-  const int nx = g.nx();
+  const int nx = g.nx(), ny = g.ny();
   const bool perx = g.bc[0] == tissue::Boundary::periodic;
-  const double* zero = cf.zero_row.data();
-  const Real* v0 = v + g.index(0, j, k);
+  const Coef* zero = cf.zero_row.data();
+  auto base = [&](int jj, int kk) { return layout.base[std::size_t(jj) + std::size_t(ny) * kk]; };
+  const Real* v0 = v + base(j, k);
   const int jp = g.neighbour(1, j, 1), jm = g.neighbour(1, j, -1);
   const int kp = g.neighbour(2, k, 1), km = g.neighbour(2, k, -1);
   auto vrow = [&](int jj, int kk) -> const Real* {
-    return (jj < 0 || kk < 0) ? v0 : v + g.index(0, jj, kk);
+    return (jj < 0 || kk < 0) ? v0 : v + base(jj, kk);
   };
-  auto crow = [&](const std::vector<double>& f, int jj, int kk) -> const double* {
-    return (f.empty() || jj < 0 || kk < 0) ? zero : f.data() + g.index(0, jj, kk);
+  auto crow = [&](const std::vector<Coef>& f, int jj, int kk) -> const Coef* {
+    return (f.empty() || jj < 0 || kk < 0) ? zero : f.data() + base(jj, kk);
   };
   const Real *vyp = vrow(jp, k), *vym = vrow(jm, k), *vzp = vrow(j, kp), *vzm = vrow(j, km);
   const Real *vpp = vrow(jp, kp), *vmm = vrow(jm, km), *vmp = vrow(jm, kp), *vpm = vrow(jp, km);
-  const double* cx = crow(cf.face[0], j, k);
-  const double *cyp = crow(cf.face[1], j, k), *cym = crow(cf.face[1], jm, k);
-  const double *czp = crow(cf.face[2], j, k), *czm = crow(cf.face[2], j, km);
-  const double *exy = crow(cf.edge[0], j, k), *exy_m = crow(cf.edge[0], jm, k);
-  const double *exz = crow(cf.edge[1], j, k), *exz_m = crow(cf.edge[1], j, km);
-  const double *eyz = crow(cf.edge[2], j, k), *eyz_mm = crow(cf.edge[2], jm, km),
+  const Coef* cx = crow(cf.face[0], j, k);
+  const Coef *cyp = crow(cf.face[1], j, k), *cym = crow(cf.face[1], jm, k);
+  const Coef *czp = crow(cf.face[2], j, k), *czm = crow(cf.face[2], j, km);
+  const Coef *exy = crow(cf.edge[0], j, k), *exy_m = crow(cf.edge[0], jm, k);
+  const Coef *exz = crow(cf.edge[1], j, k), *exz_m = crow(cf.edge[1], j, km);
+  const Coef *eyz = crow(cf.edge[2], j, k), *eyz_mm = crow(cf.edge[2], jm, km),
                *eyz_m0 = crow(cf.edge[2], jm, k), *eyz_0m = crow(cf.edge[2], j, km);
   // mm = 0 switches off the links to a missing −x neighbour (im then points at i).
   auto cell = [&](int i, int ip, int im, Real mm) {
@@ -94,9 +96,15 @@ template void diffusion2_uniform_row<float>(const tissue::Grid&, const std::arra
                                             int, const float*, float*, float, float);
 template void diffusion2_uniform_row<double>(const tissue::Grid&, const std::array<double, 3>&,
                                              int, int, const double*, double*, double, double);
-template void diffusion2_links_row<float>(const tissue::Grid&, const LinkCoeffs&, int, int,
-                                          const float*, float*, float, float, int, int);
-template void diffusion2_links_row<double>(const tissue::Grid&, const LinkCoeffs&, int, int,
-                                           const double*, double*, double, double, int, int);
+template void diffusion2_links_row<float, float>(const tissue::Grid&, const tissue::RowLayout&,
+                                                 const LinkCoeffs<float>&, int, int, const float*,
+                                                 float*, float, float, int, int);
+template void diffusion2_links_row<float, double>(const tissue::Grid&, const tissue::RowLayout&,
+                                                  const LinkCoeffs<double>&, int, int,
+                                                  const float*, float*, float, float, int, int);
+template void diffusion2_links_row<double, double>(const tissue::Grid&, const tissue::RowLayout&,
+                                                   const LinkCoeffs<double>&, int, int,
+                                                   const double*, double*, double, double, int,
+                                                   int);
 
 }  // namespace hw::kernels::cpu

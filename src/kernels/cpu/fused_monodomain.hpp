@@ -21,11 +21,14 @@ template <class Real>
 void diffusion2_uniform_row(const tissue::Grid& g, const std::array<double, 3>& w, int j, int k,
                             const Real* v, Real* out_row, Real alpha, Real beta);
 
-// The same with the precomputed link coefficients (masks, variable σ, fibres), for the
-// cells lo ≤ i < hi of the row only (out_row[i] elsewhere is not written): the fused step
-// passes each row's tissue extent, so work follows the tissue in low-fill geometries.
-template <class Real>
-void diffusion2_links_row(const tissue::Grid& g, const LinkCoeffs& cf, int j, int k,
-                          const Real* v, Real* out_row, Real alpha, Real beta, int lo, int hi);
+// The same with the precomputed link coefficients (masks, variable σ, fibres), v and cf
+// in layout's storage, for the cells lo ≤ i < hi of the row only (out_row[i] elsewhere is
+// not written). lo..hi must lie within the row's tissue range (layout.tlo/thi), where the
+// layout guarantees every stencil neighbour is stored; the fused step passes that range,
+// so work follows the tissue in low-fill geometries.
+template <class Real, class Coef>
+void diffusion2_links_row(const tissue::Grid& g, const tissue::RowLayout& layout,
+                          const LinkCoeffs<Coef>& cf, int j, int k, const Real* v, Real* out_row,
+                          Real alpha, Real beta, int lo, int hi);
 
 }  // namespace hw::kernels::cpu
