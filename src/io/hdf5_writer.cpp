@@ -35,16 +35,100 @@ bool link_exists(hid_t loc, const std::string& name) {
   return H5Lexists(loc, name.c_str(), H5P_DEFAULT) > 0;
 }
 
+// Names of the links in group g, in name order.
+std::vector<std::string> link_names(hid_t g) {
+  H5G_info_t info;
+  check(H5Gget_info(g, &info), "read a group");
+  std::vector<std::string> names;
+  for (hsize_t i = 0; i < info.nlinks; ++i) {
+    const ssize_t len = H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0,
+                                           H5P_DEFAULT);
+    if (len < 0) throw Error("HDF5: reading a link name failed");
+    std::string s(std::size_t(len) + 1, '\0');
+    H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, s.data(), s.size(), H5P_DEFAULT);
+    s.resize(std::size_t(len));
+    names.push_back(s);
+  }
+  return names;
+}
+
+std::string xdmf_beside(const std::string& h5_path) {
+  namespace fs = std::filesystem;
+  return (fs::path(h5_path).parent_path() / (fs::path(h5_path).stem().string() + ".xdmf")).string();
+}
+
 }  // namespace
 
 std::string Hdf5SeriesWriter::step_name(int step) { return fmt::format("{:06d}", step); }
+
+Hdf5SeriesWriter::Hdf5SeriesWriter(std::string h5_path, tissue::Grid grid, Continue c,
+                                   int compression)
+    : h5_path_(std::move(h5_path)), grid_(grid), compression_(std::clamp(compression, 0, 9)) {
+  xdmf_path_ = xdmf_beside(h5_path_);
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  if (compression_ > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0) compression_ = 0;
+  file_ = H5Fopen(h5_path_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  if (file_ < 0) throw Error(fmt::format("HDF5: cannot open {} to continue its series", h5_path_));
+  try {
+    resume(c.keep);
+  } catch (...) {
+    H5Fclose(file_);  // a throwing constructor runs no destructor
+    file_ = -1;
+    throw;
+  }
+}
+
+void Hdf5SeriesWriter::resume(int keep) {
+  const auto bad = [&](const std::string& why) {
+    return Error(fmt::format("HDF5 {}: cannot continue the series: {}", h5_path_, why));
+  };
+  if (!link_exists(file_, "/fields")) throw bad("no /fields group");
+  if (link_exists(file_, "/time")) {
+    H5Handle ds{check_id(H5Dopen2(file_, "/time", H5P_DEFAULT), "open /time"), H5Dclose};
+    H5Handle sp{H5Dget_space(ds.id), H5Sclose};
+    const hssize_t n = H5Sget_simple_extent_npoints(sp.id);
+    if (n < 0) throw bad("unreadable /time");
+    times_.resize(std::size_t(n));
+    if (n > 0)
+      check(H5Dread(ds.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, times_.data()),
+            "read /time");
+  }
+  if (keep < 0 || std::size_t(keep) > times_.size())
+    throw bad(fmt::format("it holds {} steps, the checkpoint needs {}", times_.size(), keep));
+  {
+    H5Handle fields{check_id(H5Gopen2(file_, "/fields", H5P_DEFAULT), "open /fields"), H5Gclose};
+    names_ = link_names(fields.id);
+  }
+  const hsize_t want[3] = {hsize_t(grid_.n[2]), hsize_t(grid_.n[1]), hsize_t(grid_.n[0])};
+  for (const auto& name : names_) {
+    if (keep > 0) {
+      const std::string first = "/fields/" + name + "/" + step_name(0);
+      if (!link_exists(file_, first)) throw bad("no dataset " + first);
+      H5Handle ds{check_id(H5Dopen2(file_, first.c_str(), H5P_DEFAULT), "open " + first), H5Dclose};
+      H5Handle sp{H5Dget_space(ds.id), H5Sclose};
+      hsize_t dims[3] = {0, 0, 0};
+      if (H5Sget_simple_extent_ndims(sp.id) != 3 || H5Sget_simple_extent_dims(sp.id, dims, nullptr) != 3 ||
+          dims[0] != want[0] || dims[1] != want[1] || dims[2] != want[2])
+        throw bad("its fields have another grid");
+    }
+    // Steps written after the checkpoint go: the resumed run writes them again.
+    for (int s = keep;; ++s) {
+      const std::string ds = "/fields/" + name + "/" + step_name(s);
+      if (!link_exists(file_, ds)) break;
+      check(H5Ldelete(file_, ds.c_str(), H5P_DEFAULT), "delete " + ds);
+    }
+  }
+  times_.resize(std::size_t(keep));
+  if (keep == 0) names_.clear();
+  write_time();
+  write_xdmf();
+}
 
 Hdf5SeriesWriter::Hdf5SeriesWriter(std::string h5_path, tissue::Grid grid,
                                    const tissue::Mask* mask, int compression)
     : h5_path_(std::move(h5_path)), grid_(grid), compression_(std::clamp(compression, 0, 9)) {
   namespace fs = std::filesystem;
-  xdmf_path_ = (fs::path(h5_path_).parent_path() / (fs::path(h5_path_).stem().string() + ".xdmf"))
-                   .string();
+  xdmf_path_ = xdmf_beside(h5_path_);
   if (fs::path(h5_path_).has_parent_path()) ensure_directory(fs::path(h5_path_).parent_path());
   // We report failures ourselves; HDF5's own stack dumps on stderr would only confuse.
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -87,11 +171,13 @@ void Hdf5SeriesWriter::write(double time_ms, const std::vector<NamedField>& fiel
                               f.name));
     names.push_back(f.name);
   }
-  if (times_.empty()) {
-    names_ = names;
-  } else if (names != names_) {
-    throw Error(fmt::format("HDF5 {}: every step must write the same variables", h5_path_));
+  if (!times_.empty()) {
+    std::vector<std::string> a = names, b = names_;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    if (a != b) throw Error(fmt::format("HDF5 {}: every step must write the same variables", h5_path_));
   }
+  names_ = names;
   const int step = steps();
   const hsize_t dims[3] = {hsize_t(grid_.n[2]), hsize_t(grid_.n[1]), hsize_t(grid_.n[0])};
   // Chunks of whole x-y planes, as many planes as fit in ~1 MB (at least one).
@@ -128,8 +214,17 @@ void Hdf5SeriesWriter::write(double time_ms, const std::vector<NamedField>& fiel
     check(H5Awrite(at.id, H5T_NATIVE_DOUBLE, &time_ms), "write time attribute");
   }
   times_.push_back(time_ms);
+  write_time();
+  write_xdmf();
+}
+
+void Hdf5SeriesWriter::write_time() {
   // /time is rewritten whole: it is tiny, and a fixed-size dataset needs no chunking.
   if (link_exists(file_, "/time")) check(H5Ldelete(file_, "/time", H5P_DEFAULT), "delete /time");
+  if (times_.empty()) {
+    check(H5Fflush(file_, H5F_SCOPE_GLOBAL), "flush");
+    return;
+  }
   const hsize_t tn = times_.size();
   H5Handle ts{H5Screate_simple(1, &tn, nullptr), H5Sclose};
   H5Handle td{check_id(H5Dcreate2(file_, "/time", H5T_IEEE_F64LE, ts.id, H5P_DEFAULT,
@@ -139,7 +234,6 @@ void Hdf5SeriesWriter::write(double time_ms, const std::vector<NamedField>& fiel
   check(H5Dwrite(td.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, times_.data()),
         "write /time");
   check(H5Fflush(file_, H5F_SCOPE_GLOBAL), "flush");
-  write_xdmf();
 }
 
 void Hdf5SeriesWriter::write_xdmf() const {

@@ -11,7 +11,9 @@
 //   /time                      float64 [steps], the times written so far
 // Datasets are chunked by whole x-y planes (≤ ~1 MB per chunk) and deflate-compressed when
 // compression > 0 and the library has zlib. After every step the file is flushed and the
-// .xdmf rewritten atomically, so both can be read while the run goes on.
+// .xdmf rewritten atomically, so both can be read while the run goes on. A restarted run
+// reopens the file (Continue), drops the steps written after its checkpoint and goes on
+// appending, so one file holds the whole run.
 #pragma once
 
 #include <cstdint>
@@ -29,12 +31,20 @@ class Hdf5SeriesWriter {
   // 0 = none, 1..9 = deflate level. Throws hw::Error if the file cannot be created.
   Hdf5SeriesWriter(std::string h5_path, tissue::Grid grid, const tissue::Mask* mask = nullptr,
                    int compression = 0);
+  // Reopens a series this class wrote to go on with it: keeps its first `keep` steps,
+  // deletes the later ones (written after a checkpoint), rewrites /time and the .xdmf.
+  // Throws hw::Error if the file cannot be opened, is not such a series, belongs to another
+  // grid or holds fewer than keep steps.
+  struct Continue {
+    int keep = 0;
+  };
+  Hdf5SeriesWriter(std::string h5_path, tissue::Grid grid, Continue c, int compression = 0);
   ~Hdf5SeriesWriter();
   Hdf5SeriesWriter(const Hdf5SeriesWriter&) = delete;
   Hdf5SeriesWriter& operator=(const Hdf5SeriesWriter&) = delete;
 
   // Writes every field as /fields/<name>/<step>; the set of names must be the same at every
-  // step. Throws hw::Error on a size mismatch or an HDF5 failure.
+  // step (in any order). Throws hw::Error on a size mismatch or an HDF5 failure.
   void write(double time_ms, const std::vector<NamedField>& fields);
 
   const std::string& h5_path() const { return h5_path_; }
@@ -44,6 +54,8 @@ class Hdf5SeriesWriter {
   static std::string step_name(int step);
 
  private:
+  void resume(int keep);  // the work of the Continue constructor
+  void write_time();     // /time from times_, then flush
   void write_xdmf() const;
   std::string h5_path_, xdmf_path_;
   tissue::Grid grid_;

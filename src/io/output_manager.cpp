@@ -1,6 +1,7 @@
 // Scheduling, naming and restart state of a run's outputs; see output_manager.hpp.
 #include "io/output_manager.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -105,7 +106,7 @@ OutputManager::OutputManager(const tissue::TissueCase& c, const tissue::Simulati
     const auto n_pvd = r.get<std::uint64_t>();
     for (std::uint64_t i = 0; i < n_pvd; ++i) {
       const double t = r.get<double>();
-      pvd_entries_.emplace_back(t, r.get_string());
+      frames_.emplace_back(t, r.get_string());
     }
     open(true, &probes_text, &ecg_text);
     if (png_) png_ = std::make_unique<PngSeriesWriter>(dir_, o_.png_variable, g, mask_, slice_, SnapshotOptions{}, frames);
@@ -130,20 +131,18 @@ void OutputManager::open(bool continuing, const std::string* probes_text, const 
   const std::string from = restarted ? fmt::format("_from_{}", sim_.steps_done()) : "";
   if (o_.field_interval > 0) {
     if (o_.format == tissue::OutputSpec::Format::hdf5) {
-      // HDF5 cannot take back frames written after the checkpoint: a restart starts a file.
-      const std::string name = sim_.steps_done() > 0 ? fmt::format("fields_from_{}.h5", sim_.steps_done()) : "fields.h5";
-      h5_ = std::make_unique<Hdf5SeriesWriter>(join(dir_, name), g, mask_, 1);
+      open_hdf5(continuing);
     } else {
       pvd_ = std::make_unique<PvdWriter>(join(dir_, "fields.pvd"));
       if (continuing) {
-        for (const auto& [t, leaf] : pvd_entries_) pvd_->add(t, join(dir_, leaf));
+        for (const auto& [t, leaf] : frames_) pvd_->add(t, join(dir_, leaf));
       } else if (restarted) {
         // Other outputs than the checkpoint's: list the earlier frames that are on disk.
         const long k0 = index_at(sim_.time(), o_.field_interval);
         for (long k = 0; k < k0; ++k)
           if (fs::exists(vti_path(k))) {
             pvd_->add(double(k) * o_.field_interval, vti_path(k));
-            pvd_entries_.emplace_back(double(k) * o_.field_interval, fs::path(vti_path(k)).filename().string());
+            frames_.emplace_back(double(k) * o_.field_interval, fs::path(vti_path(k)).filename().string());
           }
       }
     }
@@ -194,8 +193,8 @@ std::vector<unsigned char> OutputManager::save_state() const {
     w.put<double>(png_range_->first);
     w.put<double>(png_range_->second);
   }
-  w.put<std::uint64_t>(pvd_entries_.size());
-  for (const auto& [t, leaf] : pvd_entries_) {
+  w.put<std::uint64_t>(frames_.size());
+  for (const auto& [t, leaf] : frames_) {
     w.put<double>(t);
     w.put_string(leaf);
   }
@@ -240,6 +239,27 @@ void OutputManager::sample(bool force_fields) {
   }
 }
 
+// The HDF5 series: a resumed run goes on in the file its checkpoint's frames are in (the
+// steps written after the checkpoint are dropped); a new run writes fields.h5, a run
+// restarted with other outputs fields_from_<step>.h5.
+void OutputManager::open_hdf5(bool continuing) {
+  const tissue::Grid& g = sim_.grid();
+  if (continuing && !frames_.empty()) {
+    const std::string leaf = frames_.back().second;
+    const auto keep = std::count_if(frames_.begin(), frames_.end(), [&](const auto& f) { return f.second == leaf; });
+    try {
+      h5_ = std::make_unique<Hdf5SeriesWriter>(join(dir_, leaf), g, Hdf5SeriesWriter::Continue{int(keep)}, 1);
+      return;
+    } catch (const Error& e) {
+      notes_.push_back(fmt::format("restart: {}; the fields from t = {} ms go to a new file", e.what(), sim_.time()));
+    }
+  }
+  // A resumed run with no frame before its checkpoint starts the series it would have had.
+  const bool first_file = sim_.steps_done() == 0 || (continuing && frames_.empty());
+  const std::string name = first_file ? "fields.h5" : fmt::format("fields_from_{}.h5", sim_.steps_done());
+  h5_ = std::make_unique<Hdf5SeriesWriter>(join(dir_, name), g, mask_, 1);
+}
+
 std::string OutputManager::vti_path(long k) const { return join(dir_, fmt::format("fields_{:06d}.vti", k)); }
 
 void OutputManager::write_fields(long k) {
@@ -247,11 +267,12 @@ void OutputManager::write_fields(long k) {
   for (std::size_t i = 0; i < o_.variables.size(); ++i) nf.push_back({o_.variables[i], &variable(i)});
   if (h5_) {
     h5_->write(sim_.time(), nf);
+    frames_.emplace_back(sim_.time(), fs::path(h5_->h5_path()).filename().string());
     return;
   }
   write_vti(vti_path(k), sim_.grid(), nf, mask_);
   pvd_->add(sim_.time(), vti_path(k));
-  pvd_entries_.emplace_back(sim_.time(), fs::path(vti_path(k)).filename().string());
+  frames_.emplace_back(sim_.time(), fs::path(vti_path(k)).filename().string());
 }
 
 void OutputManager::write_frame(double t) {

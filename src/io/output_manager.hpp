@@ -74,6 +74,7 @@ class OutputManager {
     double next_field = 0, next_png = 0, next_probe = 0, next_ecg = 0;
   };
   void open(bool continuing, const std::string* probes_text, const std::string* ecg_text);
+  void open_hdf5(bool continuing);
   void sample(bool force_fields);
   void write_fields(long k);
   void write_frame(double t);
@@ -90,7 +91,9 @@ class OutputManager {
   std::vector<tissue::Field<float>> fields_;
   tissue::Field<float> v_, png_field_;
   std::unique_ptr<PvdWriter> pvd_;
-  std::vector<std::pair<double, std::string>> pvd_entries_;  // what pvd_ lists, for restarts
+  // The field frames written so far (time, file: the frame's .vti or the .h5 that holds
+  // it), saved with the outputs' state so a restart continues the series.
+  std::vector<std::pair<double, std::string>> frames_;
   std::unique_ptr<Hdf5SeriesWriter> h5_;
   std::unique_ptr<ProbeWriter> probes_;
   std::unique_ptr<ActivationTracker> act_;

@@ -453,7 +453,7 @@ MemoryEstimate estimate_memory(const TissueCase& c) {
   m.run += layout.rows() * (sizeof(std::size_t) + 4 * sizeof(std::uint32_t));
   // Phase field: φ and φσ on the box during set-up, 1/φ (or Φ) in the engine's storage.
   if (!geo.phase.empty()) {
-    m.setup += N * (sizeof(float) + sizeof(double) + 3 * sizeof(double));
+    m.setup += N * (sizeof(float) + sizeof(double) + 6 * sizeof(double));
     m.run += S * bytes;
   }
   // V twice (three times with Strang splitting).

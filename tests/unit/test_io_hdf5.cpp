@@ -18,20 +18,7 @@ using hw::tissue::Mask;
 namespace {
 
 std::vector<float> read_floats(hid_t f, const std::string& name, std::vector<hsize_t>* dims) {
-  hid_t ds = H5Dopen2(f, name.c_str(), H5P_DEFAULT);
-  EXPECT_GE(ds, 0) << name;
-  if (ds < 0) return {};
-  hid_t sp = H5Dget_space(ds);
-  const int rank = H5Sget_simple_extent_ndims(sp);
-  dims->assign(rank, 0);
-  H5Sget_simple_extent_dims(sp, dims->data(), nullptr);
-  hsize_t n = 1;
-  for (auto d : *dims) n *= d;
-  std::vector<float> out(n);
-  EXPECT_GE(H5Dread(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), 0);
-  H5Sclose(sp);
-  H5Dclose(ds);
-  return out;
+  return read_dataset<float>(f, name, dims);
 }
 
 }  // namespace
@@ -106,4 +93,53 @@ TEST(IoHdf5, UnwritableFolderIsAnError) {
   Grid g;
   g.n = {2, 2, 1};
   EXPECT_THROW(Hdf5SeriesWriter("/proc/hw_no_such/run.h5", g), Error);
+}
+
+// A restart reopens the series: steps after the checkpoint go, new ones follow on.
+TEST(IoHdf5, ContinueDropsLaterStepsAndAppends) {
+  ScratchDir dir("h5_continue");
+  Grid g;
+  g.n = {5, 4, 3};
+  const std::string path = dir / "fields.h5";
+  auto field = [&](float base) {
+    Field<float> f(g);
+    for (std::size_t n = 0; n < f.size(); ++n) f[n] = base + float(n);
+    return f;
+  };
+  std::vector<Field<float>> v, c;
+  for (int s = 0; s < 5; ++s) v.push_back(field(100.f * s)), c.push_back(field(-100.f * s));
+  {
+    hw::io::Hdf5SeriesWriter w(path, g, nullptr, 1);
+    for (int s = 0; s < 5; ++s) w.write(0.5 * s, {{"V", &v[s]}, {"Ca_i", &c[s]}});
+  }
+  {
+    // The checkpoint had 3 steps; the resumed run writes steps 3 and 4 again, otherwise.
+    hw::io::Hdf5SeriesWriter w(path, g, hw::io::Hdf5SeriesWriter::Continue{3}, 1);
+    EXPECT_EQ(w.steps(), 3);
+    const Field<float> v3 = field(7.f), c3 = field(8.f);
+    w.write(1.5, {{"Ca_i", &c3}, {"V", &v3}});  // order may differ, the set may not
+    const Field<float> bad = field(0.f);
+    EXPECT_THROW(w.write(2.0, {{"V", &bad}}), hw::Error);
+  }
+  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  EXPECT_EQ(read_dataset<double>(f, "/time"), (std::vector<double>{0, 0.5, 1.0, 1.5}));
+  std::vector<hsize_t> dims;
+  EXPECT_EQ(read_floats(f, "/fields/V/000002", &dims), v[2].vec());
+  EXPECT_EQ(read_floats(f, "/fields/V/000003", &dims), field(7.f).vec());
+  EXPECT_EQ(read_floats(f, "/fields/Ca_i/000003", &dims), field(8.f).vec());
+  EXPECT_LE(H5Lexists(f, "/fields/V/000004", H5P_DEFAULT), 0);
+  H5Fclose(f);
+  XmlDoc x(dir / "fields.xdmf");
+  std::vector<xmlNodePtr> grids;
+  find_all(x.root(), "Grid", grids);
+  EXPECT_EQ(grids.size(), 5u);  // the collection and 4 steps
+  // Not a series of ours, too few steps, another grid: clear errors, the file untouched.
+  EXPECT_THROW(hw::io::Hdf5SeriesWriter(dir / "missing.h5", g, hw::io::Hdf5SeriesWriter::Continue{1}), hw::Error);
+  EXPECT_THROW(hw::io::Hdf5SeriesWriter(path, g, hw::io::Hdf5SeriesWriter::Continue{9}), hw::Error);
+  Grid other = g;
+  other.n[0] = 6;
+  EXPECT_THROW(hw::io::Hdf5SeriesWriter(path, other, hw::io::Hdf5SeriesWriter::Continue{2}), hw::Error);
+  hw::io::Hdf5SeriesWriter again(path, g, hw::io::Hdf5SeriesWriter::Continue{4});
+  EXPECT_EQ(again.steps(), 4);
 }

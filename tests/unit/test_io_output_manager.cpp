@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "io/checkpoint.hpp"
+#include "io/hdf5_writer.hpp"
 #include "io/output_manager.hpp"
 #include "io/png_writer.hpp"
 #include "test_io_support.hpp"
@@ -166,9 +167,12 @@ namespace {
 
 // Runs the planar case from its start to t_end in `dir`, stopping at t_stop (if > 0) to
 // save the simulation and the outputs, then going on with a new Simulation and manager
-// built from those bytes (what `heartwave run --restart` does).
-void run_planar(const std::string& dir, double t_stop, double t_end, const std::string* resume_dir = nullptr) {
+// built from those bytes (what `heartwave run --restart` does). With t_crash > t_stop the
+// first process runs on past its checkpoint, writing outputs, before it dies.
+void run_planar(const std::string& dir, double t_stop, double t_end, const std::string* resume_dir = nullptr,
+                OutputSpec::Format format = OutputSpec::Format::vtk, double t_crash = 0) {
   TissueCase c = planar_case(dir);
+  c.output.format = format;
   c.output.probe_interval = 0.25;
   c.output.field_interval = 2.5;
   c.output.png_interval = 2.5;
@@ -183,6 +187,7 @@ void run_planar(const std::string& dir, double t_stop, double t_end, const std::
     sim.run_until(t_stop, [&](const Simulation&) { out.after_step(); });
     state = sim.save_state();
     outputs = out.save_state();
+    if (t_crash > t_stop) sim.run_until(t_crash, [&](const Simulation&) { out.after_step(); });
   }  // the first process ends here: nothing but the two byte vectors goes on
   if (resume_dir) c.output.directory = *resume_dir;
   Simulation sim(c, so);
@@ -221,6 +226,32 @@ TEST(IoOutputManager, ResumedRunWritesTheSameFilesAsAnUninterruptedOne) {
   EXPECT_EQ(probes.size(), 1u + 49u);  // t = 0, 0.25, …, 12 ms: the whole run
   std::printf("[measured] output manager restart at 6.1 of 12 ms: %d files byte-identical, %zu probe rows\n",
               compared, probes.size() - 1);
+}
+
+// HDF5: the resumed run goes on in fields.h5, dropping the steps the first process wrote
+// after its checkpoint; every dataset then equals the uninterrupted run's.
+TEST(IoOutputManager, ResumedHdf5SeriesContinuesInOneFile) {
+  ScratchDir dir("om_resume_h5");
+  run_planar(dir / "full", 0, 12, nullptr, OutputSpec::Format::hdf5);
+  run_planar(dir / "part", 6.1, 12, nullptr, OutputSpec::Format::hdf5, 9.0);
+  int h5_files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "part")) h5_files += e.path().extension() == ".h5";
+  EXPECT_EQ(h5_files, 1);
+  hid_t a = H5Fopen((dir / "full/fields.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t b = H5Fopen((dir / "part/fields.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(a, 0);
+  ASSERT_GE(b, 0);
+  const auto times = read_dataset<double>(a, "/time");
+  EXPECT_EQ(times.size(), 5u);  // t = 0, 2.5, 5, 7.5, 10
+  EXPECT_EQ(read_dataset<double>(b, "/time"), times);
+  for (std::size_t k = 0; k < times.size(); ++k) {
+    const std::string name = "/fields/V/" + Hdf5SeriesWriter::step_name(int(k));
+    EXPECT_EQ(read_dataset<float>(a, name), read_dataset<float>(b, name)) << name;
+  }
+  H5Fclose(a);
+  H5Fclose(b);
+  EXPECT_EQ(slurp(dir / "full/fields.xdmf"), slurp(dir / "part/fields.xdmf"));
+  EXPECT_EQ(slurp(dir / "full/probes.csv"), slurp(dir / "part/probes.csv"));
 }
 
 TEST(IoOutputManager, ResumingWithOtherOutputsStartsThemAfreshAndDamagedStateIsAnInputError) {

@@ -1,7 +1,9 @@
-// Shared helpers for the output tests: per-process scratch folders, XML parsing, and
-// decoding the binary DataArrays of our .vti files.
+// Shared helpers for the output tests: per-process scratch folders, XML parsing, decoding
+// the binary DataArrays of our .vti files, and reading HDF5 datasets back.
 #pragma once
 
+#include <gtest/gtest.h>
+#include <hdf5.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <unistd.h>
@@ -15,6 +17,27 @@
 #include "io/base64.hpp"
 
 namespace hw::io::testing {
+
+// A whole HDF5 dataset as T (native float or double), its dimensions in *dims.
+template <class T>
+std::vector<T> read_dataset(hid_t f, const std::string& name, std::vector<hsize_t>* dims = nullptr) {
+  hid_t ds = H5Dopen2(f, name.c_str(), H5P_DEFAULT);
+  EXPECT_GE(ds, 0) << name;
+  if (ds < 0) return {};
+  hid_t sp = H5Dget_space(ds);
+  const int rank = H5Sget_simple_extent_ndims(sp);
+  std::vector<hsize_t> d(rank, 0);
+  H5Sget_simple_extent_dims(sp, d.data(), nullptr);
+  hsize_t n = 1;
+  for (auto x : d) n *= x;
+  std::vector<T> out(n);
+  const hid_t type = sizeof(T) == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+  EXPECT_GE(H5Dread(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), 0) << name;
+  H5Sclose(sp);
+  H5Dclose(ds);
+  if (dims) *dims = d;
+  return out;
+}
 
 // A fresh folder under the temp dir, removed at scope exit.
 struct ScratchDir {

@@ -41,6 +41,17 @@ TissueCase sheet(int nx, int ny, int nz, double h, const std::string& model) {
   return c;
 }
 
+// A second model on the cells whose centres lie in the box [lo, hi) (mm).
+void add_box_region(TissueCase& c, const std::string& model, std::array<double, 3> lo,
+                    std::array<double, 3> hi) {
+  ModelRegion r;
+  r.model = model;
+  r.where.kind = Region::Kind::box;
+  r.where.lo = lo;
+  r.where.hi = hi;
+  c.models.push_back(r);
+}
+
 Stimulus box_stim(std::array<double, 3> lo, std::array<double, 3> hi, double amp = 50,
                   double dur = 1) {
   Stimulus s;
@@ -129,12 +140,7 @@ TEST(TissueSim, ReferenceVsCpu2DAnisotropicTwoModels) {
   TissueCase c = sheet(30, 20, 1, 0.2, "bueno_orovio_2008_epi");
   c.fibres.kind = FibreSpec::Kind::uniform;
   c.fibres.direction = {1, 0.6, 0};  // oblique: 9-point stencil with edge links
-  ModelRegion endo;
-  endo.model = "tentusscher_2006_epi";
-  endo.where.kind = Region::Kind::box;
-  endo.where.lo = {3, 0, 0};
-  endo.where.hi = {6, 2, 1};
-  c.models.push_back(endo);
+  add_box_region(c, "tentusscher_2006_epi", {3, 0, 0}, {6, 2, 1});
   c.stimuli.push_back(box_stim({0, 0, 0}, {0.6, 4, 1}));
   compare_backends(c, 12, "2D 30x20 oblique fibres, BO epi + TT06 epi");
 }
@@ -195,12 +201,7 @@ TEST(TissueSim, ReferenceVsCpuShellInCompressedRows) {
   c.fibres.kind = FibreSpec::Kind::rotating;
   c.fibres.angle_from = 60;
   c.fibres.angle_to = -60;
-  ModelRegion endo;
-  endo.model = "bueno_orovio_2008_endo";
-  endo.where.kind = Region::Kind::box;
-  endo.where.lo = {0, 0, 0};
-  endo.where.hi = {6, 2.5, 2};
-  c.models.push_back(endo);
+  add_box_region(c, "bueno_orovio_2008_endo", {0, 0, 0}, {6, 2.5, 2});
   c.stimuli.push_back(box_stim({0, 0, 0}, {1.5, 5, 4}));
   {
     Simulation probe(c);
