@@ -519,7 +519,8 @@ class Engine final : public EngineBase {
   std::unique_ptr<DiffusionStepper<Real>> stepper_;
 };
 
-constexpr char kMagic[8] = {'H', 'W', 'T', 'I', 'S', 'S', '0', '1'};
+// Version 02: V in the row layout (01 held it on the whole box).
+constexpr char kMagic[8] = {'H', 'W', 'T', 'I', 'S', 'S', '0', '2'};
 
 }  // namespace
 
@@ -614,6 +615,9 @@ std::vector<std::uint8_t> Simulation::save_state() const {
 void Simulation::load_state(const std::vector<std::uint8_t>& in) {
   char magic[8];
   std::size_t pos = get(in, 0, magic, 8);
+  if (std::memcmp(magic, kMagic, 6) == 0 && std::memcmp(magic + 6, "01", 2) == 0)
+    throw Error("load_state: the state was written by an older heartwave (voltage stored on the "
+                "whole box); start the run again without --restart");
   if (std::memcmp(magic, kMagic, 8) != 0) throw Error("load_state: not a heartwave tissue state");
   std::int64_t steps = 0;
   double dt = 0;
