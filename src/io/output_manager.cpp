@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "io/checkpoint.hpp"
+#include "tissue/reaction.hpp"
 
 namespace hw::io {
 namespace {
@@ -164,10 +165,7 @@ void OutputManager::open(bool continuing, const std::string* probes_text, const 
   if (!o_.electrodes.empty()) {
     // The pseudo-ECG needs the run's diffusion operator; build the same one here.
     // Stored by rows around the tissue, like the run's own fields.
-    tissue::SimSetup setup = tissue::make_sim_setup(c_);
-    tissue::DiffusionSetup ds{setup.geo.grid, std::move(setup.sigma), setup.geo.mask, setup.order,
-                              tissue::row_layout(setup.geo.grid, setup.geo.mask)};
-    ecg_op_ = tissue::make_diffusion_operator(std::move(ds), tissue::Backend::cpu);
+    ecg_op_ = tissue::make_diffusion_operator(tissue::make_case_diffusion(c_), tissue::Backend::cpu);
     std::vector<ElectrodePoint> el;
     std::vector<std::string> cols;
     for (const auto& e : o_.electrodes) el.push_back({e.name, e.position}), cols.push_back(e.name);

@@ -34,7 +34,6 @@
 #include "io/probes.hpp"
 #include "io/vtk_writer.hpp"
 #include "tissue/case.hpp"
-#include "tissue/reaction.hpp"
 #include "tissue/simulation.hpp"
 
 namespace hw::io {

@@ -190,6 +190,18 @@ double apply_phase_field(const TissueCase& c, SimGeometry& geo, Conductivity& si
 
 }  // namespace
 
+DiffusionSetup make_case_diffusion(const TissueCase& c) {
+  std::optional<FibreField> fibres;
+  SimGeometry geo = make_geometry(c, &fibres);
+  Conductivity sigma = make_sigma(c, geo, fibres);
+  fibres.reset();
+  Field<double> phi;
+  apply_phase_field(c, geo, sigma, phi);
+  DiffusionSetup ds{geo.grid, std::move(sigma), std::move(geo.mask), c.conductivity.order};
+  ds.layout = row_layout(ds.grid, ds.mask);
+  return ds;
+}
+
 SimSetup make_sim_setup(const TissueCase& c) {
   SimSetup s;
   s.tcase = c;

@@ -17,6 +17,7 @@
 #include "cell/cell_setup.hpp"
 #include "tissue/case.hpp"
 #include "tissue/conductivity.hpp"
+#include "tissue/diffusion.hpp"
 #include "tissue/stimuli.hpp"
 
 namespace hw::tissue {
@@ -82,6 +83,10 @@ struct SimSetup {
 
 // Validates c and resolves it (loads the models). InputError at the offending key.
 SimSetup make_sim_setup(const TissueCase& c);
+
+// The run's diffusion operator set-up alone (grid, mask, σ or φσ, order, the row layout),
+// without loading any model: for outputs that apply L V themselves (the pseudo-ECG).
+DiffusionSetup make_case_diffusion(const TissueCase& c);
 
 // See stable_dt_limit in simulation.hpp (estimate_memory is defined with these too).
 double sim_stable_dt(const TissueCase& c);
