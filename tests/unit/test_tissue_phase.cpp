@@ -17,6 +17,7 @@
 
 #include "core/error.hpp"
 #include "io/nrrd.hpp"
+#include "test_tissue_util.hpp"
 #include "tissue/diffusion_stepper.hpp"
 #include "tissue/geometry.hpp"
 #include "tissue/phase_field.hpp"
@@ -188,13 +189,7 @@ TEST(TissuePhase, BoxConservesPhaseWeightedCharge) {
       [](double x, double y) { return prof(std::min(x - 0.8, 4.0 - x)) * prof(std::min(y - 0.6, 3.4 - y)); },
       "aliev_panfilov_1996", &phi);
   c.models[0].params["k"] = 0;
-  InitialCondition ic;
-  ic.where.kind = Region::Kind::box;
-  ic.where.lo = {0.6, 0.4, 0};
-  ic.where.hi = {2.0, 2.0, 1};
-  ic.variable = "V";
-  ic.value = 60;
-  c.initial.push_back(ic);
+  c.initial.push_back(hw::tissue::testing::box_initial({0.6, 0.4, 0}, {2.0, 2.0, 1}, "V", 60));
   c.time.precision = Precision::f64;  // 1e-10 needs double on the cpu engine too
   for (Backend b : {Backend::reference, Backend::cpu}) {
     {

@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "io/case_file.hpp"
+#include "test_tissue_util.hpp"
 #include "tissue/niederer.hpp"
 #include "tissue/simulation.hpp"
 #include "tissue/stimuli.hpp"
@@ -557,13 +558,7 @@ TEST(TissueSim, UcsdRabbitRuleBasedFibresInCompressedRows) {
   c.conductivity.sigma_l = 0.1334;
   c.conductivity.sigma_t = 0.0176;
   c.time.dt = 0.05;
-  InitialCondition ic;
-  ic.where.kind = Region::Kind::box;
-  ic.where.lo = {0, 0, 0};
-  ic.where.hi = {12, 40, 40};
-  ic.variable = "V";
-  ic.value = 1.0;
-  c.initial.push_back(ic);
+  c.initial.push_back(hw::tissue::testing::box_initial({0, 0, 0}, {12, 40, 40}, "V", 1.0));
   SimulationOptions o;
   o.threads = 2;
   c.time.precision = Precision::f64;

@@ -5,11 +5,24 @@
 #include <cmath>
 #include <random>
 
+#include "tissue/case.hpp"
 #include "tissue/conductivity.hpp"
 #include "tissue/diffusion.hpp"
 #include "tissue/grid.hpp"
 
 namespace hw::tissue::testing {
+
+// An initial condition: `variable` = value on the cells whose centres lie in [lo, hi) (mm).
+inline InitialCondition box_initial(std::array<double, 3> lo, std::array<double, 3> hi,
+                                    const std::string& variable, double value) {
+  InitialCondition ic;
+  ic.where.kind = Region::Kind::box;
+  ic.where.lo = lo;
+  ic.where.hi = hi;
+  ic.variable = variable;
+  ic.value = value;
+  return ic;
+}
 
 inline Grid make_grid(int nx, int ny, int nz, double hx, double hy, double hz, Boundary bx,
                       Boundary by, Boundary bz) {
