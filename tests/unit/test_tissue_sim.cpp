@@ -47,18 +47,14 @@ void add_box_region(TissueCase& c, const std::string& model, std::array<double, 
                     std::array<double, 3> hi) {
   ModelRegion r;
   r.model = model;
-  r.where.kind = Region::Kind::box;
-  r.where.lo = lo;
-  r.where.hi = hi;
+  r.where = hw::tissue::testing::box_region(lo, hi);
   c.models.push_back(r);
 }
 
 Stimulus box_stim(std::array<double, 3> lo, std::array<double, 3> hi, double amp = 50,
                   double dur = 1) {
   Stimulus s;
-  s.where.kind = Region::Kind::box;
-  s.where.lo = lo;
-  s.where.hi = hi;
+  s.where = hw::tissue::testing::box_region(lo, hi);
   s.amplitude = amp;
   s.duration = dur;
   return s;

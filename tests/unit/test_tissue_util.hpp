@@ -12,13 +12,20 @@
 
 namespace hw::tissue::testing {
 
-// An initial condition: `variable` = value on the cells whose centres lie in [lo, hi) (mm).
+// The cells whose centres lie in the box [lo, hi) (mm).
+inline Region box_region(std::array<double, 3> lo, std::array<double, 3> hi) {
+  Region r;
+  r.kind = Region::Kind::box;
+  r.lo = lo;
+  r.hi = hi;
+  return r;
+}
+
+// An initial condition: `variable` = value on box_region(lo, hi).
 inline InitialCondition box_initial(std::array<double, 3> lo, std::array<double, 3> hi,
                                     const std::string& variable, double value) {
   InitialCondition ic;
-  ic.where.kind = Region::Kind::box;
-  ic.where.lo = lo;
-  ic.where.hi = hi;
+  ic.where = box_region(lo, hi);
   ic.variable = variable;
   ic.value = value;
   return ic;
