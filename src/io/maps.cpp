@@ -193,8 +193,12 @@ std::vector<double> PseudoEcg::compute(const tissue::Field<float>& v) {
                             g.size()));
   // V into the operator's storage; cells off the tissue (NaN in a run's V) have no flux,
   // but 0·NaN would still leak, so they hold 0.
-  for (std::size_t c = 0; c < v.size(); ++c)
-    if (L.holds(c)) vs_[L.index(c)] = tissue::is_tissue(mask, c) && std::isfinite(v[c]) ? v[c] : 0.f;
+  const std::size_t nx = std::size_t(g.nx());
+  for (std::size_t r = 0; r < L.rows(); ++r)
+    for (std::size_t i = L.lo[r]; i < L.hi[r]; ++i) {
+      const std::size_t c = r * nx + i;
+      vs_[L.base[r] + i] = tissue::is_tissue(mask, c) && std::isfinite(v[c]) ? v[c] : 0.f;
+    }
   op_.apply(vs_, lv_);  // lv = ∇·σ∇V, µA/mm³ (mS/mm · mV/mm²)
   const double rmin = 0.5 * std::min({g.h[0], g.h[1], g.h[2]});
   const double k = g.cell_volume() / (4 * std::numbers::pi * sigma_e_);

@@ -78,7 +78,6 @@ struct SimSetup {
   std::vector<StimulusSchedule> schedules;
   std::vector<ResolvedInitial> initial;  // applied by the engine, then dropped
   std::size_t tissue_cells = 0;
-  std::size_t memory_bytes = 0;
 };
 
 // Validates c and resolves it (loads the models). InputError at the offending key.

@@ -140,21 +140,6 @@ class Engine final : public EngineBase {
       for (std::size_t n = 0; n < g.size(); ++n)
         if (s.phi[n] > 0) inv_phi_[layout_.index(n)] = Real(1.0 / s.phi[n]);
     }
-    // Each row's tissue extent [lo, hi) (empty rows: lo = hi), when not every cell is tissue.
-    bool whole = false;
-    for (const Part& p : s.parts) whole |= p.identity;
-    if (!whole) {
-      const long rows = long(g.ny()) * g.nz();
-      row_lo_.assign(rows, std::uint32_t(g.nx()));
-      row_hi_.assign(rows, 0);
-      for (const Part& p : s.parts)
-        for (std::size_t i = 0; i < p.n; ++i) {
-          const std::size_t n = p.grid_index(i), r = n / g.nx();
-          const auto x = std::uint32_t(n % g.nx());
-          row_lo_[r] = std::min(row_lo_[r], x);
-          row_hi_[r] = std::max(row_hi_[r], x + 1);
-        }
-    }
     if (fused_) {
       uniform_ = s.sigma.uniform() && !s.sigma.has_off_diagonal() && s.geo.mask.empty() &&
                  s.phi.empty();
@@ -345,10 +330,10 @@ class Engine final : public EngineBase {
         Real* const buf = direct ? vout + base : row.data() + nx;
         bool any = false;
         for (long r = r0; r < r1; ++r) {
-          // Only the row's tissue extent is diffused and stepped; a row without tissue is
-          // skipped (its V never changes, in either buffer).
-          const int lo = row_lo_.empty() ? 0 : int(row_lo_[r]);
-          const int hi = row_lo_.empty() ? nx : int(row_hi_[r]);
+          // Only the row's tissue range (the layout's; every tissue cell belongs to a part)
+          // is diffused and stepped; a row without tissue is skipped (its V never changes,
+          // in either buffer).
+          const int lo = int(layout_.tlo[r]), hi = int(layout_.thi[r]);
           if (lo >= hi) continue;
           any = true;
           if (!diffuse) continue;
@@ -511,7 +496,6 @@ class Engine final : public EngineBase {
   std::vector<int> active_;
   bool fused_ = false, uniform_ = false, phase_field_ = false;
   RowLayout layout_;  // where V (and 1/φ, the link coefficients) live
-  std::vector<std::uint32_t> row_lo_, row_hi_;  // tissue extent per (j,k) row; empty: all
   std::size_t scratch_states_ = 0, scratch_params_ = 0;  // per cell of a scratch block
   std::array<double, 3> w_{0, 0, 0};
   kernels::LinkCoeffs<Real> links_;
@@ -652,10 +636,6 @@ std::string Simulation::describe() const {
   for (const Part& p : s.parts)
     d += fmt::format("model {}: {} cells, {} states, kernel {}{}\n", p.model, p.n, p.ns, p.how,
                      p.per_cell ? ", per-cell parameters" : "");
-  const MemoryEstimate mem = estimate_memory(s.tcase);
-  d += fmt::format("memory: about {:.1f} MB while running, {:.1f} MB more during set-up "
-                   "(estimate_memory)\n",
-                   mem.run / 1e6, mem.setup / 1e6);
   return d;
 }
 
