@@ -16,6 +16,7 @@
 #include "io/output_manager.hpp"
 #include "io/png_writer.hpp"
 #include "test_io_support.hpp"
+#include "test_tissue_util.hpp"
 #include "tissue/simulation.hpp"
 
 using namespace hw;
@@ -35,13 +36,7 @@ TissueCase planar_case(const std::string& dir) {
   c.models.push_back(m);
   c.conductivity.sigma_l = 0.1334;
   c.time.dt = 0.02;
-  Stimulus s;
-  s.where.kind = Region::Kind::box;
-  s.where.lo = {0, 0, 0};
-  s.where.hi = {0.6, 1.6, 0.2};
-  s.amplitude = 200;
-  s.duration = 2;
-  c.stimuli.push_back(s);
+  c.stimuli.push_back(hw::tissue::testing::box_stimulus({0, 0, 0}, {0.6, 1.6, 0.2}, 200, 2));
   OutputSpec& o = c.output;
   o.directory = dir;
   o.field_interval = 5;

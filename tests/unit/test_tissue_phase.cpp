@@ -137,13 +137,7 @@ std::vector<double> diffuse_to(TissueCase c, DiffusionScheme sch, double dt, dou
 
 // 50 µA/mm³ for 1 ms in the box x < 1.2 mm, y < 7.2 mm: a wave from the left edge.
 Stimulus left_edge_stimulus() {
-  Stimulus st;
-  st.where.kind = Region::Kind::box;
-  st.where.lo = {0, 0, 0};
-  st.where.hi = {1.2, 7.2, 1};
-  st.amplitude = 50;
-  st.duration = 1;
-  return st;
+  return hw::tissue::testing::box_stimulus({0, 0, 0}, {1.2, 7.2, 1}, 50, 1);
 }
 
 // Σ φ·V over the tissue cells: what a no-flux phase-field boundary conserves.
@@ -284,11 +278,7 @@ TEST(TissuePhase, TiltedSlabConductsLikeAlignedSlab) {
     TissueCase c = phase_sheet(td.dir, nx, ny, h,
                                [&](double x, double y) { return prof(half - std::fabs(perp(x, y))); },
                                "bueno_orovio_2008_epi");
-    Stimulus st;
-    st.where = sphere(x0 + 0.6 * ca, y0 + 0.6 * sa, 1.3);
-    st.amplitude = 50;
-    st.duration = 1;
-    c.stimuli.push_back(st);
+    c.stimuli.push_back(hw::tissue::testing::stimulus(sphere(x0 + 0.6 * ca, y0 + 0.6 * sa, 1.3), 50, 1));
     const auto act = activation(c, Backend::cpu, 22);
     // Samples on the axis at s = 3..10 mm: the cell nearest the axis point.
     std::vector<double> s, t;

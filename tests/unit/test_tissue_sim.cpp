@@ -22,6 +22,10 @@ using namespace hw::tissue;
 
 namespace {
 
+using hw::tissue::testing::box_initial;
+using hw::tissue::testing::box_region;
+using hw::tissue::testing::box_stimulus;
+
 // Bytes of heap in use (glibc: small blocks plus mmap'ed large ones).
 std::size_t heap_in_use() {
   const struct mallinfo2 mi = mallinfo2();
@@ -47,18 +51,10 @@ void add_box_region(TissueCase& c, const std::string& model, std::array<double, 
                     std::array<double, 3> hi) {
   ModelRegion r;
   r.model = model;
-  r.where = hw::tissue::testing::box_region(lo, hi);
+  r.where = box_region(lo, hi);
   c.models.push_back(r);
 }
 
-Stimulus box_stim(std::array<double, 3> lo, std::array<double, 3> hi, double amp = 50,
-                  double dur = 1) {
-  Stimulus s;
-  s.where = hw::tissue::testing::box_region(lo, hi);
-  s.amplitude = amp;
-  s.duration = dur;
-  return s;
-}
 
 // Activation times (first upward crossing of thr, linear in time), NaN where none.
 struct SimRun {
@@ -138,7 +134,7 @@ TEST(TissueSim, ReferenceVsCpu2DAnisotropicTwoModels) {
   c.fibres.kind = FibreSpec::Kind::uniform;
   c.fibres.direction = {1, 0.6, 0};  // oblique: 9-point stencil with edge links
   add_box_region(c, "tentusscher_2006_epi", {3, 0, 0}, {6, 2, 1});
-  c.stimuli.push_back(box_stim({0, 0, 0}, {0.6, 4, 1}));
+  c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.6, 4, 1}));
   compare_backends(c, 12, "2D 30x20 oblique fibres, BO epi + TT06 epi");
 }
 
@@ -148,7 +144,7 @@ TEST(TissueSim, ReferenceVsCpuWholeGridInPlace) {
   TissueCase c = sheet(24, 16, 1, 0.2, "tentusscher_2006_epi");
   c.fibres.kind = FibreSpec::Kind::uniform;
   c.fibres.direction = {1, 0.4, 0};
-  c.stimuli.push_back(box_stim({0, 0, 0}, {0.6, 3.2, 1}));
+  c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.6, 3.2, 1}));
   compare_backends(c, 12, "2D 24x16 oblique fibres, TT06 epi on the whole grid (in place)");
   c.time.splitting = Splitting::strang;
   c.time.ode_substeps = 2;
@@ -167,7 +163,7 @@ TEST(TissueSim, ReferenceVsCpu3DRotatingFibresPeriodic) {
   m2.where.face = "z-";
   m2.where.depth = 0.5;
   c.models.push_back(m2);
-  c.stimuli.push_back(box_stim({0, 0, 0}, {0.5, 2, 1.5}));
+  c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.5, 2, 1.5}));
   compare_backends(c, 10, "3D 14x8x6 rotating fibres, periodic y, BO epi + endo");
 }
 
@@ -178,7 +174,7 @@ TEST(TissueSim, ReferenceVsCpuMaskedSlabWithHole) {
   c.geometry.hole_radius = 1.0;
   c.fibres.kind = FibreSpec::Kind::uniform;
   c.fibres.direction = {1, 0, 0};
-  c.stimuli.push_back(box_stim({0, 0, 0}, {0.6, 4, 1}));
+  c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.6, 4, 1}));
   {
     Simulation probe(c);
     EXPECT_FALSE(probe.mask().empty());
@@ -199,7 +195,7 @@ TEST(TissueSim, ReferenceVsCpuShellInCompressedRows) {
   c.fibres.angle_from = 60;
   c.fibres.angle_to = -60;
   add_box_region(c, "bueno_orovio_2008_endo", {0, 0, 0}, {6, 2.5, 2});
-  c.stimuli.push_back(box_stim({0, 0, 0}, {1.5, 5, 4}));
+  c.stimuli.push_back(box_stimulus({0, 0, 0}, {1.5, 5, 4}));
   {
     Simulation probe(c);
     EXPECT_NE(probe.describe().find("compressed rows"), std::string::npos) << probe.describe();
@@ -219,7 +215,7 @@ TEST(TissueSim, ConductionVelocityConverges) {
     TissueCase c = sheet(n, 1, 1, hs[q], "bueno_orovio_2008_epi");
     c.time.dt = 0.01;
     c.time.precision = Precision::f64;
-    c.stimuli.push_back(box_stim({0, 0, 0}, {1.0, 1, 1}));
+    c.stimuli.push_back(box_stimulus({0, 0, 0}, {1.0, 1, 1}));
     const SimRun r = run(c, Backend::cpu, 20);
     const Grid& g = c.grid;
     auto at = [&](double x) {
@@ -247,13 +243,11 @@ TEST(TissueSim, PointStimulusGivesCircularFront) {
   TissueCase c = sheet(41, 41, 1, 0.2, "bueno_orovio_2008_epi");
   c.conductivity.sigma_l = 0.1334;  // fibres none: isotropic σ_l
   c.time.dt = 0.02;
-  Stimulus s;
-  s.where.kind = Region::Kind::sphere;
-  s.where.centre = {4.1, 4.1, 0.1};
-  s.where.radius = 0.5;
-  s.amplitude = 80;
-  s.duration = 1;
-  c.stimuli.push_back(s);
+  Region spot;
+  spot.kind = Region::Kind::sphere;
+  spot.centre = {4.1, 4.1, 0.1};
+  spot.radius = 0.5;
+  c.stimuli.push_back(hw::tissue::testing::stimulus(spot, 80, 1));
   const SimRun r = run(c, Backend::cpu, 8);
   const Grid& g = c.grid;
   const double R = 2.5;
@@ -280,7 +274,7 @@ TEST(TissueSim, GodunovAndStrangAgreeAsDtShrinks) {
     TissueCase c = sheet(40, 1, 1, 0.2, "bueno_orovio_2008_epi");
     c.time.dt = dts[q];
     c.time.precision = Precision::f64;
-    c.stimuli.push_back(box_stim({0, 0, 0}, {0.6, 1, 1}));
+    c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.6, 1, 1}));
     const SimRun g = run(c, Backend::cpu, 14);
     c.time.splitting = Splitting::strang;
     const SimRun s = run(c, Backend::cpu, 14);
@@ -338,7 +332,7 @@ TEST(TissueSim, StimulusTiming) {
   c.time.precision = Precision::f64;
   c.time.dt = 0.05;
   Simulation quiet(c);
-  Stimulus s = box_stim({0, 0, 0}, {0.2, 1, 1}, 5, 0.5);
+  Stimulus s = box_stimulus({0, 0, 0}, {0.2, 1, 1}, 5, 0.5);
   s.start = 1.0;
   c.stimuli.push_back(s);
   Simulation stim(c);
@@ -401,7 +395,7 @@ TEST(TissueSim, CrossFieldInitialConditionMakesSpiral) {
 TEST(TissueSim, NanStopsWithTimeCellAndKeepsLastState) {
   TissueCase c = sheet(8, 4, 1, 0.2, "bueno_orovio_2008_epi");
   c.time.dt = 0.02;
-  Stimulus s = box_stim({0.4, 0.4, 0}, {0.6, 0.6, 1}, 1e300, 1);
+  Stimulus s = box_stimulus({0.4, 0.4, 0}, {0.6, 0.6, 1}, 1e300, 1);
   s.start = 0.1;
   c.stimuli.push_back(s);
   for (Backend b : {Backend::reference, Backend::cpu}) {
@@ -432,7 +426,7 @@ TEST(TissueSim, SaveLoadContinuesBitIdentically) {
     TissueCase c = sheet(20, 12, 1, 0.25, "tentusscher_2006_epi");
     c.time.precision = p;
     c.time.splitting = Splitting::strang;
-    c.stimuli.push_back(box_stim({0, 0, 0}, {1, 3, 1}));
+    c.stimuli.push_back(box_stimulus({0, 0, 0}, {1, 3, 1}));
     if (annulus) {  // a mask: V stored in compressed rows
       c.geometry.kind = GeometrySpec::Kind::ellipsoid_shell;
       c.geometry.centre = {2.5, 1.5, 0.125};
@@ -554,7 +548,7 @@ TEST(TissueSim, UcsdRabbitRuleBasedFibresInCompressedRows) {
   c.conductivity.sigma_l = 0.1334;
   c.conductivity.sigma_t = 0.0176;
   c.time.dt = 0.05;
-  c.initial.push_back(hw::tissue::testing::box_initial({0, 0, 0}, {12, 40, 40}, "V", 1.0));
+  c.initial.push_back(box_initial({0, 0, 0}, {12, 40, 40}, "V", 1.0));
   SimulationOptions o;
   o.threads = 2;
   c.time.precision = Precision::f64;
@@ -604,7 +598,7 @@ TEST(TissueSim, BadInputNamesTheKey) {
   const double lim = stable_dt_limit(c);
   EXPECT_NEAR(lim, 2 * 140 * 0.01 / (8 * 0.1334 / 0.01), 1e-12);
   c.time.dt = 0.01;
-  Stimulus s = box_stim({50, 50, 0}, {60, 60, 1});
+  Stimulus s = box_stimulus({50, 50, 0}, {60, 60, 1});
   s.loc = {"case.toml", 30, 1};
   c.stimuli.push_back(s);
   EXPECT_THROW(Simulation x(c), hw::InputError);

@@ -21,6 +21,20 @@ inline Region box_region(std::array<double, 3> lo, std::array<double, 3> hi) {
   return r;
 }
 
+// A stimulus of amplitude (µA/mm³) for duration (ms) from t = 0 on `where`.
+inline Stimulus stimulus(const Region& where, double amplitude, double duration) {
+  Stimulus s;
+  s.where = where;
+  s.amplitude = amplitude;
+  s.duration = duration;
+  return s;
+}
+
+inline Stimulus box_stimulus(std::array<double, 3> lo, std::array<double, 3> hi,
+                             double amplitude = 50, double duration = 1) {
+  return stimulus(box_region(lo, hi), amplitude, duration);
+}
+
 // An initial condition: `variable` = value on box_region(lo, hi).
 inline InitialCondition box_initial(std::array<double, 3> lo, std::array<double, 3> hi,
                                     const std::string& variable, double value) {
