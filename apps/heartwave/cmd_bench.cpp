@@ -18,6 +18,7 @@
 #include "core/error.hpp"
 #include "progress.hpp"
 #include "tissue/niederer.hpp"
+#include "tissue/engine.hpp"
 #include "tissue/simulation.hpp"
 
 namespace hw::cli {
@@ -37,7 +38,6 @@ struct BenchNiedererFlags {
 int run_bench_niederer(const BenchNiedererFlags& f) {
   using namespace hw::tissue;
   SimulationOptions opt;
-  opt.backend = f.backend == "reference" ? Backend::reference : f.backend == "cuda" ? Backend::cuda : Backend::cpu;
   opt.threads = f.threads;
   TissueCase c = niederer_case(f.dx, f.dt);
   c.time.precision = f.precision == "f64" ? Precision::f64 : Precision::f32;
@@ -45,12 +45,14 @@ int run_bench_niederer(const BenchNiedererFlags& f) {
                      : f.diffusion == "backward-euler" ? DiffusionScheme::backward_euler
                      : f.diffusion == "crank-nicolson" ? DiffusionScheme::crank_nicolson
                                                        : niederer_auto_scheme(c);
+  std::string backend_note;
+  opt.backend = choose_backend(f.backend, &c, &backend_note);
   const char* scheme = c.time.diffusion == DiffusionScheme::forward_euler    ? "explicit"
                        : c.time.diffusion == DiffusionScheme::backward_euler ? "backward-euler"
                                                                              : "crank-nicolson";
   if (!f.quiet)
-    std::cout << fmt::format("N-version benchmark: {}, dt = {} ms, {} cells, backend {}, {} diffusion, {}\n",
-                             c.grid.str(), f.dt, c.grid.size(), f.backend, scheme, f.precision);
+    std::cout << fmt::format("N-version benchmark: {}, dt = {} ms, {} cells, {}, {} diffusion, {}\n",
+                             c.grid.str(), f.dt, c.grid.size(), backend_note, scheme, f.precision);
   std::cout << std::flush;
   Progress progress(0, 150, stderr, ::isatty(2) != 0, f.quiet);
   const NiedererResult r = run_niederer(c, opt, [&](double t) { progress.update(t); });
@@ -89,7 +91,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   auto f = std::make_shared<BenchNiedererFlags>();
   cmd->add_option("--dx", f->dx, "grid spacing, mm (all axes)")->check(kPositive)->capture_default_str();
   cmd->add_option("--dt", f->dt, "PDE time step, ms")->check(kPositive)->capture_default_str();
-  cmd->add_option("--backend", f->backend, "auto (= cpu), reference, cpu, cuda")
+  cmd->add_option("--backend", f->backend, "auto (the GPU where one is found and the case runs there, else cpu), reference, cpu, cuda")
       ->check(CLI::IsMember({"auto", "reference", "cpu", "cuda"}))
       ->capture_default_str();
   cmd->add_option("--threads", f->threads, "OpenMP threads (0 = default)")->check(CLI::Range(0, 4096));

@@ -13,7 +13,9 @@
 #include <fmt/format.h>
 
 #include "common.hpp"
+#include "gpu/driver.hpp"
 #include "tissue/benchmarks.hpp"
+#include "tissue/engine.hpp"
 
 namespace hw::cli {
 
@@ -22,23 +24,36 @@ namespace {
 struct TissueBenchFlags {
   int threads = 2;
   double seconds = 3;
+  std::string backend = "auto";
 };
 
 int run_tissue_bench(const std::string& what, const TissueBenchFlags& f) {
   using namespace hw::tissue;
-  const double roof = measure_copy_bandwidth_gbs(f.threads);
-  std::cout << fmt::format("copy roof: {:.2f} GB/s on {} thread(s) (2 x 512 MiB float arrays)\n", roof,
-                           f.threads);
+  std::string note;
+  const Backend backend = choose_backend(f.backend, nullptr, &note);
+  std::cout << note << "\n";
+  const bool gpu = backend == Backend::cuda;
+  const double roof = gpu ? gpu::measure_copy_roof() / 1e9 : measure_copy_bandwidth_gbs(f.threads);
+  std::cout << (gpu ? fmt::format("copy roof: {:.2f} GB/s (device-to-device copy of 1 GiB, read + write, median of 20)\n", roof)
+                    : fmt::format("copy roof: {:.2f} GB/s on {} thread(s) (2 x 512 MiB float arrays)\n", roof,
+                                  f.threads));
   if (what == "roof") return 0;
-  std::vector<std::string> names = what == "all" ? tissue_benchmark_names() : std::vector<std::string>{what};
-  std::cout << fmt::format("{:<14} {:>10} {:>7} {:>8} {:>14} {:>12} {:>8} {:>9} {:>13}\n", "name", "cells",
-                           "steps", "s", "cell-steps/s", "B/cell-step", "GB/s", "roof GB/s", "achieved/roof");
+  std::vector<std::string> names = {what};
+  if (what == "all") {
+    names = tissue_benchmark_names();
+    if (gpu)
+      for (const auto& n : gpu_benchmark_names()) names.push_back(n);
+  }
+  std::cout << fmt::format("{:<14} {:>10} {:>7} {:>8} {:>14} {:>10} {:>10} {:>6} {:>9} {:>9} {:>8}\n", "name",
+                           "cells", "steps", "s", "cell-steps/s", "steps/s", "wall/sim-s", "B/c-s", "GB/s",
+                           "roof GB/s", "ach/roof");
   std::vector<std::string> notes;
   for (const std::string& n : names) {
-    const BenchResult r = run_tissue_benchmark(n, f.threads, f.seconds, 0, roof);
-    std::cout << fmt::format("{:<14} {:>10} {:>7} {:>8.3f} {:>14.4g} {:>12.0f} {:>8.3f} {:>9.2f} {:>13.3f}\n",
-                             r.name, r.cells, r.steps, r.seconds, r.cell_steps_per_s, r.bytes_per_cell_step,
-                             r.achieved_gbs, r.roof_gbs, r.roof_gbs > 0 ? r.achieved_gbs / r.roof_gbs : 0.0)
+    const BenchResult r = run_tissue_benchmark(n, f.threads, f.seconds, 0, roof, backend);
+    std::cout << fmt::format("{:<14} {:>10} {:>7} {:>8.3f} {:>14.4g} {:>10.4g} {:>10.4g} {:>6.0f} {:>9.1f} {:>9.1f} {:>8.3f}\n",
+                             r.name, r.cells, r.steps, r.seconds, r.cell_steps_per_s, r.steps_per_s,
+                             r.wall_per_simulated_s, r.bytes_per_cell_step, r.achieved_gbs, r.roof_gbs,
+                             r.roof_gbs > 0 ? r.achieved_gbs / r.roof_gbs : 0.0)
               << std::flush;
     notes.push_back(r.name + ": " + r.notes);
   }
@@ -51,17 +66,23 @@ int run_tissue_bench(const std::string& what, const TissueBenchFlags& f) {
 // Called by add_bench_command (cmd_bench.cpp) with its `bench` command.
 void add_tissue_bench_subcommands(CLI::App* bench, Action& action) {
   std::vector<std::string> names = hw::tissue::tissue_benchmark_names();
+  for (const auto& n : hw::tissue::gpu_benchmark_names()) names.push_back(n);
   names.push_back("roof");
   names.push_back("all");
   for (const std::string& n : names) {
     const std::string help = n == "roof"  ? "Copy bandwidth of this machine (the memory roof), GB/s"
                              : n == "all" ? "The roof and every tissue case, as a table"
-                                          : "Tissue case " + n + " on the cpu backend: cell-steps/s vs the roof";
+                                          : "Tissue case " + n + ": cell-steps/s vs the roof";
     auto* cmd = bench->add_subcommand(n, help);
     auto f = std::make_shared<TissueBenchFlags>();
     cmd->add_option("--threads", f->threads, "OpenMP threads")->check(CLI::Range(1, 4096))->capture_default_str();
     cmd->add_option("--seconds", f->seconds, "timed seconds per case")->check(kPositive)->capture_default_str();
-    cmd->footer("Cases and the traffic model: docs/benchmarks.md, \"Tissue (CPU)\".");
+    cmd->add_option("--backend", f->backend, "auto (the GPU where one is found, else cpu), cpu, cuda, reference")
+        ->check(CLI::IsMember({"auto", "reference", "cpu", "cuda"}))
+        ->capture_default_str();
+    cmd->footer("Cases and the traffic model: docs/benchmarks.md. On the GPU, `all` adds the large cases\n"
+                "karma3d-256, karma3d-512, tt06-3d-256 and niederer-0.05, and the roof is a\n"
+                "device-to-device copy measured in the same run.");
     cmd->callback([f, n, &action] { action = [f, n]() { return run_tissue_bench(n, *f); }; });
   }
 }

@@ -28,6 +28,7 @@
 #include "io/checkpoint.hpp"
 #include "io/output_manager.hpp"
 #include "progress.hpp"
+#include "tissue/engine.hpp"
 #include "tissue/simulation.hpp"
 
 namespace hw::cli {
@@ -128,8 +129,10 @@ int run_case(const RunFlags& f) {
 
   // 3. The simulation (loads models, validates the numerics) and the restart state.
   SimulationOptions opt;
-  opt.backend = f.backend == "reference" ? Backend::reference : f.backend == "cuda" ? Backend::cuda : Backend::cpu;
+  std::string backend_note;
+  opt.backend = choose_backend(f.backend, &c, &backend_note);
   opt.threads = f.threads;
+  if (!f.quiet) std::cout << "  " << backend_note << "\n";
   Simulation sim(c, opt);
   if (io::grid_from_file(c)) io::validate_regions(c, sim.grid());
   const std::uint64_t identity = case_identity(text, f.sets);
@@ -213,7 +216,8 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_option("--set", f->sets, "override a case key before validation: --set time.dt=0.01 (repeatable)")
       ->allow_extra_args(false)
       ->type_name("KEY=VALUE");
-  cmd->add_option("--backend", f->backend, "engine: auto (= cpu), reference (plain double loops), cpu, cuda")
+  cmd->add_option("--backend", f->backend, "engine: auto (the GPU where one and its driver are found and the case runs there, else cpu), "
+                  "reference (plain double loops), cpu, cuda")
       ->check(CLI::IsMember({"auto", "reference", "cpu", "cuda"}))
       ->capture_default_str();
   cmd->add_option("--threads", f->threads, "OpenMP threads (0 = default)")->check(CLI::Range(0, 4096));

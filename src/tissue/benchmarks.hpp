@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tissue/case.hpp"
+#include "tissue/diffusion.hpp"
 
 namespace hw::tissue {
 
@@ -29,21 +30,26 @@ struct BenchResult {
   double bytes_per_cell_step = 0;  // the traffic model: 2 · sizeof(Real) · states
   double achieved_gbs = 0;         // cell_steps_per_s · bytes_per_cell_step / 1e9
   double roof_gbs = 0;             // measure_copy_bandwidth_gbs(threads), same process
+                                   // (a device-to-device copy on the GPU)
+  double steps_per_s = 0;
+  double wall_per_simulated_s = 0;  // wall seconds per simulated second
   std::string notes;               // diffusion scheme, kernel, precision
 };
 
 // karma2d, karma3d, tt06-3d, niederer-0.2.
 std::vector<std::string> tissue_benchmark_names();
+// The GPU sizes (issue targets): karma3d-256, karma3d-512, tt06-3d-256, niederer-0.05.
+std::vector<std::string> gpu_benchmark_names();
 
 // The case behind a name; n > 0 replaces the cells per axis (Niederer: cells along x, the
 // spacing 20 mm / n) so tests can run the same set-up tiny. InputError for an unknown name.
 TissueCase tissue_benchmark_case(const std::string& name, int n = 0);
 
-// Builds the case on the cpu backend with `threads` threads (0 = OpenMP default), takes
-// one untimed step, then steps for about seconds_budget (at least 2 steps). roof_gbs < 0
-// measures the roof here; pass a value to reuse one measured earlier (`bench all`), 0 to
-// skip it.
+// Builds the case on `backend` (cpu: `threads` threads, 0 = OpenMP default), takes one
+// untimed step, then steps for about seconds_budget (at least 2 steps). roof_gbs < 0
+// measures the roof here (the GPU's device-to-device copy for cuda); pass a value to reuse
+// one measured earlier (`bench all`), 0 to skip it.
 BenchResult run_tissue_benchmark(const std::string& name, int threads, double seconds_budget,
-                                 int n = 0, double roof_gbs = -1);
+                                 int n = 0, double roof_gbs = -1, Backend backend = Backend::cpu);
 
 }  // namespace hw::tissue

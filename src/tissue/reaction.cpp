@@ -202,7 +202,7 @@ DiffusionSetup make_case_diffusion(const TissueCase& c) {
   return ds;
 }
 
-SimSetup make_sim_setup(const TissueCase& c) {
+SimSetup make_sim_setup(const TissueCase& c, bool cpu_kernels) {
   SimSetup s;
   s.tcase = c;
   check_numbers(c);
@@ -306,9 +306,12 @@ SimSetup make_sim_setup(const TissueCase& c) {
       if (owner[n] == std::int16_t(r)) p.cells.push_back(std::uint32_t(n));
     p.n = p.cells.size();
     if (p.n == 0) continue;  // wholly overridden by later regions
-    std::string how;
-    p.kernel = model::make_kernel(lm.analysed, model::KernelChoice::automatic, &how);
-    p.how = how;
+    p.analysed = std::make_shared<const model::Model>(lm.analysed);
+    if (cpu_kernels) {
+      std::string how;
+      p.kernel = model::make_kernel(lm.analysed, model::KernelChoice::automatic, &how);
+      p.how = how;
+    }
     p.identity = p.n == g.size();
     const std::size_t rows = std::size_t(g.ny()) * g.nz();
     if (p.identity) {

@@ -15,6 +15,7 @@
 
 #include "cell/cell_kernel.hpp"
 #include "cell/cell_setup.hpp"
+#include "model/ir/model.hpp"
 #include "tissue/case.hpp"
 #include "tissue/conductivity.hpp"
 #include "tissue/diffusion.hpp"
@@ -26,7 +27,8 @@ namespace hw::tissue {
 struct Part {
   std::string model;
   SourceLoc loc;
-  std::shared_ptr<cell::CellKernel> kernel;
+  std::shared_ptr<const model::Model> analysed;  // the IR each engine builds its kernel from
+  std::shared_ptr<cell::CellKernel> kernel;      // the cpu kernel (null when not asked for)
   std::string how;  // which kernel and why (make_kernel)
   cell::CellSetup setup;
   int ns = 0, np = 0, kv = 0;        // states, parameters, voltage state index
@@ -81,7 +83,9 @@ struct SimSetup {
 };
 
 // Validates c and resolves it (loads the models). InputError at the offending key.
-SimSetup make_sim_setup(const TissueCase& c);
+// cpu_kernels: also build each part's CellKernel (built-in, JIT C++ or interpreter) for the
+// cpu and reference engines; the CUDA engine prints its own kernels from Part::analysed.
+SimSetup make_sim_setup(const TissueCase& c, bool cpu_kernels = true);
 
 // The run's diffusion operator set-up alone (grid, mask, σ or φσ, order, the row layout),
 // without loading any model: for outputs that apply L V themselves (the pseudo-ECG).

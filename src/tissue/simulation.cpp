@@ -1,66 +1,20 @@
-// The monodomain stepper: validation and set-up shared by every backend, and one engine
-// template that runs a step for Real = float or double.
-//
-// Layout (docs/tissue.md): per model region ("part") a compact ascending list of its tissue
-// cells' grid indices (none stored when the part is the whole grid), the states other than
-// the voltage in structure-of-arrays over those cells, and V in mV only in two fields
-// (current and next) that the diffusion stencil reads, stored by rows around the tissue
-// (tissue/row_layout.hpp; the whole box on a box or for the reference oracle). A step
-// reads V_cur and writes V_next; the cell states of a block are committed only after its
-// V was found finite.
+// Simulation: the set-up (tissue/reaction.hpp), one engine (tissue/engine.hpp) and the step
+// count; checkpoints in the canonical state format, so any engine resumes any other's run.
 #include "tissue/simulation.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <map>
 
 #include <fmt/format.h>
-#include <omp.h>
 
-#include "cell/cell_kernel.hpp"
-#include "cell/cell_setup.hpp"
-#include "kernels/cpu/flush_denormals.hpp"
-#include "kernels/cpu/fused_monodomain.hpp"
-#include "kernels/diffusion_k.hpp"
-#include "kernels/diffusion_kernels.hpp"
-#include "model/jit/jit.hpp"
-#include "model/load.hpp"
-#include "tissue/diffusion_stepper.hpp"
-#include "tissue/regions.hpp"
-#include "tissue/row_layout.hpp"
+#include "tissue/engine.hpp"
 #include "tissue/reaction.hpp"
-#include "tissue/stimuli.hpp"
 
 namespace hw::tissue {
 
 namespace {
-
-// Cells per reaction block: the CellKernel steps a block at a time, either in place
-// (whole-grid parts, Batch::v) or gathered into a scratch batch that stays in L1/L2 and is
-// written back once checked.
-constexpr std::size_t kBlock = 512;
-
-struct Failure {
-  std::atomic<bool> any{false};
-  std::size_t cell = std::numeric_limits<std::size_t>::max();
-  std::string variable;
-};
-
-class EngineBase {
- public:
-  virtual ~EngineBase() = default;
-  virtual void step(long n) = 0;  // advances from step n to n + 1; throws NumericalError
-  virtual void voltage(Field<float>& out) const = 0;
-  virtual double voltage_at(std::size_t n) const = 0;
-  virtual void state(std::size_t part, int k, Field<float>& out) const = 0;
-  virtual void save(std::vector<std::uint8_t>& out) const = 0;
-  virtual std::size_t load(const std::vector<std::uint8_t>& in, std::size_t pos) = 0;
-  virtual std::string kernels() const = 0;
-  virtual std::string storage() const = 0;
-};
 
 template <class T>
 void put(std::vector<std::uint8_t>& out, const T* p, std::size_t n) {
@@ -75,457 +29,24 @@ std::size_t get(const std::vector<std::uint8_t>& in, std::size_t pos, T* p, std:
   return pos + n * sizeof(T);
 }
 
-template <class Real>
-class Engine final : public EngineBase {
- public:
-  Engine(const SimSetup& s, bool reference, int threads)
-      : s_(s), reference_(reference), threads_(threads > 0 ? threads : omp_get_max_threads()) {
-    // The whole-field kernels and CG (implicit diffusion) open their own parallel regions
-    // with the default team size: make it the run's thread count, so --threads N means N.
-    if (threads > 0) omp_set_num_threads(threads);
-    const Grid& g = s.geo.grid;
-    // Fields live in compressed rows around the tissue; the oracle keeps the plain box.
-    layout_ = reference ? box_layout(g, s.geo.mask) : row_layout(g, s.geo.mask);
-    const std::size_t S = layout_.size();
-    v_[0] = Field<Real>(S, Real(0));
-    v_[1] = Field<Real>(S, Real(0));
-    if (s.time.splitting == Splitting::strang) tmp_ = Field<Real>(S, Real(0));
-    parts_.resize(s.parts.size());
-    // Initial values: the model's defaults, then the case's initial conditions in order.
-    for (std::size_t q = 0; q < s.parts.size(); ++q) {
-      const Part& p = s.parts[q];
-      auto& st = parts_[q];
-      st.y.assign(std::size_t(p.ns - 1) * p.n, Real(0));
-      for (int k = 0; k < p.ns; ++k) {
-        if (k == p.kv) continue;
-        std::fill_n(st.y.data() + slot(p, k) * p.n, p.n, Real(p.setup.initial_states[k]));
-      }
-      const Real v0 = Real(p.setup.initial_states[p.kv] * p.v2mV);
-      for (std::size_t i = 0; i < p.n; ++i) v_[0][layout_.index(p.grid_index(i))] = v0;
-      if (p.per_cell)
-        st.p.assign(p.pcell.begin(), p.pcell.end());
-      else
-        st.p.assign(p.params.begin(), p.params.end());
-      st.in_place = !reference && p.identity && layout_.box && p.v2mV == 1 && !p.per_cell &&
-                    p.kernel->external_voltage(p.kv);
-      // Storage index of each cell, where it differs from the grid index.
-      if (!p.identity && !layout_.box) {
-        st.at.resize(p.n);
-        for (std::size_t i = 0; i < p.n; ++i) st.at[i] = std::uint32_t(layout_.index(p.cells[i]));
-      }
-      if (!st.in_place) {
-        scratch_states_ = std::max(scratch_states_, std::size_t(p.ns));
-        scratch_params_ = std::max(scratch_params_, std::size_t(p.np));
-      }
-    }
-    for (const ResolvedInitial& ic : s.initial) {
-      if (ic.part < 0) {
-        for (std::uint32_t n : ic.cells)
-          if (is_tissue(&s.geo.mask, n)) v_[0][layout_.index(n)] = Real(ic.value);
-      } else {
-        const Part& p = s.parts[ic.part];
-        Real* yk = parts_[ic.part].y.data() + slot(p, ic.state) * p.n;
-        for (std::uint32_t i : ic.cells) yk[i] = Real(ic.value);
-      }
-    }
-    // Diffusion: fused rows for explicit second order on cpu; a whole-field operator
-    // otherwise (reference oracle, fourth order, implicit schemes).
-    const bool expl = s.time.diffusion == DiffusionScheme::forward_euler;
-    fused_ = !reference && expl && s.order == StencilOrder::second;
-    // Phase field, explicit: 1/φ on tissue (0 elsewhere), for V += α·(L_{φσ} V)/φ. The
-    // implicit schemes hand φ to the DiffusionStepper (Φ-weighted CG system) instead.
-    phase_field_ = !s.phi.empty();
-    if (phase_field_ && expl) {
-      inv_phi_ = Field<Real>(S, Real(0));
-      for (std::size_t n = 0; n < g.size(); ++n)
-        if (s.phi[n] > 0) inv_phi_[layout_.index(n)] = Real(1.0 / s.phi[n]);
-    }
-    if (fused_) {
-      uniform_ = s.sigma.uniform() && !s.sigma.has_off_diagonal() && s.geo.mask.empty() &&
-                 s.phi.empty();
-      const auto& u = s.sigma.uniform_value();
-      if (uniform_)
-        for (int a = 0; a < 3; ++a) w_[a] = g.active(a) ? u[a] / (g.h[a] * g.h[a]) : 0.0;
-      else
-        links_ = kernels::build_link_coeffs<Real>(g, s.sigma, s.geo.mask.empty() ? nullptr : &s.geo.mask,
-                                           layout_);
-    } else {
-      DiffusionSetup ds;
-      ds.grid = g;
-      ds.sigma = s.sigma;
-      ds.mask = s.geo.mask;
-      ds.order = s.order;
-      ds.layout = layout_;
-      op_ = make_diffusion_operator(std::move(ds), reference ? Backend::reference : Backend::cpu);
-      if (!expl) {
-        CgOptions cg;
-        cg.rel_tol = s.time.cg_tolerance;
-        if (sizeof(Real) == 4) cg.rel_tol = std::max(cg.rel_tol, 1e-6);
-        stepper_ = std::make_unique<DiffusionStepper<Real>>(*op_, s.chi, s.cm, s.time.dt,
-                                                            s.time.diffusion, cg, s.phi);
-      }
-    }
-  }
-
-  void step(long n) override {
-    const double dt = s_.time.dt, t = n * dt;
-    active_.clear();
-    for (std::size_t q = 0; q < s_.schedules.size(); ++q)
-      if (s_.schedules[q].on(n)) active_.push_back(int(q));
-    Field<Real>& cur = v_[cur_];
-    Field<Real>& next = v_[1 - cur_];
-    Failure fail;
-    if (s_.time.splitting == Splitting::godunov) {
-      // Lie splitting, diffusion first: V* = V + a·L V;  then R(dt) from V* (docs/tissue.md).
-      diffuse_react(cur, next, dt, t, fail);
-    } else {
-      // Strang: R(dt/2), D(dt), R(dt/2).
-      pass(cur.data(), tmp_.data(), false, 0.5 * dt, t, fail);
-      if (!fail.any) diffuse_react(tmp_, next, 0.5 * dt, t + 0.5 * dt, fail);
-    }
-    if (fail.any) {
-      const Grid& g = s_.geo.grid;
-      const std::size_t c = fail.cell;
-      const std::array<int, 3> ijk{int(c % g.nx()), int((c / g.nx()) % g.ny()),
-                                   int(c / (std::size_t(g.nx()) * g.ny()))};
-      throw NumericalError(
-          fmt::format("numerical error: {} is not finite at t = {} ms in cell ({}, {}, {}); "
-                      "the state of t = {} ms is kept (smaller dt, more ode_substeps or a "
-                      "smaller stimulus may help)",
-                      fail.variable, t + dt, ijk[0], ijk[1], ijk[2], t),
-          t + dt, ijk, fail.variable);
-    }
-    cur_ = 1 - cur_;
-  }
-
-  void voltage(Field<float>& out) const override {
-    const Grid& g = s_.geo.grid;
-    out.resize(g.size());
-    const Field<Real>& v = v_[cur_];
-    for (std::size_t n = 0; n < g.size(); ++n)
-      out[n] = is_tissue(&s_.geo.mask, n) ? float(v[layout_.index(n)])
-                                          : std::numeric_limits<float>::quiet_NaN();
-  }
-
-  double voltage_at(std::size_t n) const override {
-    return is_tissue(&s_.geo.mask, n) ? double(v_[cur_][layout_.index(n)])
-                                      : std::numeric_limits<double>::quiet_NaN();
-  }
-
-  void state(std::size_t q, int k, Field<float>& out) const override {
-    const Part& p = s_.parts[q];
-    const Real* yk = parts_[q].y.data() + slot(p, k) * p.n;
-    for (std::size_t i = 0; i < p.n; ++i) out[p.grid_index(i)] = float(yk[i]);
-  }
-
-  void save(std::vector<std::uint8_t>& out) const override {
-    const std::uint8_t bytes = sizeof(Real);
-    put(out, &bytes, 1);
-    for (const auto& st : parts_) put(out, st.y.data(), st.y.size());
-    put(out, v_[cur_].data(), v_[cur_].size());
-  }
-
-  std::size_t load(const std::vector<std::uint8_t>& in, std::size_t pos) override {
-    std::uint8_t bytes = 0;
-    pos = get(in, pos, &bytes, 1);
-    if (bytes != sizeof(Real))
-      throw Error("load_state: the saved state has another precision than this simulation");
-    for (auto& st : parts_) pos = get(in, pos, st.y.data(), st.y.size());
-    pos = get(in, pos, v_[cur_].data(), v_[cur_].size());
-    return pos;
-  }
-
-  std::string kernels() const override {
-    std::string d = fused_ ? (uniform_ ? "fused diffusion+reaction rows (uniform diagonal sigma)"
-                                       : "fused diffusion+reaction rows (link coefficients)")
-                           : fmt::format("{} diffusion operator, then reaction",
-                                         backend_name(op_->backend()));
-    if (phase_field_)
-      d += stepper_ ? ", phase-field no-flux boundary ((Phi - theta a L(phi sigma)) system)"
-                    : ", phase-field no-flux boundary (L(phi sigma) V / phi)";
-    if (stepper_) d += ", implicit diffusion by Jacobi-preconditioned CG";
-    return d;
-  }
-
-  std::string storage() const override {
-    const double box = double(s_.geo.grid.size());
-    if (layout_.box) return fmt::format("the whole box ({} cells per field)", layout_.size());
-    return fmt::format("compressed rows around the tissue, {} cells per field ({:.1f}% of the box)",
-                       layout_.size(), 100.0 * double(layout_.size()) / box);
-  }
-
- private:
-  struct PartState {
-    std::vector<Real> y;  // (ns − 1)·n: every state but V, state-major
-    std::vector<Real> p;  // np (uniform) or np·n (per cell)
-    std::vector<std::uint32_t> at;  // storage index of each cell (compressed layout only)
-    // The kernel steps y and the next V field in place (Batch::v): the part is the whole
-    // grid, V is in mV, parameters are shared and the kernel supports it.
-    bool in_place = false;
-  };
-  struct Scratch {
-    std::vector<Real> y, p;
-  };
-
-  static std::size_t slot(const Part& p, int k) { return std::size_t(k < p.kv ? k : k - 1); }
-
-  // dst = R(h)(D(dt)(src)): one diffusion step of dt, then the reaction over h.
-  void diffuse_react(Field<Real>& src, Field<Real>& dst, double h, double t, Failure& fail) {
-    const double alpha = s_.time.dt / (s_.chi * s_.cm);
-    if (fused_) {
-      pass(src.data(), dst.data(), true, h, t, fail);
-      return;
-    }
-    if (stepper_) {
-      // Implicit, Φ-weighted with a phase field (diffusion_stepper.hpp).
-      dst.vec() = src.vec();
-      stepper_->step(dst);
-    } else if (!inv_phi_.empty()) {
-      // Phase field: V* = V + a·(L_{φσ} V)/φ on tissue (1/φ = 0 off tissue: V* = V there).
-      op_->apply(src, dst, Real(alpha), Real(0));
-      const long N = long(src.size());
-      const Real* ip = inv_phi_.data();
-      const Real* sv = src.data();
-      Real* dv = dst.data();
-#pragma omp parallel for num_threads(threads_) if (!reference_ && N >= long(kernels::kMinParallelCells))
-      for (long n = 0; n < N; ++n) dv[n] = sv[n] + dv[n] * ip[n];
-    } else {
-      // V* = V + a·L V
-      op_->apply(src, dst, Real(alpha), Real(1));
-    }
-    pass(dst.data(), dst.data(), false, h, t, fail);
-  }
-
-  // For every group of rows: (fused) V* = vin + a·L vin into a row buffer (or straight
-  // into vout), else V* = vin; then each tissue cell of the group: V* += h·I_stim/(χCm),
-  // the cell model over h in ode_substeps sub-steps, V checked finite, states and vout
-  // committed.
-  void pass(const Real* vin, Real* vout, bool diffuse, double h, double t, Failure& fail) {
-    const Grid& g = s_.geo.grid;
-    const int nx = g.nx(), ny = g.ny();
-    const long rows = long(ny) * g.nz();
-    const Real alpha = Real(s_.time.dt / (s_.chi * s_.cm));
-    const bool par = !reference_ && long(g.size()) >= kernels::kMinParallelCells;
-    // Short rows are grouped, m rows of up to one block of cells, so the per-block costs of
-    // the cell step are paid per kBlock cells, not per 64- or 128-cell row of a 3D grid.
-    const long m = std::max<long>(1, long(kBlock) / nx);
-    const long groups = (rows + m - 1) / m;
-    // A single whole-grid part stepped in place: diffuse straight into the next V field.
-    const bool direct = diffuse && s_.parts.size() == 1 && parts_[0].in_place;
-#pragma omp parallel num_threads(threads_) if (par)
-    {
-      const kernels::cpu::FlushDenormals ftz(!reference_);
-      // The group's diffused V, indexed like storage from the group's first stored cell; nx
-      // cells of slack in front, where rows of a compressed layout start before it in x.
-      std::vector<Real> row(diffuse && !direct ? std::size_t(m + 1) * nx : 0);
-      Scratch sc;  // only parts not stepped in place use it
-      sc.y.resize(scratch_states_ * kBlock);
-      sc.p.resize(scratch_params_ * kBlock);
-      // Groups of 8: contiguous for the stencil's reuse of rows j±1, dynamic because rows
-      // of an irregular geometry hold very different amounts of tissue.
-#pragma omp for schedule(dynamic, 8)
-      for (long grp = 0; grp < groups; ++grp) {
-        const long r0 = grp * m, r1 = std::min(rows, r0 + m);
-        const std::size_t base = layout_.first(std::size_t(r0));
-        Real* const buf = direct ? vout + base : row.data() + nx;
-        bool any = false;
-        for (long r = r0; r < r1; ++r) {
-          // Only the row's tissue range (the layout's; every tissue cell belongs to a part)
-          // is diffused and stepped; a row without tissue is skipped (its V never changes,
-          // in either buffer).
-          const int lo = int(layout_.tlo[r]), hi = int(layout_.thi[r]);
-          if (lo >= hi) continue;
-          any = true;
-          if (!diffuse) continue;
-          const int j = int(r % ny), k = int(r / ny);
-          Real* out = buf + (std::ptrdiff_t(layout_.base[r]) - std::ptrdiff_t(base));
-          if (uniform_) {
-            kernels::cpu::diffusion2_uniform_row(g, w_, j, k, vin, out, alpha, Real(1));
-          } else if (inv_phi_.empty()) {
-            kernels::cpu::diffusion2_links_row(g, layout_, links_, j, k, vin, out, alpha, Real(1),
-                                               lo, hi);
-          } else {
-            // Phase field: V* = V + a·(L_{φσ} V)/φ (links built from φσ).
-            kernels::cpu::diffusion2_links_row(g, layout_, links_, j, k, vin, out, alpha, Real(0),
-                                               lo, hi);
-            const Real* ip = inv_phi_.data() + layout_.base[r];
-            const Real* vr = vin + layout_.base[r];
-            for (int i = lo; i < hi; ++i) out[i] = vr[i] + out[i] * ip[i];
-          }
-        }
-        if (!any) continue;
-        const Real* vd = diffuse ? buf : vin + base;
-        for (std::size_t q = 0; q < s_.parts.size(); ++q) {
-          const Part& p = s_.parts[q];
-          const std::size_t b = p.row_begin(std::size_t(r0), nx), e = p.row_begin(std::size_t(r1), nx);
-          for (std::size_t i0 = b; i0 < e; i0 += kBlock)
-            react(q, i0, std::min(kBlock, e - i0), vd, base, vout, h, t, sc, fail);
-        }
-      }
-    }
-  }
-
-  // react() for an in_place part: V* goes straight into the next V field (a copy only when
-  // it is not there already), the stimulus is added there, and the kernel steps that V and
-  // the part's own state arrays where they lie. A block with a non-finite V is not swapped
-  // in (V_next never becomes current on failure), but its other states have advanced.
-  void react_in_place(std::size_t q, std::size_t i0, std::size_t cnt, const Real* vd,
-                      std::size_t base, Real* vout, double h, double t, Failure& fail) {
-    const Part& p = s_.parts[q];
-    PartState& st = parts_[q];
-    Real* v = vout + i0;  // whole-grid part: compact index = grid index
-    const Real* vs = vd + (i0 - base);
-    if (vs != v) std::copy(vs, vs + cnt, v);
-    add_stimuli(p, i0, cnt, h, v);
-    cell::Batch<Real> batch{cnt, p.n, st.y.data() + i0, st.p.data(), false, v, p.kv};
-    const int sub = s_.time.ode_substeps;
-    p.kernel->step(s_.integrator, Real(t / p.t2ms), Real(h / sub / p.t2ms), sub, batch);
-    std::size_t bad = 0;
-    for (std::size_t c = 0; c < cnt; ++c) bad += !(std::abs(v[c]) <= std::numeric_limits<Real>::max());
-    if (!bad) return;
-    for (std::size_t c = 0; c < cnt; ++c) {
-      if (std::isfinite(v[c])) continue;
-      std::string var = "V";
-      for (int k = 0; k < p.ns; ++k)
-        if (k != p.kv && !std::isfinite(st.y[slot(p, k) * p.n + i0 + c])) {
-          var = p.setup.state_names[k];
-          break;
-        }
-      record_failure(fail, i0 + c, var);
-      return;
-    }
-  }
-
-  // V[c] += h·I_stim/(χ Cm) (model units) for the block's cells i0 + c under an active stimulus.
-  void add_stimuli(const Part& p, std::size_t i0, std::size_t cnt, double h, Real* v) const {
-    for (int s : active_) {
-      const auto& list = p.stim[s];
-      if (list.empty()) continue;
-      const Real add = Real(h * p.stim_rate[s]);
-      for (auto it = std::lower_bound(list.begin(), list.end(), std::uint32_t(i0));
-           it != list.end() && *it < i0 + cnt; ++it)
-        v[*it - i0] += add;
-    }
-  }
-
-  static void record_failure(Failure& fail, std::size_t cell, const std::string& var) {
-#pragma omp critical(hw_tissue_failure)
-    {
-      if (cell < fail.cell) {
-        fail.cell = cell;
-        fail.variable = var;
-      }
-      fail.any = true;
-    }
-  }
-
-  void react(std::size_t q, std::size_t i0, std::size_t cnt, const Real* vd, std::size_t base,
-             Real* vout, double h, double t, Scratch& sc, Failure& fail) {
-    const Part& p = s_.parts[q];
-    PartState& st = parts_[q];
-    if (st.in_place) return react_in_place(q, i0, cnt, vd, base, vout, h, t, fail);
-    const std::size_t n = p.n, B = kBlock;
-    Real* y = sc.y.data();
-    Real* yv = y + std::size_t(p.kv) * B;
-    const Real to_model = Real(1.0 / p.v2mV), to_mv = Real(p.v2mV);
-    const std::uint32_t* at = st.at.empty() ? p.cells.data() : st.at.data();  // storage index
-    // Gather: V from the diffused row (mV → model units), the other states from the part.
-    // A part that is the whole grid has contiguous cells: plain loops that vectorise.
-    if (p.identity) {
-      const Real* vrow = vd + (i0 - base);
-      for (std::size_t c = 0; c < cnt; ++c) yv[c] = vrow[c] * to_model;
-    } else {
-      for (std::size_t c = 0; c < cnt; ++c) yv[c] = vd[at[i0 + c] - base] * to_model;
-    }
-    for (int k = 0; k < p.ns; ++k) {
-      if (k == p.kv) continue;
-      const Real* src = st.y.data() + slot(p, k) * n + i0;
-      std::copy(src, src + cnt, y + std::size_t(k) * B);
-    }
-    add_stimuli(p, i0, cnt, h, yv);
-    const Real* par = st.p.data();
-    if (p.per_cell) {
-      for (int k = 0; k < p.np; ++k)
-        std::copy(st.p.data() + std::size_t(k) * n + i0, st.p.data() + std::size_t(k) * n + i0 + cnt,
-                  sc.p.data() + std::size_t(k) * B);
-      par = sc.p.data();
-    }
-    cell::Batch<Real> batch{cnt, B, y, par, p.per_cell};
-    const int sub = s_.time.ode_substeps;
-    p.kernel->step(s_.integrator, Real(t / p.t2ms), Real(h / sub / p.t2ms), sub, batch);
-    // Check before committing: a block with a non-finite V keeps its previous states.
-    // |V| <= max is false for NaN and ±inf; a count, not a branch, so the loop vectorises.
-    std::size_t bad = 0;
-    for (std::size_t c = 0; c < cnt; ++c)
-      bad += !(std::abs(yv[c]) <= std::numeric_limits<Real>::max());
-    if (bad) {
-      for (std::size_t c = 0; c < cnt; ++c) {
-        if (std::isfinite(yv[c])) continue;
-        std::string var = "V";
-        for (int k = 0; k < p.ns; ++k)
-          if (k != p.kv && !std::isfinite(y[std::size_t(k) * B + c])) {
-            var = p.setup.state_names[k];
-            break;
-          }
-        record_failure(fail, p.grid_index(i0 + c), var);
-        break;
-      }
-      return;
-    }
-    for (int k = 0; k < p.ns; ++k) {
-      if (k == p.kv) continue;
-      const Real* src = y + std::size_t(k) * B;
-      std::copy(src, src + cnt, st.y.data() + slot(p, k) * n + i0);
-    }
-    if (p.identity) {
-      Real* out = vout + i0;
-      for (std::size_t c = 0; c < cnt; ++c) out[c] = yv[c] * to_mv;
-    } else {
-      for (std::size_t c = 0; c < cnt; ++c) vout[at[i0 + c]] = yv[c] * to_mv;
-    }
-  }
-
-  const SimSetup& s_;
-  bool reference_;
-  int threads_;
-  std::array<Field<Real>, 2> v_;
-  Field<Real> tmp_;
-  Field<Real> inv_phi_;  // 1/φ on tissue, 0 elsewhere; empty without a phase field
-  int cur_ = 0;
-  std::vector<PartState> parts_;
-  std::vector<int> active_;
-  bool fused_ = false, uniform_ = false, phase_field_ = false;
-  RowLayout layout_;  // where V (and 1/φ, the link coefficients) live
-  std::size_t scratch_states_ = 0, scratch_params_ = 0;  // per cell of a scratch block
-  std::array<double, 3> w_{0, 0, 0};
-  kernels::LinkCoeffs<Real> links_;
-  std::unique_ptr<DiffusionOperator> op_;
-  std::unique_ptr<DiffusionStepper<Real>> stepper_;
-};
-
-// Version 02: V in the row layout (01 held it on the whole box).
-constexpr char kMagic[8] = {'H', 'W', 'T', 'I', 'S', 'S', '0', '2'};
-
+// Version 03: the canonical state (tissue/engine.hpp), V on tissue cells in grid order; 02
+// held V in the cpu engine's row layout, 01 on the whole box.
+constexpr char kMagic[8] = {'H', 'W', 'T', 'I', 'S', 'S', '0', '3'};
 }  // namespace
 
 struct Simulation::Impl {
   SimSetup s;
   SimulationOptions opt;
-  std::unique_ptr<EngineBase> engine;
+  std::unique_ptr<Engine> engine;
   long steps = 0;
 };
 
 Simulation::Simulation(const TissueCase& c, const SimulationOptions& opt)
     : impl_(std::make_unique<Impl>()) {
-  if (opt.backend == Backend::cuda)
-    throw InputError(c.time.loc, "backend cuda: the CUDA backend is not built into this heartwave");
   impl_->opt = opt;
-  impl_->s = make_sim_setup(c);
-  const bool ref = opt.backend == Backend::reference;
-  if (ref || c.time.precision == Precision::f64)
-    impl_->engine = std::make_unique<Engine<double>>(impl_->s, ref, ref ? 1 : opt.threads);
-  else
-    impl_->engine = std::make_unique<Engine<float>>(impl_->s, false, opt.threads);
+  // The CUDA engine prints its own kernels from the IR: no cpu kernel to build for it.
+  impl_->s = make_sim_setup(c, opt.backend != Backend::cuda);
+  impl_->engine = make_engine(impl_->s, {opt.backend, opt.threads});
   // Set-up data the engine has copied into its own arrays (per-voxel σ and φ are box-sized:
   // keeping them would make a heart's memory follow its box, not its tissue).
   impl_->s.initial.clear();
@@ -547,9 +68,26 @@ void Simulation::step() {
 
 void Simulation::run_until(double t_ms, const std::function<void(const Simulation&)>& after) {
   const double dt = impl_->s.time.dt;
+  if (after) {
+    while (time() < t_ms - 1e-3 * dt) {
+      step();
+      after(*this);
+    }
+    return;
+  }
+  // Nobody looks between steps: let the engine run them in batches (the GPU queues a batch
+  // and checks its NaN flag once).
+  constexpr long kBatch = 64;
   while (time() < t_ms - 1e-3 * dt) {
-    step();
-    if (after) after(*this);
+    const long left = std::max(1L, long(std::ceil((t_ms - 1e-3 * dt - time()) / dt)));
+    long done = 0;
+    try {
+      impl_->engine->advance(impl_->steps, std::min(left, kBatch), done);
+    } catch (...) {
+      impl_->steps += done;
+      throw;
+    }
+    impl_->steps += done;
   }
 }
 
@@ -592,16 +130,17 @@ std::vector<std::uint8_t> Simulation::save_state() const {
   put(out, &dt, 1);
   put(out, &cells, 1);
   put(out, &tissue, 1);
-  impl_->engine->save(out);
+  write_canonical(impl_->engine->save(), out);
   return out;
 }
 
 void Simulation::load_state(const std::vector<std::uint8_t>& in) {
   char magic[8];
   std::size_t pos = get(in, 0, magic, 8);
-  if (std::memcmp(magic, kMagic, 6) == 0 && std::memcmp(magic + 6, "01", 2) == 0)
-    throw Error("load_state: the state was written by an older heartwave (voltage stored on the "
-                "whole box); start the run again without --restart");
+  if (std::memcmp(magic, kMagic, 6) == 0 &&
+      (std::memcmp(magic + 6, "01", 2) == 0 || std::memcmp(magic + 6, "02", 2) == 0))
+    throw Error("load_state: the state was written by an older heartwave (voltage stored in that "
+                "version's own layout); start the run again without --restart");
   if (std::memcmp(magic, kMagic, 8) != 0) throw Error("load_state: not a heartwave tissue state");
   std::int64_t steps = 0;
   double dt = 0;
@@ -615,27 +154,29 @@ void Simulation::load_state(const std::vector<std::uint8_t>& in) {
         "load_state: the saved state is of another case (dt {} ms, {} cells, {} tissue; this "
         "case: dt {} ms, {} cells, {} tissue)",
         dt, cells, tissue, impl_->s.time.dt, impl_->s.geo.grid.size(), impl_->s.tissue_cells));
-  pos = impl_->engine->load(in, pos);
+  std::vector<std::size_t> sizes;
+  for (const Part& p : impl_->s.parts) sizes.push_back(std::size_t(p.ns - 1) * p.n);
+  CanonicalState st;
+  pos = read_canonical(in, pos, sizes, impl_->s.tissue_cells, st);
   if (pos != in.size()) throw Error("load_state: the saved state has trailing bytes");
+  impl_->engine->load(st);
   impl_->steps = steps;
 }
 
 std::string Simulation::describe() const {
   const SimSetup& s = impl_->s;
-  std::string d = fmt::format("grid: {}\ntissue cells: {}\nbackend: {} ({}, {} threads)\n",
-                              s.geo.grid.str(), s.tissue_cells, backend_name(impl_->opt.backend),
-                              impl_->opt.backend == Backend::reference || s.time.precision == Precision::f64
-                                  ? "double" : "float",
-                              impl_->opt.backend == Backend::reference ? 1
-                              : impl_->opt.threads > 0 ? impl_->opt.threads : omp_get_max_threads());
-  d += fmt::format("storage: {}\n", impl_->engine->storage());
+  const EngineInfo e = impl_->engine->describe();
+  std::string d = fmt::format("grid: {}\ntissue cells: {}\nbackend: {}\n", s.geo.grid.str(),
+                              s.tissue_cells, e.backend);
+  d += fmt::format("storage: {}\n", e.storage);
   d += fmt::format("diffusion: {}; {} splitting, dt {} ms, {} ODE sub-step(s), integrator {}\n",
-                   impl_->engine->kernels(),
-                   s.time.splitting == Splitting::godunov ? "Godunov" : "Strang", s.time.dt,
-                   s.time.ode_substeps, s.time.integrator);
-  for (const Part& p : s.parts)
-    d += fmt::format("model {}: {} cells, {} states, kernel {}{}\n", p.model, p.n, p.ns, p.how,
-                     p.per_cell ? ", per-cell parameters" : "");
+                   e.kernels, s.time.splitting == Splitting::godunov ? "Godunov" : "Strang",
+                   s.time.dt, s.time.ode_substeps, s.time.integrator);
+  for (std::size_t q = 0; q < s.parts.size(); ++q) {
+    const Part& p = s.parts[q];
+    d += fmt::format("model {}: {} cells, {} states, kernel {}{}\n", p.model, p.n, p.ns,
+                     e.part_kernels[q], p.per_cell ? ", per-cell parameters" : "");
+  }
   return d;
 }
 

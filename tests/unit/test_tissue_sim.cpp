@@ -25,36 +25,14 @@ namespace {
 using hw::tissue::testing::box_initial;
 using hw::tissue::testing::box_region;
 using hw::tissue::testing::box_stimulus;
+using hw::tissue::testing::add_box_region;
+using hw::tissue::testing::sheet;
 
 // Bytes of heap in use (glibc: small blocks plus mmap'ed large ones).
 std::size_t heap_in_use() {
   const struct mallinfo2 mi = mallinfo2();
   return mi.uordblks + mi.hblkhd;
 }
-
-TissueCase sheet(int nx, int ny, int nz, double h, const std::string& model) {
-  TissueCase c;
-  c.grid.n = {nx, ny, nz};
-  c.grid.h = {h, h, h};
-  ModelRegion m;
-  m.model = model;
-  c.models.push_back(m);
-  c.conductivity.sigma_l = 0.1334;
-  c.conductivity.sigma_t = 0.0176;
-  c.time.dt = 0.02;
-  c.time.integrator = "rl1";
-  return c;
-}
-
-// A second model on the cells whose centres lie in the box [lo, hi) (mm).
-void add_box_region(TissueCase& c, const std::string& model, std::array<double, 3> lo,
-                    std::array<double, 3> hi) {
-  ModelRegion r;
-  r.model = model;
-  r.where = box_region(lo, hi);
-  c.models.push_back(r);
-}
-
 
 // Activation times (first upward crossing of thr, linear in time), NaN where none.
 struct SimRun {

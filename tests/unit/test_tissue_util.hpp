@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 
 #include "tissue/case.hpp"
 #include "tissue/conductivity.hpp"
@@ -43,6 +44,30 @@ inline InitialCondition box_initial(std::array<double, 3> lo, std::array<double,
   ic.variable = variable;
   ic.value = value;
   return ic;
+}
+
+// An nx × ny × nz sheet of cells of h mm running `model` everywhere, dt 0.02 ms, RL1.
+inline TissueCase sheet(int nx, int ny, int nz, double h, const std::string& model) {
+  TissueCase c;
+  c.grid.n = {nx, ny, nz};
+  c.grid.h = {h, h, h};
+  ModelRegion m;
+  m.model = model;
+  c.models.push_back(m);
+  c.conductivity.sigma_l = 0.1334;
+  c.conductivity.sigma_t = 0.0176;
+  c.time.dt = 0.02;
+  c.time.integrator = "rl1";
+  return c;
+}
+
+// A second model on the cells whose centres lie in the box [lo, hi) (mm).
+inline void add_box_region(TissueCase& c, const std::string& model, std::array<double, 3> lo,
+                           std::array<double, 3> hi) {
+  ModelRegion r;
+  r.model = model;
+  r.where = box_region(lo, hi);
+  c.models.push_back(r);
 }
 
 inline Grid make_grid(int nx, int ny, int nz, double hx, double hy, double hz, Boundary bx,

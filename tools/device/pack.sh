@@ -2,6 +2,8 @@
 # Packs built heartwave binaries with every shared library they load (glibc and its loader
 # included) into .devrun/, for running on the device machine, whose image has none of
 # Debian's libraries (libxml2, SUNDIALS, HDF5, ...) and nothing to install them from.
+# The CUDA toolkit's own libraries (NVRTC) are left out: the device image has the same
+# toolkit, and unpack.sh puts its lib64 on the search path (with the driver's folder).
 #
 # Usage: bash tools/device/pack.sh NAME=BINARY [NAME=BINARY ...]
 #   e.g. bash tools/device/pack.sh heartwave=build/apps/heartwave/heartwave
@@ -13,10 +15,12 @@ rm -rf .devrun && mkdir -p .devrun/stage/lib .devrun/stage/exe
 for pair in "$@"; do
   name=${pair%%=*} bin=${pair#*=}
   cp "$bin" ".devrun/stage/exe/$name"
-  ldd "$bin" | awk '$3 ~ /^\//{print $3} $1 ~ /^\//{print $1}' | while read -r lib; do
+  strip ".devrun/stage/exe/$name" 2>/dev/null || true
+  ldd "$bin" | awk '$3 ~ /^\//{print $3} $1 ~ /^\//{print $1}' | grep -v '/cuda' | while read -r lib; do
     cp -L "$lib" .devrun/stage/lib/ 2>/dev/null || true
   done
 done
 tar -C .devrun/stage -cJf .devrun/pack.tar.xz .
+echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src apps tests 2>/dev/null || echo -dirty)" > .devrun/commit
 rm -rf .devrun/stage
 du -h .devrun/pack.tar.xz

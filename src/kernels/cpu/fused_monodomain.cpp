@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "kernels/diffusion_k.hpp"
+#include "kernels/stencil_k.hpp"
 
 namespace hw::kernels::cpu {
 
@@ -24,10 +24,8 @@ void diffusion2_uniform_row(const tissue::Grid& g, const std::array<double, 3>& 
   const Real* vzm = km < 0 ? v0 : v + g.index(0, j, km);
   auto cell = [&](int i, int ip, int im) {
     const Real c = v0[i];
-    // out = α Σ_a w_a (v₊ + v₋ − 2v) + β v
-    const Real lv = wx * (v0[ip] + v0[im] - Real(2) * c) + wy * (vyp[i] + vym[i] - Real(2) * c) +
-                    wz * (vzp[i] + vzm[i] - Real(2) * c);
-    o[i] = alpha * lv + beta * c;
+    o[i] = diffused(uniform_laplacian(wx, wy, wz, c, v0[ip], v0[im], vyp[i], vym[i], vzp[i], vzm[i]),
+                    c, alpha, beta);
   };
   if (nx == 1) {
     cell(0, 0, 0);
@@ -57,29 +55,15 @@ void diffusion2_links_row(const tissue::Grid& g, const tissue::RowLayout& layout
   auto crow = [&](const std::vector<Coef>& f, int jj, int kk) -> const Coef* {
     return (f.empty() || jj < 0 || kk < 0) ? zero : f.data() + base(jj, kk);
   };
-  const Real *vyp = vrow(jp, k), *vym = vrow(jm, k), *vzp = vrow(j, kp), *vzm = vrow(j, km);
-  const Real *vpp = vrow(jp, kp), *vmm = vrow(jm, km), *vmp = vrow(jm, kp), *vpm = vrow(jp, km);
-  const Coef* cx = crow(cf.face[0], j, k);
-  const Coef *cyp = crow(cf.face[1], j, k), *cym = crow(cf.face[1], jm, k);
-  const Coef *czp = crow(cf.face[2], j, k), *czm = crow(cf.face[2], j, km);
-  const Coef *exy = crow(cf.edge[0], j, k), *exy_m = crow(cf.edge[0], jm, k);
-  const Coef *exz = crow(cf.edge[1], j, k), *exz_m = crow(cf.edge[1], j, km);
-  const Coef *eyz = crow(cf.edge[2], j, k), *eyz_mm = crow(cf.edge[2], jm, km),
-               *eyz_m0 = crow(cf.edge[2], jm, k), *eyz_0m = crow(cf.edge[2], j, km);
-  // mm = 0 switches off the links to a missing −x neighbour (im then points at i).
+  const LinkRows<Real, Coef> rows{
+      v0, vrow(jp, k), vrow(jm, k), vrow(j, kp), vrow(j, km), vrow(jp, kp), vrow(jm, km),
+      vrow(jm, kp), vrow(jp, km), crow(cf.face[0], j, k), crow(cf.face[1], j, k),
+      crow(cf.face[1], jm, k), crow(cf.face[2], j, k), crow(cf.face[2], j, km),
+      crow(cf.edge[0], j, k), crow(cf.edge[0], jm, k), crow(cf.edge[1], j, k),
+      crow(cf.edge[1], j, km), crow(cf.edge[2], j, k), crow(cf.edge[2], jm, km),
+      crow(cf.edge[2], jm, k), crow(cf.edge[2], j, km)};
   auto cell = [&](int i, int ip, int im, Real mm) {
-    const Real c = v0[i];
-    // L v = Σ_faces w (v_m − v) + Σ_edges ±e (v_diag − v)
-    Real lv = Real(cx[i]) * (v0[ip] - c) + mm * Real(cx[im]) * (v0[im] - c);
-    lv += Real(cyp[i]) * (vyp[i] - c) + Real(cym[i]) * (vym[i] - c);
-    lv += Real(czp[i]) * (vzp[i] - c) + Real(czm[i]) * (vzm[i] - c);
-    lv += Real(exy[i]) * (vyp[ip] - c) + mm * Real(exy_m[im]) * (vym[im] - c) -
-          mm * Real(exy[im]) * (vyp[im] - c) - Real(exy_m[i]) * (vym[ip] - c);
-    lv += Real(exz[i]) * (vzp[ip] - c) + mm * Real(exz_m[im]) * (vzm[im] - c) -
-          mm * Real(exz[im]) * (vzp[im] - c) - Real(exz_m[i]) * (vzm[ip] - c);
-    lv += Real(eyz[i]) * (vpp[i] - c) + Real(eyz_mm[i]) * (vmm[i] - c) -
-          Real(eyz_m0[i]) * (vmp[i] - c) - Real(eyz_0m[i]) * (vpm[i] - c);
-    o[i] = alpha * lv + beta * c;
+    o[i] = diffused(links_laplacian(rows, i, ip, im, mm), v0[i], alpha, beta);
   };
   if (nx == 1) {
     cell(0, 0, 0, Real(0));

@@ -179,6 +179,7 @@ std::string print_cuda(const Model& m, const CudaOptions& opt) {
     out << "    case " << k << ": " << pre << "_step_" << methods[k] << "(t, dt, y, p, c); return;\n";
   out << "  }\n}\n\n";
 
+  if (!opt.demo_kernel) return out.str();
   const std::size_t ns1 = m.states.size() ? m.states.size() : 1;
   const int nc1 = l.n_constants ? l.n_constants : 1;
   out << "// Steps n independent cells with uniform parameters; y is SoA (state k of cell i\n"

@@ -32,6 +32,9 @@ struct CudaOptions {
   // __noinline__: each is compiled once instead of once per call site, which is what a
   // compile-only check needs (O'Hara-Rudy inlined into all six steps takes NVRTC minutes).
   bool force_inline = true;
+  // The demo kernel at the end (extern "C" <prefix>_demo_step). A tissue kernel leaves it
+  // out: it calls every integrator, so with force_inline it multiplies the compile time.
+  bool demo_kernel = true;
 };
 
 // Throws hw::Error when the model is not analysed (see printer_common.hpp).

@@ -184,16 +184,15 @@ std::unique_ptr<CellKernel> from_builtin(const Model& m, const std::string& hash
 
 std::unique_ptr<CellKernel> interpreter(const Model& m) { return make_interpreter(m); }
 
-// $HEARTWAVE_CACHE_MAX_MB (a positive number), else 1 GiB.
-std::uintmax_t cache_limit_bytes() {
+}  // namespace
+
+std::uintmax_t jit_cache_limit_bytes() {
   const std::string v = env("HEARTWAVE_CACHE_MAX_MB");
   char* end = nullptr;
   const double mb = v.empty() ? 0 : std::strtod(v.c_str(), &end);
   if (mb > 0 && end && *end == '\0') return std::uintmax_t(mb * 1024 * 1024);
   return std::uintmax_t(1024) * 1024 * 1024;
 }
-
-}  // namespace
 
 std::string jit_cache_dir() {
   if (std::string d = env("HEARTWAVE_CACHE"); !d.empty()) return d;
@@ -240,7 +239,7 @@ std::uintmax_t prune_jit_cache(const std::string& dir, std::uintmax_t max_bytes,
     const bool temporary = name.find(".tmp.") != std::string::npos || name.find(".log.") != std::string::npos;
     if (temporary) {
       if (now - when > std::chrono::hours(24) && fs::remove(p, e2)) freed += bytes;
-    } else if (p.extension() == ".so") {
+    } else if (p.extension() == ".so" || p.extension() == ".cubin") {  // cubins: gpu/compile
       libs.push_back({p, when, bytes});
     }
   }
@@ -252,7 +251,7 @@ std::uintmax_t prune_jit_cache(const std::string& dir, std::uintmax_t max_bytes,
     std::error_code e2;
     if (fs::remove(e.so, e2)) freed += e.bytes;
     fs::path cpp = e.so;
-    cpp.replace_extension(".cpp");
+    cpp.replace_extension(e.so.extension() == ".cubin" ? ".cu" : ".cpp");
     const auto cpp_bytes = fs::file_size(cpp, e2);
     if (!e2 && fs::remove(cpp, e2)) freed += cpp_bytes;
   }
@@ -307,7 +306,7 @@ std::unique_ptr<CellKernel> compile_cpp_kernel(const std::string& source,
   }
   fs::rename(tmp_so, so, ec);
   if (ec) throw Error("cannot move the compiled model into the cache: " + ec.message());
-  prune_jit_cache(dir.string(), cache_limit_bytes(), so.string());
+  prune_jit_cache(dir.string(), jit_cache_limit_bytes(), so.string());
   if (auto k = load_library(so, factory_symbol, &why)) return k;
   throw Error("cannot load the compiled model: " + why);
 }

@@ -42,8 +42,11 @@ std::string model_cpp_hash(const Model& analysed);
 
 // The cache folder (created on demand by compile_cpp_kernel).
 std::string jit_cache_dir();
+// $HEARTWAVE_CACHE_MAX_MB (a positive number) in bytes, else 1 GiB.
+std::uintmax_t jit_cache_limit_bytes();
 
-// Deletes the least recently used model_<key>.so (and .cpp) in dir until the libraries
+// Deletes the least recently used model_<key>.so (and .cpp) and model_cuda_<key>.cubin (and
+// .cu, gpu/compile.hpp) in dir until the libraries
 // take at most max_bytes, never `keep`, plus temporaries (*.tmp.*, *.log.*) older than a
 // day. A cache hit refreshes the library's modification time, which is what "used" means.
 // Returns the bytes freed. Files another process deletes meanwhile are skipped.

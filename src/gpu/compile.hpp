@@ -1,0 +1,39 @@
+// CUDA source to a loadable GPU image with NVRTC, cached on disk.
+//
+// Why a cache: NVRTC takes seconds for a large model (O'Hara-Rudy) and a run or a test
+// suite builds the same kernels again and again. The key is SHA-256 of (source, every
+// header's name and text, options, target architecture, NVRTC version), so any change to
+// the model, the integrator, the precision, the kernel variant or the toolchain gives a
+// new entry. The cache is the model JIT's folder ($HEARTWAVE_CACHE, ...), files are written
+// atomically and pruned with the JIT's libraries (model/jit/jit.hpp).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hw::gpu {
+
+struct CudaSource {
+  std::string name = "heartwave_kernels.cu";  // for NVRTC's messages
+  std::string text;
+  std::vector<std::pair<std::string, std::string>> headers;  // include name, text
+  std::vector<std::string> options;                          // besides arch and -std
+};
+
+struct CompiledImage {
+  std::string image;        // cubin (or PTX when NVRTC does not know the device's arch)
+  std::string arch;         // what it was compiled for, e.g. "sm_90"
+  bool from_cache = false;
+  std::string cache_path;   // the cubin's file
+  double compile_seconds = 0;
+};
+
+// Compiles for `arch` (e.g. "sm_90"). A compile failure throws hw::Error with NVRTC's log
+// and the path where the failing source was kept.
+CompiledImage compile_cuda(const CudaSource& src, const std::string& arch);
+
+// NVRTC's version as "major.minor"; "" when built without NVRTC.
+std::string nvrtc_version();
+
+}  // namespace hw::gpu

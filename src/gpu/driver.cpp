@@ -1,0 +1,397 @@
+#include "gpu/driver.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+#ifdef HW_HAVE_CUDA
+#include <cuda.h>
+#include <dlfcn.h>
+#endif
+
+namespace hw::gpu {
+
+#ifdef HW_HAVE_CUDA
+
+namespace {
+
+// The driver entry points heartwave uses, resolved by cuGetProcAddress at the ABI of the
+// CUDA version we compile against (so cuMemAlloc is the _v2 one, and so on).
+struct Api {
+  decltype(&::cuInit) init;
+  decltype(&::cuDriverGetVersion) driver_version;
+  decltype(&::cuGetErrorString) error_string;
+  decltype(&::cuGetErrorName) error_name;
+  decltype(&::cuDeviceGetCount) device_count;
+  decltype(&::cuDeviceGet) device_get;
+  decltype(&::cuDeviceGetName) device_name;
+  decltype(&::cuDeviceGetAttribute) device_attribute;
+  decltype(&::cuDeviceTotalMem) device_total_mem;
+  decltype(&::cuDevicePrimaryCtxRetain) primary_retain;
+  decltype(&::cuCtxSetCurrent) ctx_set_current;
+  decltype(&::cuCtxSynchronize) ctx_synchronize;
+  decltype(&::cuMemAlloc) mem_alloc;
+  decltype(&::cuMemFree) mem_free;
+  decltype(&::cuMemGetInfo) mem_info;
+  decltype(&::cuMemcpyHtoD) htod;
+  decltype(&::cuMemcpyDtoH) dtoh;
+  decltype(&::cuMemcpyDtoD) dtod;
+  decltype(&::cuMemsetD8) memset8;
+  decltype(&::cuModuleLoadData) module_load;
+  decltype(&::cuModuleUnload) module_unload;
+  decltype(&::cuModuleGetFunction) module_function;
+  decltype(&::cuFuncGetAttribute) func_attribute;
+  decltype(&::cuLaunchKernel) launch;
+  decltype(&::cuEventCreate) event_create;
+  decltype(&::cuEventDestroy) event_destroy;
+  decltype(&::cuEventRecord) event_record;
+  decltype(&::cuEventSynchronize) event_synchronize;
+  decltype(&::cuEventElapsedTime) event_elapsed;
+};
+
+struct State {
+  GpuStatus status;
+  Api api{};
+  CUdevice dev = 0;
+  CUcontext ctx = nullptr;
+};
+
+State& state() {
+  static State s;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    GpuStatus& st = s.status;
+    const char* env = std::getenv("HEARTWAVE_LIBCUDA");
+    void* lib = dlopen(env && *env ? env : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      st.why = "no NVIDIA driver found (libcuda.so.1 could not be loaded); use --backend cpu, "
+               "or set HEARTWAVE_LIBCUDA to the driver library's path";
+      return;
+    }
+    using GetProc = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+    auto get_proc = reinterpret_cast<GetProc>(dlsym(lib, "cuGetProcAddress_v2"));
+    if (!get_proc) {
+      st.why = "the NVIDIA driver is too old for heartwave (no cuGetProcAddress_v2; CUDA 12 or "
+               "newer drivers needed); update the driver or use --backend cpu";
+      return;
+    }
+    bool missing = false;
+    std::string missing_name;
+    auto load = [&](auto& fn, const char* name) {
+      void* p = nullptr;
+      CUdriverProcAddressQueryResult q{};
+      if (get_proc(name, &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &q) != CUDA_SUCCESS || !p) {
+        if (!missing) missing_name = name;
+        missing = true;
+        return;
+      }
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(p);
+    };
+    Api& a = s.api;
+    load(a.init, "cuInit");
+    load(a.driver_version, "cuDriverGetVersion");
+    load(a.error_string, "cuGetErrorString");
+    load(a.error_name, "cuGetErrorName");
+    load(a.device_count, "cuDeviceGetCount");
+    load(a.device_get, "cuDeviceGet");
+    load(a.device_name, "cuDeviceGetName");
+    load(a.device_attribute, "cuDeviceGetAttribute");
+    load(a.device_total_mem, "cuDeviceTotalMem");
+    load(a.primary_retain, "cuDevicePrimaryCtxRetain");
+    load(a.ctx_set_current, "cuCtxSetCurrent");
+    load(a.ctx_synchronize, "cuCtxSynchronize");
+    load(a.mem_alloc, "cuMemAlloc");
+    load(a.mem_free, "cuMemFree");
+    load(a.mem_info, "cuMemGetInfo");
+    load(a.htod, "cuMemcpyHtoD");
+    load(a.dtoh, "cuMemcpyDtoH");
+    load(a.dtod, "cuMemcpyDtoD");
+    load(a.memset8, "cuMemsetD8");
+    load(a.module_load, "cuModuleLoadData");
+    load(a.module_unload, "cuModuleUnload");
+    load(a.module_function, "cuModuleGetFunction");
+    load(a.func_attribute, "cuFuncGetAttribute");
+    load(a.launch, "cuLaunchKernel");
+    load(a.event_create, "cuEventCreate");
+    load(a.event_destroy, "cuEventDestroy");
+    load(a.event_record, "cuEventRecord");
+    load(a.event_synchronize, "cuEventSynchronize");
+    load(a.event_elapsed, "cuEventElapsedTime");
+    if (missing) {
+      st.why = fmt::format("the NVIDIA driver lacks {} (too old for CUDA {}.{}); update the driver "
+                           "or use --backend cpu", missing_name, CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
+      return;
+    }
+    auto text = [&](CUresult r) {
+      const char* m = nullptr;
+      a.error_string(r, &m);
+      return std::string(m ? m : "unknown error");
+    };
+    if (CUresult r = a.init(0); r != CUDA_SUCCESS) {
+      st.why = fmt::format("the NVIDIA driver could not start ({}); use --backend cpu", text(r));
+      return;
+    }
+    int n = 0;
+    if (a.device_count(&n) != CUDA_SUCCESS || n == 0) {
+      st.why = "the NVIDIA driver is loaded but sees no GPU; use --backend cpu";
+      return;
+    }
+    a.driver_version(&st.device.driver_version);
+    if (st.device.driver_version < 12000) {
+      st.why = fmt::format("the NVIDIA driver supports CUDA {}.{}; heartwave needs 12.0 or newer "
+                           "(update the driver, or use --backend cpu)",
+                           st.device.driver_version / 1000, st.device.driver_version % 1000 / 10);
+      return;
+    }
+    a.device_get(&s.dev, 0);
+    char name[256] = {};
+    a.device_name(name, sizeof name, s.dev);
+    st.device.name = name;
+    int v = 0;
+    a.device_attribute(&st.device.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, s.dev);
+    a.device_attribute(&st.device.cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, s.dev);
+    a.device_attribute(&st.device.multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, s.dev);
+    a.device_attribute(&v, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, s.dev);
+    st.device.l2_bytes = std::size_t(v);
+    std::size_t total = 0;
+    a.device_total_mem(&total, s.dev);
+    st.device.total_bytes = total;
+    if (st.device.cc_major < 6) {
+      st.why = fmt::format("the GPU {} (compute capability {}.{}) is older than heartwave supports "
+                           "(6.0); use --backend cpu", st.device.name, st.device.cc_major, st.device.cc_minor);
+      return;
+    }
+    if (CUresult r = a.primary_retain(&s.ctx, s.dev); r != CUDA_SUCCESS) {
+      st.why = fmt::format("could not open a context on {} ({}); use --backend cpu", st.device.name, text(r));
+      return;
+    }
+    st.usable = true;
+  });
+  return s;
+}
+
+const Api& api() {
+  State& s = state();
+  if (!s.status.usable) throw Error("GPU: " + s.status.why);
+  return s.api;
+}
+
+void check(CUresult r, const char* what) {
+  if (r == CUDA_SUCCESS) return;
+  const Api& a = state().api;
+  const char* name = nullptr;
+  const char* msg = nullptr;
+  if (a.error_name) a.error_name(r, &name);
+  if (a.error_string) a.error_string(r, &msg);
+  throw Error(fmt::format("GPU: {} failed: {} ({})", what, msg ? msg : "unknown error",
+                          name ? name : std::to_string(int(r))));
+}
+
+}  // namespace
+
+const GpuStatus& gpu_status() { return state().status; }
+
+void make_current() {
+  const Api& a = api();
+  check(a.ctx_set_current(state().ctx), "cuCtxSetCurrent");
+}
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes, const char* what) : bytes_(bytes) {
+  if (bytes == 0) return;
+  make_current();
+  CUdeviceptr p = 0;
+  const CUresult r = api().mem_alloc(&p, bytes);
+  if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+    const auto [free, total] = memory_info();
+    throw Error(fmt::format("GPU out of memory: {} needs {:.1f} MiB, {:.1f} MiB of {:.1f} MiB are "
+                            "free; run in float (time.precision = \"float\"), on a smaller case, "
+                            "or with --backend cpu",
+                            what, bytes / 1048576.0, free / 1048576.0, total / 1048576.0));
+  }
+  check(r, what);
+  p_ = p;
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (p_) api().mem_free(CUdeviceptr(p_));
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept : p_(o.p_), bytes_(o.bytes_) {
+  o.p_ = 0;
+  o.bytes_ = 0;
+}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
+  if (this != &o) {
+    if (p_) api().mem_free(CUdeviceptr(p_));
+    p_ = o.p_;
+    bytes_ = o.bytes_;
+    o.p_ = 0;
+    o.bytes_ = 0;
+  }
+  return *this;
+}
+
+void DeviceBuffer::upload(const void* src, std::size_t bytes, std::size_t offset) {
+  if (bytes == 0) return;
+  if (offset + bytes > bytes_) throw Error("GPU: upload past the end of a buffer");
+  check(api().htod(CUdeviceptr(p_ + offset), src, bytes), "cuMemcpyHtoD");
+}
+
+void DeviceBuffer::download(void* dst, std::size_t bytes, std::size_t offset) const {
+  if (bytes == 0) return;
+  if (offset + bytes > bytes_) throw Error("GPU: download past the end of a buffer");
+  check(api().dtoh(dst, CUdeviceptr(p_ + offset), bytes), "cuMemcpyDtoH");
+}
+
+void DeviceBuffer::fill_zero() {
+  if (bytes_) check(api().memset8(CUdeviceptr(p_), 0, bytes_), "cuMemsetD8");
+}
+
+void copy_device(DevicePtr dst, DevicePtr src, std::size_t bytes) {
+  if (bytes) check(api().dtod(CUdeviceptr(dst), CUdeviceptr(src), bytes), "cuMemcpyDtoD");
+}
+
+std::pair<std::size_t, std::size_t> memory_info() {
+  make_current();
+  std::size_t free = 0, total = 0;
+  check(api().mem_info(&free, &total), "cuMemGetInfo");
+  return {free, total};
+}
+
+Module::Module(const std::string& image) {
+  make_current();
+  CUmodule m = nullptr;
+  check(api().module_load(&m, image.data()), "cuModuleLoadData (loading the compiled kernels)");
+  m_ = m;
+}
+
+Module::~Module() {
+  if (m_) api().module_unload(static_cast<CUmodule>(m_));
+}
+
+Module::Module(Module&& o) noexcept : m_(o.m_) { o.m_ = nullptr; }
+
+Module& Module::operator=(Module&& o) noexcept {
+  if (this != &o) {
+    if (m_) api().module_unload(static_cast<CUmodule>(m_));
+    m_ = o.m_;
+    o.m_ = nullptr;
+  }
+  return *this;
+}
+
+void* Module::function(const std::string& name) const {
+  CUfunction f = nullptr;
+  check(api().module_function(&f, static_cast<CUmodule>(m_), name.c_str()),
+        ("cuModuleGetFunction " + name).c_str());
+  return f;
+}
+
+void launch(void* f, unsigned grid_x, unsigned grid_y, unsigned block_x, void** args,
+            unsigned shared_bytes) {
+  if (grid_x == 0 || grid_y == 0) return;
+  check(api().launch(static_cast<CUfunction>(f), grid_x, grid_y, 1, block_x, 1, 1, shared_bytes,
+                     nullptr, args, nullptr),
+        "cuLaunchKernel");
+}
+
+void synchronize() { check(api().ctx_synchronize(), "cuCtxSynchronize (a kernel failed)"); }
+
+KernelResources kernel_resources(void* f) {
+  KernelResources r;
+  auto fn = static_cast<CUfunction>(f);
+  check(api().func_attribute(&r.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, fn), "cuFuncGetAttribute");
+  check(api().func_attribute(&r.local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn), "cuFuncGetAttribute");
+  check(api().func_attribute(&r.max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn),
+        "cuFuncGetAttribute");
+  return r;
+}
+
+Timer::Timer() {
+  make_current();
+  CUevent a = nullptr, b = nullptr;
+  check(api().event_create(&a, CU_EVENT_DEFAULT), "cuEventCreate");
+  check(api().event_create(&b, CU_EVENT_DEFAULT), "cuEventCreate");
+  a_ = a;
+  b_ = b;
+}
+
+Timer::~Timer() {
+  if (a_) api().event_destroy(static_cast<CUevent>(a_));
+  if (b_) api().event_destroy(static_cast<CUevent>(b_));
+}
+
+void Timer::start() { check(api().event_record(static_cast<CUevent>(a_), nullptr), "cuEventRecord"); }
+
+double Timer::stop_ms() {
+  check(api().event_record(static_cast<CUevent>(b_), nullptr), "cuEventRecord");
+  check(api().event_synchronize(static_cast<CUevent>(b_)), "cuEventSynchronize");
+  float ms = 0;
+  check(api().event_elapsed(&ms, static_cast<CUevent>(a_), static_cast<CUevent>(b_)),
+        "cuEventElapsedTime");
+  return ms;
+}
+
+double measure_copy_roof(std::size_t bytes, int repeats) {
+  const auto [free, total] = memory_info();
+  (void)total;
+  bytes = std::min(bytes, free / 4);
+  DeviceBuffer a(bytes, "the copy roof's source"), b(bytes, "the copy roof's target");
+  a.fill_zero();
+  Timer t;
+  copy_device(b.ptr(), a.ptr(), bytes);  // warm-up
+  std::vector<double> ms;
+  for (int r = 0; r < repeats; ++r) {
+    t.start();
+    copy_device(b.ptr(), a.ptr(), bytes);
+    ms.push_back(t.stop_ms());
+  }
+  std::sort(ms.begin(), ms.end());
+  return 2.0 * double(bytes) / (ms[ms.size() / 2] * 1e-3);
+}
+
+#else  // built without the CUDA toolkit
+
+namespace {
+[[noreturn]] void unbuilt() {
+  throw Error("GPU: this heartwave was built without the CUDA toolkit; install it "
+              "(nvidia-cuda-toolkit) and rebuild, or use --backend cpu");
+}
+}  // namespace
+
+const GpuStatus& gpu_status() {
+  static const GpuStatus s{false, "this heartwave was built without the CUDA toolkit", {}};
+  return s;
+}
+void make_current() { unbuilt(); }
+DeviceBuffer::DeviceBuffer(std::size_t, const char*) { unbuilt(); }
+DeviceBuffer::~DeviceBuffer() = default;
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept : p_(o.p_), bytes_(o.bytes_) {}
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&&) noexcept { return *this; }
+void DeviceBuffer::upload(const void*, std::size_t, std::size_t) { unbuilt(); }
+void DeviceBuffer::download(void*, std::size_t, std::size_t) const { unbuilt(); }
+void DeviceBuffer::fill_zero() { unbuilt(); }
+void copy_device(DevicePtr, DevicePtr, std::size_t) { unbuilt(); }
+std::pair<std::size_t, std::size_t> memory_info() { unbuilt(); }
+Module::Module(const std::string&) { unbuilt(); }
+Module::~Module() = default;
+Module::Module(Module&&) noexcept {}
+Module& Module::operator=(Module&&) noexcept { return *this; }
+void* Module::function(const std::string&) const { unbuilt(); }
+void launch(void*, unsigned, unsigned, unsigned, void**, unsigned) { unbuilt(); }
+void synchronize() { unbuilt(); }
+KernelResources kernel_resources(void*) { unbuilt(); }
+Timer::Timer() { unbuilt(); }
+Timer::~Timer() = default;
+void Timer::start() { unbuilt(); }
+double Timer::stop_ms() { unbuilt(); }
+double measure_copy_roof(std::size_t, int) { unbuilt(); }
+
+#endif
+
+}  // namespace hw::gpu

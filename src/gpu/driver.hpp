@@ -1,0 +1,126 @@
+// The CUDA driver, loaded at run time, and small owners of what it hands out.
+//
+// Why the driver API through dlopen rather than the runtime linked in: one heartwave binary
+// then starts on every machine, with or without an NVIDIA driver (CI, laptops), and says in
+// one line why there is no GPU instead of failing to load; and kernels compiled by NVRTC at
+// run time are loaded as modules, which is the driver API's business anyway. Every call is
+// checked: a failure is an hw::Error naming the call and the driver's own words.
+//
+// Built without the CUDA toolkit (HW_HAVE_CUDA undefined) everything here still links:
+// gpu_status() says so and the rest throws.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hw::gpu {
+
+// What the first device looks like (the one every engine uses).
+struct DeviceInfo {
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int multiprocessors = 0;
+  std::size_t total_bytes = 0;
+  std::size_t l2_bytes = 0;
+  int driver_version = 0;  // e.g. 13000 for CUDA 13.0
+  std::string arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
+};
+
+// Whether a GPU can be used, and if not, why (one line a user can act on).
+struct GpuStatus {
+  bool usable = false;
+  std::string why;  // empty when usable
+  DeviceInfo device;
+};
+// Loads the driver and looks for a device, once; never throws.
+const GpuStatus& gpu_status();
+
+// The primary context of device 0, made current on the calling thread. Throws hw::Error
+// with gpu_status().why when there is no usable GPU.
+void make_current();
+
+using DevicePtr = std::uint64_t;  // CUdeviceptr
+
+// Owns a device allocation. Out of memory names the bytes asked and the bytes free.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(std::size_t bytes, const char* what);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& o) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  DevicePtr ptr() const { return p_; }
+  std::size_t bytes() const { return bytes_; }
+  bool empty() const { return bytes_ == 0; }
+  void upload(const void* src, std::size_t bytes, std::size_t offset = 0);
+  void download(void* dst, std::size_t bytes, std::size_t offset = 0) const;
+  void fill_zero();
+
+  template <class T>
+  static DeviceBuffer from(const std::vector<T>& v, const char* what) {
+    DeviceBuffer b(v.size() * sizeof(T), what);
+    if (!v.empty()) b.upload(v.data(), v.size() * sizeof(T));
+    return b;
+  }
+
+ private:
+  DevicePtr p_ = 0;
+  std::size_t bytes_ = 0;
+};
+
+void copy_device(DevicePtr dst, DevicePtr src, std::size_t bytes);
+
+// Free and total device memory in bytes.
+std::pair<std::size_t, std::size_t> memory_info();
+
+// A loaded module (a cubin from NVRTC) and its kernels.
+class Module {
+ public:
+  Module() = default;
+  explicit Module(const std::string& image);
+  ~Module();
+  Module(Module&& o) noexcept;
+  Module& operator=(Module&& o) noexcept;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  void* function(const std::string& name) const;  // CUfunction; throws if absent
+
+ private:
+  void* m_ = nullptr;
+};
+
+// Launches kernel f on the default stream; args as for cuLaunchKernel.
+void launch(void* f, unsigned grid_x, unsigned grid_y, unsigned block_x, void** args,
+            unsigned shared_bytes = 0);
+void synchronize();
+// Registers per thread and local (spill) bytes of a kernel, for describe() and tuning.
+struct KernelResources {
+  int registers = 0, local_bytes = 0, max_threads = 0;
+};
+KernelResources kernel_resources(void* f);
+
+// Milliseconds of device time between two events recorded around a region.
+class Timer {
+ public:
+  Timer();
+  ~Timer();
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+  void start();
+  double stop_ms();  // synchronises
+
+ private:
+  void* a_ = nullptr;
+  void* b_ = nullptr;
+};
+
+// Device-to-device copy rate in bytes/s (read + written), the memory roof the benchmarks
+// compare against: a copy of `bytes` bytes repeated, the median of the repeats.
+double measure_copy_roof(std::size_t bytes = std::size_t(1) << 30, int repeats = 20);
+
+}  // namespace hw::gpu

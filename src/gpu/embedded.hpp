@@ -1,0 +1,14 @@
+// The device-side headers heartwave hands to NVRTC (kernels/stencil_k.hpp and friends),
+// built into the binary so an installed heartwave needs no source tree to compile kernels.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hw::gpu {
+
+// (include name, text), e.g. ("kernels/stencil_k.hpp", "...").
+const std::vector<std::pair<std::string, std::string>>& embedded_sources();
+
+}  // namespace hw::gpu

@@ -1,0 +1,106 @@
+// The fused monodomain step on the GPU: one thread per tissue cell of a model region
+// ("part") reads V and its neighbours, diffuses, adds the stimulus, runs the cell model with
+// its states in registers and writes V and the states back: a cell's state crosses device
+// memory once per step (seed 000 Opt 2a, seed 001's fused kernel).
+//
+// This header is not compiled into heartwave: it is text that the CUDA engine hands to
+// NVRTC together with the model's printed CUDA (model/emit/cuda_printer) and a few lines
+// that instantiate part_step for it (tissue/cuda_engine.cpp). The stencil bodies are the
+// cpu engine's own (kernels/stencil_k.hpp), so both compute the same sums in the same order.
+//
+// Storage (docs/tissue.md): V in a RowLayout (cell (i, r) at base[r] + i, or the plain box
+// when base is null); the part's states but V in structure-of-arrays over its cells, state
+// k (k ≠ kv) at y[slot(k)·n + c]; parameters uniform (p[k]) or per cell (p[k·n + c]).
+#pragma once
+
+#include "kernels/cuda/part_args.hpp"
+#include "kernels/stencil_k.hpp"
+
+namespace hw::cuda {
+
+__device__ __forceinline__ int wrap(int m, int n, int periodic) {
+  if (m >= 0 && m < n) return m;
+  if (periodic) return m < 0 ? m + n : m - n;
+  return -1;
+}
+
+// M: the instantiation's model (static ns, np, nc, kv; constants(); step()).
+template <class Real, class M>
+__device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
+  const unsigned long long c = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= a.n || *a.fail != ~0ull) return;  // a failed step stops the steps queued after it
+  const unsigned long long g = a.cells ? a.cells[c] : c;
+  const int nx = a.nx, ny = a.ny;
+  const unsigned long long r = g / (unsigned)nx;
+  const int i = int(g - r * (unsigned)nx);
+  const int j = int(r % (unsigned)ny), k = int(r / (unsigned)ny);
+  auto base = [&](int jj, int kk) -> unsigned long long {
+    const unsigned long long rr = (unsigned long long)jj + (unsigned long long)ny * kk;
+    return a.base ? a.base[rr] : rr * (unsigned)nx;
+  };
+  const unsigned long long s0 = base(j, k);
+  const Real* v0 = a.vin + s0;
+  Real v = v0[i];
+  if (a.diffuse) {
+    const int ip0 = wrap(i + 1, nx, a.periodic_x), im0 = wrap(i - 1, nx, a.periodic_x);
+    const int jp = wrap(j + 1, ny, a.periodic_y), jm = wrap(j - 1, ny, a.periodic_y);
+    const int kp = wrap(k + 1, a.nz, a.periodic_z), km = wrap(k - 1, a.nz, a.periodic_z);
+    auto vrow = [&](int jj, int kk) -> const Real* { return (jj < 0 || kk < 0) ? v0 : a.vin + base(jj, kk); };
+    Real lv;
+    if (!a.links) {
+      const Real* vyp = vrow(jp, k);
+      const Real* vym = vrow(jm, k);
+      const Real* vzp = vrow(j, kp);
+      const Real* vzm = vrow(j, km);
+      lv = kernels::uniform_laplacian(a.w[0], a.w[1], a.w[2], v, v0[ip0 < 0 ? i : ip0],
+                                      v0[im0 < 0 ? i : im0], vyp[i], vym[i], vzp[i], vzm[i]);
+    } else {
+      auto crow = [&](const Real* f, int jj, int kk) -> const Real* {
+        return (!f || jj < 0 || kk < 0) ? a.zero_row : f + base(jj, kk);
+      };
+      const kernels::LinkRows<Real, Real> rows{
+          v0, vrow(jp, k), vrow(jm, k), vrow(j, kp), vrow(j, km), vrow(jp, kp), vrow(jm, km),
+          vrow(jm, kp), vrow(jp, km), crow(a.face[0], j, k), crow(a.face[1], j, k),
+          crow(a.face[1], jm, k), crow(a.face[2], j, k), crow(a.face[2], j, km),
+          crow(a.edge[0], j, k), crow(a.edge[0], jm, k), crow(a.edge[1], j, k),
+          crow(a.edge[1], j, km), crow(a.edge[2], j, k), crow(a.edge[2], jm, km),
+          crow(a.edge[2], jm, k), crow(a.edge[2], j, km)};
+      // As the cpu rows: a missing x neighbour is the cell itself, its links switched off
+      // on the −x side (mm = 0); on the +x side the face weight is zero there.
+      const int ip = ip0 < 0 ? i : ip0;
+      const int im = im0 < 0 ? i : im0;
+      lv = kernels::links_laplacian(rows, i, ip, im, im0 < 0 ? Real(0) : Real(1));
+    }
+    v = a.inv_phi ? kernels::diffused_phase(lv, v, a.alpha, a.inv_phi[s0 + i])
+                  : kernels::diffused(lv, v, a.alpha, Real(1));
+  }
+  Real y[M::ns], p[M::np > 0 ? M::np : 1], cst[M::nc > 0 ? M::nc : 1];
+#pragma unroll
+  for (int q = 0; q < M::np; ++q) p[q] = a.per_cell ? a.p[q * a.n + c] : a.p[q];
+  M::constants(p, cst);
+  y[M::kv] = v * a.to_model;
+  if (a.stim_active) {
+    const unsigned int bits = a.stim_mask[c] & a.stim_active;
+    for (unsigned int b = bits; b; b &= b - 1) y[M::kv] += a.stim_add[__ffs(b) - 1];
+  }
+#pragma unroll
+  for (int q = 0; q < M::ns; ++q)
+    if (q != M::kv) y[q] = a.y[(q < M::kv ? q : q - 1) * a.n + c];
+  for (int sub = 0; sub < a.substeps; ++sub) M::step(a.t + Real(sub) * a.hs, a.hs, y, p, cst);
+  // NaN policy: a cell whose V is not finite keeps its states and reports itself.
+  if (!kernels::finite_value(y[M::kv], a.max_finite)) {
+    int bad = M::kv;
+#pragma unroll
+    for (int q = M::ns - 1; q >= 0; --q)
+      if (q != M::kv && !kernels::finite_value(y[q], a.max_finite)) bad = q;
+    atomicMin(a.fail, (g << 9) | (unsigned long long)(bad + 1));
+    atomicMin(a.fail_step, a.step);
+    return;
+  }
+#pragma unroll
+  for (int q = 0; q < M::ns; ++q)
+    if (q != M::kv) a.y[(q < M::kv ? q : q - 1) * a.n + c] = y[q];
+  a.vout[s0 + i] = y[M::kv] * a.to_mv;
+}
+
+}  // namespace hw::cuda

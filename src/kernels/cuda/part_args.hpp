@@ -1,0 +1,47 @@
+// The arguments of the fused monodomain kernel (kernels/cuda/monodomain.cuh), one struct
+// passed by value: the host fills it (tissue/cuda_engine.cpp) and the device reads it, so
+// this header is plain C++ that both the host compiler and NVRTC read the same way.
+#pragma once
+
+namespace hw::cuda {
+
+template <class Real>
+struct PartArgs {
+  const Real* vin;
+  Real* vout;
+  // Grid and row layout.
+  int nx, ny, nz;
+  int periodic_x, periodic_y, periodic_z;
+  const unsigned int* base;  // per row; null: the box (base[r] = r·nx)
+  // Diffusion: links (coefficient arrays in the layout, a zero row for empty families), or
+  // uniform weights when links are null.
+  int diffuse, links;
+  const Real* face[3];
+  const Real* edge[3];
+  const Real* zero_row;
+  Real w[3];
+  const Real* inv_phi;  // phase field: 1/φ in the layout; null without one
+  Real alpha;           // dt/(χ Cm)
+  // The part.
+  unsigned long long n;
+  const unsigned int* cells;  // grid index of each cell; null: the part is the whole grid
+  Real* y;
+  const Real* p;
+  int per_cell;
+  // Stimuli: bit s of mask[c] says stimulus s covers cell c; add[s] = h·rate (model units).
+  const unsigned int* stim_mask;
+  unsigned int stim_active;
+  Real stim_add[32];
+  // Time in model units.
+  Real t, hs;
+  int substeps;
+  Real to_model, to_mv;
+  Real max_finite;
+  // The first failing cell: (grid index << 9) | (state + 1), atomicMin; ~0 when none. A
+  // kernel that finds it set does nothing, so steps queued after a failure change nothing.
+  unsigned long long* fail;
+  unsigned long long* fail_step;  // the step that failed (atomicMin)
+  unsigned long long step;
+};
+
+}  // namespace hw::cuda

@@ -1,0 +1,420 @@
+// The CUDA engine: the cpu engine's storage (compressed rows, SoA states per part) in device
+// memory, and one fused kernel per model region compiled at run time.
+//
+// Why NVRTC per case: the cell model is inlined into the tissue kernel with its integrator
+// chosen at compile time, so a cell's states live in registers for the whole step and its
+// state crosses device memory once per step (seeds 000 and 001). The kernel text
+// (kernels/cuda/monodomain.cuh) is the same for every model; the printed model
+// (model/emit/cuda_printer) and a few lines per part are appended, compiled for the device's
+// architecture and cached (gpu/compile.hpp).
+//
+// A step launches one kernel per part (Strang: two passes). A non-finite V sets a device
+// flag; the host reads it after each step, or after a batch of steps (advance()), where
+// kernels queued after the failure do nothing, so the last good state is kept either way.
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "gpu/compile.hpp"
+#include "gpu/driver.hpp"
+#include "gpu/embedded.hpp"
+#include "kernels/cuda/part_args.hpp"
+#include "kernels/diffusion_kernels.hpp"
+#include "model/emit/cuda_printer.hpp"
+#include "tissue/engine.hpp"
+#include "tissue/row_layout.hpp"
+
+namespace hw::tissue {
+
+namespace {
+
+constexpr unsigned kThreads = 256;  // per block; the kernel's __launch_bounds__
+constexpr unsigned long long kNoFailure = ~0ull;
+
+template <class Real>
+class CudaEngine final : public Engine {
+ public:
+  explicit CudaEngine(const SimSetup& s) : s_(s) {
+    check_cuda_support(s.tcase);
+    gpu::make_current();
+    const Grid& g = s.geo.grid;
+    layout_ = row_layout(g, s.geo.mask);
+    if (layout_.size() >= (std::size_t(1) << 32) || g.size() >= (std::size_t(1) << 32))
+      throw InputError(s.tcase.geometry.loc, "backend cuda: grids of 2^32 cells or more are not supported");
+    check_memory();
+    build_fields();
+    build_parts();
+    compile();
+    fail_ = gpu::DeviceBuffer(2 * sizeof(unsigned long long), "the failure flag");
+    reset_failure();
+  }
+
+  void step(long n) override {
+    long done = 0;
+    advance(n, 1, done);
+  }
+
+  // Queues `count` steps from step n, then checks the failure flag once.
+  void advance(long n, long count, long& done) override {
+    batch_start_ = n;
+    done = 0;
+    for (long m = n; m < n + count; ++m) enqueue(m);
+    unsigned long long f[2];
+    fail_.download(f, sizeof f);
+    if (f[0] == kNoFailure) {
+      cur_ = int((cur_ + count) % 2);
+      done = count;
+      return;
+    }
+    // Steps n .. f[1]−1 succeeded: the state is theirs (the failed step wrote only into its
+    // V_next, and later steps did nothing).
+    const long good = long(f[1]) - n;
+    cur_ = int((cur_ + good) % 2);
+    done = good;
+    const std::size_t cell = std::size_t(f[0] >> 9);
+    const int k = int(f[0] & 511) - 1;
+    std::string var = "V";
+    for (const Part& p : s_.parts)
+      if (k >= 0 && k < p.ns && k != p.kv && contains(p, cell)) var = p.setup.state_names[k];
+    reset_failure();
+    throw_numerical_error(s_.geo.grid, cell, var, double(f[1]) * s_.time.dt, s_.time.dt);
+  }
+
+  void voltage(Field<float>& out) const override {
+    const Grid& g = s_.geo.grid;
+    download_v();
+    out.resize(g.size());
+    for (std::size_t n = 0; n < g.size(); ++n)
+      out[n] = is_tissue(&s_.geo.mask, n) ? float(host_v_[layout_.index(n)])
+                                          : std::numeric_limits<float>::quiet_NaN();
+  }
+
+  double voltage_at(std::size_t n) const override {
+    if (!is_tissue(&s_.geo.mask, n)) return std::numeric_limits<double>::quiet_NaN();
+    Real x;
+    v_[cur_].download(&x, sizeof(Real), layout_.index(n) * sizeof(Real));
+    return double(x);
+  }
+
+  void state(std::size_t q, int k, Field<float>& out) const override {
+    const Part& p = s_.parts[q];
+    std::vector<Real> y(p.n);
+    parts_[q].y.download(y.data(), p.n * sizeof(Real), slot(p, k) * p.n * sizeof(Real));
+    for (std::size_t i = 0; i < p.n; ++i) out[p.grid_index(i)] = float(y[i]);
+  }
+
+  CanonicalState save() const override {
+    CanonicalState st;
+    st.bytes = sizeof(Real);
+    for (std::size_t q = 0; q < parts_.size(); ++q) {
+      const Part& p = s_.parts[q];
+      std::vector<Real> y(std::size_t(p.ns - 1) * p.n);
+      parts_[q].y.download(y.data(), y.size() * sizeof(Real));
+      st.parts.emplace_back(y.begin(), y.end());
+    }
+    download_v();
+    const Grid& g = s_.geo.grid;
+    st.v.reserve(s_.tissue_cells);
+    for (std::size_t n = 0; n < g.size(); ++n)
+      if (is_tissue(&s_.geo.mask, n)) st.v.push_back(double(host_v_[layout_.index(n)]));
+    return st;
+  }
+
+  void load(const CanonicalState& st) override {
+    for (std::size_t q = 0; q < parts_.size(); ++q) {
+      std::vector<Real> y(st.parts[q].begin(), st.parts[q].end());
+      parts_[q].y.upload(y.data(), y.size() * sizeof(Real));
+    }
+    download_v();
+    const Grid& g = s_.geo.grid;
+    std::size_t i = 0;
+    for (std::size_t n = 0; n < g.size(); ++n)
+      if (is_tissue(&s_.geo.mask, n)) host_v_[layout_.index(n)] = Real(st.v[i++]);
+    v_[cur_].upload(host_v_.data(), host_v_.size() * sizeof(Real));
+  }
+
+  EngineInfo describe() const override {
+    const gpu::DeviceInfo& d = gpu::gpu_status().device;
+    EngineInfo info;
+    info.backend = fmt::format("cuda ({}, {}, {}; kernels {})", d.name, d.arch(),
+                               sizeof(Real) == 8 ? "double" : "float",
+                               image_.from_cache ? "from the cache"
+                                                 : fmt::format("compiled in {:.1f} s", image_.compile_seconds));
+    info.storage = layout_.box ? fmt::format("the whole box on the GPU ({} cells per field)", layout_.size())
+                               : fmt::format("compressed rows around the tissue on the GPU, {} cells per "
+                                             "field ({:.1f}% of the box)",
+                                             layout_.size(), 100.0 * double(layout_.size()) / double(s_.geo.grid.size()));
+    info.kernels = fmt::format("one fused diffusion+reaction kernel per model region ({}){}",
+                               links_ ? "link coefficients" : "uniform diagonal sigma",
+                               inv_phi_.empty() ? "" : ", phase-field no-flux boundary (L(phi sigma) V / phi)");
+    for (const auto& dp : parts_) {
+      const gpu::KernelResources r = gpu::kernel_resources(dp.fn);
+      info.part_kernels.push_back(fmt::format("printed CUDA via NVRTC ({} registers{})", r.registers,
+                                              r.local_bytes ? fmt::format(", {} B local", r.local_bytes) : ""));
+    }
+    return info;
+  }
+
+  std::size_t memory_bytes() const override { return bytes_; }
+
+ private:
+  struct DevPart {
+    gpu::DeviceBuffer y, p, cells, stim_mask;
+    void* fn = nullptr;
+  };
+
+  static std::size_t slot(const Part& p, int k) { return std::size_t(k < p.kv ? k : k - 1); }
+
+  static bool contains(const Part& p, std::size_t cell) {
+    return p.identity || std::binary_search(p.cells.begin(), p.cells.end(), std::uint32_t(cell));
+  }
+
+  // Refuses, before allocating anything, a case whose arrays do not fit in free memory.
+  void check_memory() {
+    const Grid& g = s_.geo.grid;
+    const std::size_t S = layout_.size();
+    std::size_t need = 2 * S * sizeof(Real);
+    if (s_.time.splitting == Splitting::strang) need += S * sizeof(Real);
+    if (!s_.phi.empty()) need += S * sizeof(Real);
+    if (!uniform_case()) need += 3 * S * sizeof(Real) + (s_.sigma.has_off_diagonal() ? 3 * S * sizeof(Real) : 0);
+    if (!layout_.box) need += layout_.rows() * 4;
+    for (const Part& p : s_.parts) {
+      need += std::size_t(p.ns - 1) * p.n * sizeof(Real);
+      need += (p.per_cell ? std::size_t(p.np) * p.n : std::size_t(p.np)) * sizeof(Real);
+      if (!p.identity) need += p.n * 4;
+      if (!s_.schedules.empty()) need += p.n * 4;
+    }
+    const auto [free, total] = gpu::memory_info();
+    if (need > free)
+      throw Error(fmt::format("GPU out of memory: the case needs {:.1f} MiB on the GPU, {:.1f} MiB of "
+                              "{:.1f} MiB are free; run in float (time.precision = \"float\"), on a "
+                              "smaller case, or with --backend cpu",
+                              need / 1048576.0, free / 1048576.0, total / 1048576.0));
+    (void)g;
+  }
+
+  bool uniform_case() const {
+    return s_.sigma.uniform() && !s_.sigma.has_off_diagonal() && s_.geo.mask.empty() && s_.phi.empty();
+  }
+
+  template <class T>
+  gpu::DeviceBuffer put(const std::vector<T>& v, const char* what) {
+    bytes_ += v.size() * sizeof(T);
+    return gpu::DeviceBuffer::from(v, what);
+  }
+
+  void build_fields() {
+    const Grid& g = s_.geo.grid;
+    const std::size_t S = layout_.size();
+    std::vector<Real> v0(S, Real(0));
+    for (const Part& p : s_.parts) {
+      const Real v = Real(p.setup.initial_states[p.kv] * p.v2mV);
+      for (std::size_t i = 0; i < p.n; ++i) v0[layout_.index(p.grid_index(i))] = v;
+    }
+    for (const ResolvedInitial& ic : s_.initial)
+      if (ic.part < 0)
+        for (std::uint32_t n : ic.cells)
+          if (is_tissue(&s_.geo.mask, n)) v0[layout_.index(n)] = Real(ic.value);
+    v_[0] = put(v0, "the voltage field");
+    v_[1] = put(v0, "the voltage field");  // off-tissue stored cells never change
+    if (s_.time.splitting == Splitting::strang) tmp_ = put(v0, "the Strang field");
+    if (!layout_.box) {
+      std::vector<std::uint32_t> base(layout_.rows());
+      for (std::size_t r = 0; r < base.size(); ++r) base[r] = std::uint32_t(layout_.base[r]);
+      base_ = put(base, "the row table");
+    }
+    if (!s_.phi.empty()) {
+      std::vector<Real> ip(S, Real(0));
+      for (std::size_t n = 0; n < g.size(); ++n)
+        if (s_.phi[n] > 0) ip[layout_.index(n)] = Real(1.0 / s_.phi[n]);
+      inv_phi_ = put(ip, "1/phi");
+    }
+    links_ = !uniform_case();
+    if (links_) {
+      const auto lc = kernels::build_link_coeffs<Real>(g, s_.sigma, s_.geo.mask.empty() ? nullptr : &s_.geo.mask,
+                                                       layout_);
+      for (int a = 0; a < 3; ++a) {
+        if (!lc.face[a].empty()) face_[a] = put(lc.face[a], "the link coefficients");
+        if (!lc.edge[a].empty()) edge_[a] = put(lc.edge[a], "the link coefficients");
+      }
+      zero_row_ = put(lc.zero_row, "a zero row");
+    } else {
+      const auto& u = s_.sigma.uniform_value();
+      for (int a = 0; a < 3; ++a) w_[a] = g.active(a) ? u[a] / (g.h[a] * g.h[a]) : 0.0;
+    }
+  }
+
+  void build_parts() {
+    parts_.resize(s_.parts.size());
+    for (std::size_t q = 0; q < s_.parts.size(); ++q) {
+      const Part& p = s_.parts[q];
+      DevPart& d = parts_[q];
+      std::vector<Real> y(std::size_t(p.ns - 1) * p.n);
+      for (int k = 0; k < p.ns; ++k)
+        if (k != p.kv) std::fill_n(y.data() + slot(p, k) * p.n, p.n, Real(p.setup.initial_states[k]));
+      for (const ResolvedInitial& ic : s_.initial)
+        if (ic.part == int(q))
+          for (std::uint32_t i : ic.cells) y[slot(p, ic.state) * p.n + i] = Real(ic.value);
+      d.y = put(y, "the cell states");
+      const auto& pv = p.per_cell ? p.pcell : p.params;
+      d.p = put(std::vector<Real>(pv.begin(), pv.end()), "the cell parameters");
+      if (!p.identity) d.cells = put(p.cells, "the cell lists");
+      if (!s_.schedules.empty()) {
+        std::vector<std::uint32_t> mask(p.n, 0);
+        for (std::size_t st = 0; st < p.stim.size(); ++st)
+          for (std::uint32_t i : p.stim[st]) mask[i] |= 1u << st;
+        d.stim_mask = put(mask, "the stimulus masks");
+      }
+    }
+  }
+
+  void compile() {
+    const gpu::CudaSource src = cuda_kernel_source(s_, sizeof(Real) == 4, kThreads);
+    image_ = gpu::compile_cuda(src, gpu::gpu_status().device.arch());
+    module_ = gpu::Module(image_.image);
+    for (std::size_t q = 0; q < parts_.size(); ++q) parts_[q].fn = module_.function(fmt::format("hw_part{}", q));
+  }
+
+  void reset_failure() {
+    const unsigned long long f[2] = {kNoFailure, kNoFailure};
+    fail_.upload(f, sizeof f);
+  }
+
+  // One step from step n: Godunov, one diffusing pass; Strang, a reaction half step into
+  // the Strang field, then a diffusing pass with the second half.
+  void enqueue(long n) {
+    const double dt = s_.time.dt, t = double(n) * dt;
+    unsigned active = 0;
+    for (std::size_t q = 0; q < s_.schedules.size(); ++q)
+      if (s_.schedules[q].on(n)) active |= 1u << q;
+    const gpu::DeviceBuffer& cur = v_[cur_of(n)];
+    const gpu::DeviceBuffer& next = v_[1 - cur_of(n)];
+    if (s_.time.splitting == Splitting::godunov) {
+      pass(cur, next, true, dt, t, active, n);
+    } else {
+      pass(cur, tmp_, false, 0.5 * dt, t, active, n);
+      pass(tmp_, next, true, 0.5 * dt, t + 0.5 * dt, active, n);
+    }
+  }
+  // The field that is current at step n of a batch started from cur_ at step n0: tracked
+  // by parity, since each step swaps.
+  int cur_of(long n) const { return int((cur_ + (n - batch_start_)) % 2); }
+
+  void pass(const gpu::DeviceBuffer& vin, const gpu::DeviceBuffer& vout, bool diffuse, double h,
+            double t, unsigned active, long n) {
+    const Grid& g = s_.geo.grid;
+    for (std::size_t q = 0; q < s_.parts.size(); ++q) {
+      const Part& p = s_.parts[q];
+      const DevPart& d = parts_[q];
+      hw::cuda::PartArgs<Real> a{};
+      a.vin = reinterpret_cast<const Real*>(vin.ptr());
+      a.vout = reinterpret_cast<Real*>(vout.ptr());
+      a.nx = g.nx();
+      a.ny = g.ny();
+      a.nz = g.nz();
+      a.periodic_x = g.bc[0] == Boundary::periodic;
+      a.periodic_y = g.bc[1] == Boundary::periodic;
+      a.periodic_z = g.bc[2] == Boundary::periodic;
+      a.base = reinterpret_cast<const unsigned*>(base_.ptr());
+      a.diffuse = diffuse;
+      a.links = links_;
+      for (int k = 0; k < 3; ++k) {
+        a.face[k] = reinterpret_cast<const Real*>(face_[k].ptr());
+        a.edge[k] = reinterpret_cast<const Real*>(edge_[k].ptr());
+        a.w[k] = Real(w_[k]);
+      }
+      a.zero_row = reinterpret_cast<const Real*>(zero_row_.ptr());
+      a.inv_phi = reinterpret_cast<const Real*>(inv_phi_.ptr());
+      a.alpha = Real(s_.time.dt / (s_.chi * s_.cm));
+      a.n = p.n;
+      a.cells = reinterpret_cast<const unsigned*>(d.cells.ptr());
+      a.y = reinterpret_cast<Real*>(d.y.ptr());
+      a.p = reinterpret_cast<const Real*>(d.p.ptr());
+      a.per_cell = p.per_cell;
+      a.stim_mask = reinterpret_cast<const unsigned*>(d.stim_mask.ptr());
+      a.stim_active = 0;
+      for (std::size_t st = 0; st < p.stim.size(); ++st)
+        if ((active >> st & 1u) && !p.stim[st].empty()) {
+          a.stim_active |= 1u << st;
+          a.stim_add[st] = Real(h * p.stim_rate[st]);
+        }
+      const int sub = s_.time.ode_substeps;
+      a.t = Real(t / p.t2ms);
+      a.hs = Real(h / sub / p.t2ms);
+      a.substeps = sub;
+      a.to_model = Real(1.0 / p.v2mV);
+      a.to_mv = Real(p.v2mV);
+      a.max_finite = std::numeric_limits<Real>::max();
+      a.fail = reinterpret_cast<unsigned long long*>(fail_.ptr());
+      a.fail_step = a.fail + 1;
+      a.step = static_cast<unsigned long long>(n);
+      void* args[] = {&a};
+      const unsigned long long blocks = (p.n + kThreads - 1) / kThreads;
+      gpu::launch(d.fn, unsigned(blocks), 1, kThreads, args);
+    }
+  }
+
+  void download_v() const {
+    host_v_.resize(layout_.size());
+    v_[cur_].download(host_v_.data(), host_v_.size() * sizeof(Real));
+  }
+
+  const SimSetup& s_;
+  RowLayout layout_;
+  std::array<gpu::DeviceBuffer, 2> v_;
+  gpu::DeviceBuffer tmp_, base_, inv_phi_, zero_row_, fail_;
+  std::array<gpu::DeviceBuffer, 3> face_, edge_;
+  std::array<double, 3> w_{0, 0, 0};
+  bool links_ = false;
+  std::vector<DevPart> parts_;
+  gpu::CompiledImage image_;
+  gpu::Module module_;
+  int cur_ = 0;
+  long batch_start_ = 0;
+  std::size_t bytes_ = 0;
+  mutable std::vector<Real> host_v_;
+};
+
+}  // namespace
+
+// The kernel source: the template, then per part its printed model, a model struct and an
+// extern "C" kernel hw_part<q>.
+gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads) {
+  const char* real = f32 ? "float" : "double";
+  gpu::CudaSource src;
+  src.name = "heartwave_tissue.cu";
+  src.headers = gpu::embedded_sources();
+  src.options = {"-default-device"};
+  std::string& t = src.text;
+  t = "#include \"kernels/cuda/monodomain.cuh\"\n";
+  const char* method = cell::integrator_name(s.integrator);
+  for (std::size_t q = 0; q < s.parts.size(); ++q) {
+    const Part& p = s.parts[q];
+    model::CudaOptions co;
+    co.use_float = f32;
+    co.function_prefix = fmt::format("hw_p{}", q);
+    co.demo_kernel = false;
+    const std::string pre = co.function_prefix;
+    t += fmt::format("\n// ---- part {}: model {} ----\n", q, p.model);
+    t += model::print_cuda(*p.analysed, co);
+    t += fmt::format(
+        "struct {0}_M {{\n"
+        "  static constexpr int ns = {0}_n_states, np = {0}_n_params, nc = {0}_n_constants, kv = {1};\n"
+        "  static __device__ __forceinline__ void constants(const {2}* p, {2}* c) {{ {0}_constants(p, c); }}\n"
+        "  static __device__ __forceinline__ void step({2} t, {2} dt, {2}* y, const {2}* p, const {2}* c) {{\n"
+        "    {0}_step_{3}(t, dt, y, p, c);\n  }}\n}};\n"
+        "extern \"C\" __global__ void __launch_bounds__({4}) hw_part{5}(const hw::cuda::PartArgs<{2}> a) {{\n"
+        "  hw::cuda::part_step<{2}, {0}_M>(a);\n}}\n",
+        pre, p.kv, real, method, threads, q);
+  }
+  return src;
+}
+
+std::unique_ptr<Engine> make_cuda_engine(const SimSetup& s) {
+  if (s.time.precision == Precision::f64) return std::make_unique<CudaEngine<double>>(s);
+  return std::make_unique<CudaEngine<float>>(s);
+}
+
+}  // namespace hw::tissue

@@ -1,0 +1,132 @@
+#include "tissue/engine.hpp"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "gpu/driver.hpp"
+#include "tissue/simulation.hpp"
+
+namespace hw::tissue {
+
+namespace {
+
+template <class Real>
+void put_values(const std::vector<double>& v, std::vector<std::uint8_t>& out) {
+  const std::size_t at = out.size();
+  out.resize(at + v.size() * sizeof(Real));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const Real x = Real(v[i]);
+    std::memcpy(out.data() + at + i * sizeof(Real), &x, sizeof(Real));
+  }
+}
+
+template <class Real>
+std::size_t get_values(const std::vector<std::uint8_t>& in, std::size_t pos, std::size_t n,
+                       std::vector<double>& v) {
+  if (pos + n * sizeof(Real) > in.size()) throw Error("load_state: the saved state is truncated");
+  v.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    Real x;
+    std::memcpy(&x, in.data() + pos + i * sizeof(Real), sizeof(Real));
+    v[i] = double(x);
+  }
+  return pos + n * sizeof(Real);
+}
+
+}  // namespace
+
+void write_canonical(const CanonicalState& st, std::vector<std::uint8_t>& out) {
+  out.push_back(st.bytes);
+  auto put = [&](const std::vector<double>& v) {
+    st.bytes == 4 ? put_values<float>(v, out) : put_values<double>(v, out);
+  };
+  for (const auto& p : st.parts) put(p);
+  put(st.v);
+}
+
+std::size_t read_canonical(const std::vector<std::uint8_t>& in, std::size_t pos,
+                           const std::vector<std::size_t>& parts, std::size_t tissue,
+                           CanonicalState& st) {
+  if (pos >= in.size()) throw Error("load_state: the saved state is truncated");
+  st.bytes = in[pos++];
+  if (st.bytes != 4 && st.bytes != 8)
+    throw Error(fmt::format("load_state: unknown precision tag {} (4 or 8 expected)", int(st.bytes)));
+  auto get = [&](std::size_t n, std::vector<double>& v) {
+    pos = st.bytes == 4 ? get_values<float>(in, pos, n, v) : get_values<double>(in, pos, n, v);
+  };
+  st.parts.resize(parts.size());
+  for (std::size_t q = 0; q < parts.size(); ++q) get(parts[q], st.parts[q]);
+  get(tissue, st.v);
+  return pos;
+}
+
+std::array<int, 3> grid_ijk(const Grid& g, std::size_t c) {
+  return {int(c % g.nx()), int((c / g.nx()) % g.ny()), int(c / (std::size_t(g.nx()) * g.ny()))};
+}
+
+void throw_numerical_error(const Grid& g, std::size_t cell, const std::string& variable, double t,
+                           double dt) {
+  const auto ijk = grid_ijk(g, cell);
+  throw NumericalError(
+      fmt::format("numerical error: {} is not finite at t = {} ms in cell ({}, {}, {}); "
+                  "the state of t = {} ms is kept (smaller dt, more ode_substeps or a "
+                  "smaller stimulus may help)",
+                  variable, t + dt, ijk[0], ijk[1], ijk[2], t),
+      t + dt, ijk, variable);
+}
+
+void check_cuda_support(const TissueCase& c) {
+  if (c.time.diffusion != DiffusionScheme::forward_euler)
+    throw InputError(c.time.loc, "backend cuda: implicit diffusion (time.diffusion = \"backward-euler\" "
+                                 "or \"crank-nicolson\") does not run on the GPU yet; use "
+                                 "time.diffusion = \"explicit\" or --backend cpu");
+  if (c.conductivity.order != StencilOrder::second)
+    throw InputError(c.time.loc, "backend cuda: the fourth-order stencil (conductivity order 4) does "
+                                 "not run on the GPU yet; use order 2 or --backend cpu");
+  if (c.stimuli.size() > 32)
+    throw InputError(c.time.loc, fmt::format("backend cuda: {} stimuli; the GPU engine takes at most "
+                                             "32 per case", c.stimuli.size()));
+}
+
+Backend choose_backend(const std::string& name, const TissueCase* c, std::string* note) {
+  const gpu::GpuStatus& g = gpu::gpu_status();
+  auto say = [&](std::string s) {
+    if (note) *note = std::move(s);
+  };
+  if (name == "reference") return say("backend reference (plain double loops, the oracle)"), Backend::reference;
+  if (name == "cpu") return say("backend cpu"), Backend::cpu;
+  if (name == "cuda") {
+    if (!g.usable) throw Error("--backend cuda: " + g.why);
+    say(fmt::format("backend cuda on {} ({})", g.device.name, g.device.arch()));
+    return Backend::cuda;
+  }
+  if (name == "auto") {
+    if (g.usable) {
+      try {
+        if (c) check_cuda_support(*c);
+        say(fmt::format("backend auto: cuda on {} ({})", g.device.name, g.device.arch()));
+        return Backend::cuda;
+      } catch (const InputError& e) {
+        say(fmt::format("backend auto: cpu, as the case needs what the GPU engine lacks: {}",
+                        e.diagnostics().empty() ? e.what() : e.diagnostics().front().message));
+        return Backend::cpu;
+      }
+    }
+    say(fmt::format("backend auto: cpu ({})", g.why));
+    return Backend::cpu;
+  }
+  throw Error(fmt::format("unknown backend \"{}\" (auto, cpu, cuda, reference)", name));
+}
+
+std::unique_ptr<Engine> make_engine(const SimSetup& s, const EngineOptions& opt) {
+  switch (opt.backend) {
+    case Backend::reference: return make_cpu_engine(s, true, 1);
+    case Backend::cpu: return make_cpu_engine(s, false, opt.threads);
+    case Backend::cuda: return make_cuda_engine(s);
+  }
+  throw Error("unknown backend");
+}
+
+}  // namespace hw::tissue

@@ -1,0 +1,99 @@
+// The engine interface: what a monodomain backend implements behind tissue::Simulation.
+//
+// Why an interface in the open: the reference oracle, the cpu engine and the CUDA engine
+// own their arrays in their own layouts (the box, compressed rows on the host, the same rows
+// in device memory) and share nothing but the set-up (tissue/reaction.hpp). Simulation, the
+// outputs and checkpoints talk to this and nothing else, so a state saved by one engine
+// loads into any other (the canonical state format below).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu/compile.hpp"
+#include "tissue/diffusion.hpp"
+#include "tissue/grid.hpp"
+#include "tissue/reaction.hpp"
+
+namespace hw::tissue {
+
+// What an engine tells a user about how it runs (Simulation::describe prints it).
+struct EngineInfo {
+  std::string backend;   // "cpu (float, 2 threads)", "cuda (NVIDIA H100 80GB HBM3, sm_90, float)"
+  std::string storage;   // how the fields are stored
+  std::string kernels;   // the diffusion/reaction kernels and why
+  std::vector<std::string> part_kernels;  // per part: the cell kernel that runs it
+};
+
+// The canonical dynamic state, the same bytes whichever engine wrote it: for each part its
+// states but V (state-major over the part's cells, as Part orders them), then V in mV on the
+// tissue cells in grid order, all in the engine's precision (tag: 4 or 8 bytes).
+struct CanonicalState {
+  std::uint8_t bytes = 8;
+  std::vector<std::vector<double>> parts;  // (ns − 1)·n values each
+  std::vector<double> v;                   // tissue_cells values
+};
+void write_canonical(const CanonicalState& st, std::vector<std::uint8_t>& out);
+// Reads a state of `parts` sizes (values per part) and `tissue` V values at pos; hw::Error
+// when truncated. Values of another precision than `bytes` are converted.
+std::size_t read_canonical(const std::vector<std::uint8_t>& in, std::size_t pos,
+                           const std::vector<std::size_t>& parts, std::size_t tissue,
+                           CanonicalState& st);
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  // Advances from step n to n + 1; throws NumericalError and keeps the last good V.
+  virtual void step(long n) = 0;
+  // Steps n .. n+count−1 with no look at the state in between (a GPU engine queues them
+  // all); `done` receives the steps completed, also when a NumericalError is thrown.
+  virtual void advance(long n, long count, long& done) {
+    for (done = 0; done < count; ++done) step(n + done);
+  }
+  virtual void voltage(Field<float>& out) const = 0;       // grid-sized, NaN off tissue
+  virtual double voltage_at(std::size_t n) const = 0;      // grid index; NaN off tissue
+  virtual void state(std::size_t part, int k, Field<float>& out) const = 0;  // fills the part's cells
+  virtual CanonicalState save() const = 0;
+  virtual void load(const CanonicalState& st) = 0;
+  virtual EngineInfo describe() const = 0;
+  // Bytes the engine holds for the run (device memory for a GPU engine).
+  virtual std::size_t memory_bytes() const { return 0; }
+};
+
+struct EngineOptions {
+  Backend backend = Backend::cpu;
+  int threads = 0;
+};
+
+// The engine for opt.backend on set-up s (which must outlive it). Backend::cuda throws
+// hw::Error with the reason when there is no usable GPU or the build has no CUDA.
+std::unique_ptr<Engine> make_engine(const SimSetup& s, const EngineOptions& opt);
+
+// Each backend's factory (the cpu file holds reference and cpu).
+std::unique_ptr<Engine> make_cpu_engine(const SimSetup& s, bool reference, int threads);
+std::unique_ptr<Engine> make_cuda_engine(const SimSetup& s);
+
+// A backend by name: reference, cpu, cuda, or auto (cuda where a usable GPU and driver are
+// found and the case, when given, asks for nothing the GPU engine lacks; else cpu). *note
+// receives one line for the user: what was chosen, on what device, or why not the GPU.
+// hw::Error for an unknown name or for cuda without a usable GPU.
+Backend choose_backend(const std::string& name, const TissueCase* c = nullptr,
+                       std::string* note = nullptr);
+// InputError at the key when case c asks for something the CUDA engine cannot do yet.
+void check_cuda_support(const TissueCase& c);
+
+// The CUDA engine's kernel source for set-up s (NVRTC text with its embedded headers):
+// the fused kernel (kernels/cuda/monodomain.cuh) instantiated per part as hw_part<q>, with
+// `threads` as its __launch_bounds__. Tests compile it without a GPU.
+gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads = 256);
+
+// The grid index (i, j, k) of cell n, for messages.
+std::array<int, 3> grid_ijk(const Grid& g, std::size_t n);
+// The NaN-policy error for cell n (grid index) and variable at the end of the step from t.
+[[noreturn]] void throw_numerical_error(const Grid& g, std::size_t cell, const std::string& variable,
+                                        double t, double dt);
+
+}  // namespace hw::tissue

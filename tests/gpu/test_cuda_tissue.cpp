@@ -1,0 +1,295 @@
+// The CUDA engine against the reference engine (plain double loops on the box, which share
+// none of its structure) and against the cpu engine, on small cases that each exercise one
+// thing the GPU path does differently: odd sizes, compressed rows, masks, phase fields,
+// fibres with edge links, several model regions, gradients, S1-S2, Strang, sub-steps,
+// restarts across engines, the NaN policy. Every test skips with the reason where there is
+// no usable GPU (CI), and prints "[measured]" lines for docs/verification.md.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "gpu/driver.hpp"
+#include "test_tissue_util.hpp"
+#include "tissue/simulation.hpp"
+
+using namespace hw::tissue;
+using hw::tissue::testing::add_box_region;
+using hw::tissue::testing::box_initial;
+using hw::tissue::testing::box_stimulus;
+using hw::tissue::testing::sheet;
+
+namespace {
+
+#define HW_REQUIRE_GPU()                                                           \
+  do {                                                                             \
+    if (!hw::gpu::gpu_status().usable)                                             \
+      GTEST_SKIP() << "no usable GPU: " << hw::gpu::gpu_status().why;              \
+  } while (0)
+
+struct Run {
+  std::vector<double> act;  // activation time (ms) per grid cell, NaN where none
+  Field<float> v;           // V after the run
+  std::vector<double> v100;  // V (double) after `early` steps
+};
+
+Run run(const TissueCase& c, Backend b, double t_end, long early = 100, double thr = -20) {
+  SimulationOptions o;
+  o.backend = b;
+  o.threads = 2;
+  Simulation sim(c, o);
+  const std::size_t N = sim.grid().size();
+  Run r;
+  r.act.assign(N, std::numeric_limits<double>::quiet_NaN());
+  Field<float> v;
+  sim.voltage(v);
+  std::vector<float> prev(v.data(), v.data() + N);
+  sim.run_until(t_end, [&](const Simulation& s) {
+    s.voltage(v);
+    for (std::size_t n = 0; n < N; ++n) {
+      if (std::isnan(r.act[n]) && prev[n] < thr && v[n] >= thr)
+        r.act[n] = s.time() - s.dt() + s.dt() * (thr - prev[n]) / (v[n] - prev[n]);
+      prev[n] = v[n];
+    }
+    if (s.steps_done() == early) {
+      r.v100.resize(N);
+      for (std::size_t n = 0; n < N; ++n) r.v100[n] = s.voltage_at(n);
+    }
+  });
+  sim.voltage(r.v);
+  return r;
+}
+
+// max |a − b| where both are defined; *same_nan: whether the NaN patterns agree.
+double max_diff(const std::vector<double>& a, const std::vector<double>& b, bool* same_nan) {
+  double d = 0;
+  *same_nan = a.size() == b.size();
+  for (std::size_t n = 0; n < a.size() && n < b.size(); ++n) {
+    if (std::isnan(a[n]) != std::isnan(b[n])) *same_nan = false;
+    if (!std::isnan(a[n]) && !std::isnan(b[n])) d = std::max(d, std::fabs(a[n] - b[n]));
+  }
+  return d;
+}
+
+double max_abs(const std::vector<double>& a) {
+  double m = 0;
+  for (double x : a)
+    if (!std::isnan(x)) m = std::max(m, std::fabs(x));
+  return m;
+}
+
+// Double: V after 100 steps within 1e-10 relative of the reference, activation times
+// within 1e-6 ms; float: activation within one dt.
+void compare_with_reference(TissueCase c, double t_end, const char* what) {
+  c.time.precision = Precision::f64;
+  const Run ref = run(c, Backend::reference, t_end);
+  const Run gpu64 = run(c, Backend::cuda, t_end);
+  c.time.precision = Precision::f32;
+  const Run gpu32 = run(c, Backend::cuda, t_end);
+  bool nan64 = false, nan32 = false, nanv = false;
+  const double a64 = max_diff(ref.act, gpu64.act, &nan64);
+  const double a32 = max_diff(ref.act, gpu32.act, &nan32);
+  const double v100 = max_diff(ref.v100, gpu64.v100, &nanv) / std::max(1e-300, max_abs(ref.v100));
+  std::size_t activated = 0, tissue = 0;
+  for (double t : ref.act) activated += !std::isnan(t);
+  for (std::size_t n = 0; n < ref.v.size(); ++n) tissue += !std::isnan(ref.v[n]);
+  std::printf("[measured] cuda vs reference, %s: %zu of %zu cells activated; f64: V after 100 steps "
+              "%.3g relative, activation %.3g ms; f32: activation %.3g ms (dt %g)\n",
+              what, activated, tissue, v100, a64, a32, c.time.dt);
+  ASSERT_FALSE(ref.v100.empty()) << "the run is shorter than 100 steps";
+  EXPECT_GT(activated, tissue / 2);
+  EXPECT_TRUE(nanv);
+  EXPECT_LE(v100, 1e-10);
+  EXPECT_TRUE(nan64);
+  EXPECT_LT(a64, 1e-6);
+  EXPECT_TRUE(nan32);
+  EXPECT_LE(a32, c.time.dt);
+}
+
+}  // namespace
+
+TEST(CudaTissue, OddBoxUniformSigma) {
+  HW_REQUIRE_GPU();
+  TissueCase c = sheet(23, 17, 11, 0.25, "bueno_orovio_2008_epi");
+  c.conductivity.sigma_t = c.conductivity.sigma_l;  // isotropic: the uniform stencil
+  c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.75, 5, 3}));
+  compare_with_reference(c, 8, "23x17x11 box, uniform sigma, BO epi");
+}
+
+TEST(CudaTissue, ObliqueFibresTwoModels) {
+  HW_REQUIRE_GPU();
+  TissueCase c = sheet(30, 20, 1, 0.2, "bueno_orovio_2008_epi");
+  c.fibres.kind = FibreSpec::Kind::uniform;
+  c.fibres.direction = {1, 0.6, 0};
+  add_box_region(c, "tentusscher_2006_epi", {3, 0, 0}, {6, 2, 1});
+  c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.6, 4, 1}));
+  compare_with_reference(c, 12, "2D 30x20 oblique fibres, BO epi + TT06 epi");
+}
+
+TEST(CudaTissue, RotatingFibresPeriodicStrangSubsteps) {
+  HW_REQUIRE_GPU();
+  TissueCase c = sheet(14, 9, 7, 0.25, "bueno_orovio_2008_epi");
+  c.grid.bc[1] = Boundary::periodic;
+  c.fibres.kind = FibreSpec::Kind::rotating;
+  c.fibres.angle_from = 60;
+  c.fibres.angle_to = -60;
+  ModelRegion m2;
+  m2.model = "bueno_orovio_2008_endo";
+  m2.where.kind = Region::Kind::face;
+  m2.where.face = "z-";
+  m2.where.depth = 0.5;
+  c.models.push_back(m2);
+  c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.5, 2.25, 1.75}));
+  compare_with_reference(c, 10, "3D 14x9x7 rotating fibres (19-point), periodic y, BO epi + endo");
+  c.time.splitting = Splitting::strang;
+  c.time.ode_substeps = 2;
+  c.time.integrator = "rl2";
+  compare_with_reference(c, 10, "the same with Strang, 2 ODE sub-steps, RL2");
+}
+
+TEST(CudaTissue, ShellInCompressedRows) {
+  HW_REQUIRE_GPU();
+  TissueCase c = sheet(24, 20, 16, 0.25, "bueno_orovio_2008_epi");
+  c.geometry.kind = GeometrySpec::Kind::ellipsoid_shell;
+  c.geometry.centre = {3, 2.5, 2};
+  c.geometry.radii_outer = {2.9, 2.4, 1.9};
+  c.geometry.radii_inner = {1.9, 1.4, 0.9};
+  c.fibres.kind = FibreSpec::Kind::rotating;
+  c.fibres.angle_from = 60;
+  c.fibres.angle_to = -60;
+  add_box_region(c, "bueno_orovio_2008_endo", {0, 0, 0}, {6, 2.5, 2});
+  c.stimuli.push_back(box_stimulus({0, 0, 0}, {1.5, 5, 4}));
+  {
+    SimulationOptions o;
+    o.backend = Backend::cuda;
+    Simulation probe(c, o);
+    EXPECT_NE(probe.describe().find("compressed rows"), std::string::npos) << probe.describe();
+  }
+  compare_with_reference(c, 16, "3D ellipsoidal shell in compressed rows, rotating fibres");
+}
+
+TEST(CudaTissue, PhaseFieldShell) {
+  HW_REQUIRE_GPU();
+  TissueCase c = sheet(24, 20, 16, 0.25, "bueno_orovio_2008_epi");
+  c.geometry.kind = GeometrySpec::Kind::ellipsoid_shell;
+  c.geometry.centre = {3, 2.5, 2};
+  c.geometry.radii_outer = {2.9, 2.4, 1.9};
+  c.geometry.radii_inner = {1.9, 1.4, 0.9};
+  c.geometry.phase_field = true;
+  c.stimuli.push_back(box_stimulus({0, 0, 0}, {1.5, 5, 4}));
+  compare_with_reference(c, 16, "3D shell with a phase-field boundary");
+}
+
+TEST(CudaTissue, MaskedSlabGradientS1S2) {
+  HW_REQUIRE_GPU();
+  TissueCase c = sheet(40, 24, 1, 0.25, "tentusscher_2006_epi");
+  c.geometry.kind = GeometrySpec::Kind::slab_with_hole;
+  c.geometry.centre = {5, 3, 0.125};
+  c.geometry.hole_radius = 1.2;
+  c.fibres.kind = FibreSpec::Kind::uniform;
+  c.fibres.direction = {1, 0.3, 0};
+  ParameterGradient gr;
+  gr.param = "g_Ks";
+  gr.axis = 0;
+  gr.from = 0.5;
+  gr.to = 1.5;
+  c.gradients.push_back(gr);
+  c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.75, 6, 1}));           // S1 along the left edge
+  auto s2 = box_stimulus({0, 0, 0}, {10, 3, 1}, 80, 1);                   // S2 on the lower half
+  s2.start = 6;
+  c.stimuli.push_back(s2);
+  c.initial.push_back(box_initial({8, 0, 0}, {10, 6, 1}, "V", -20));     // a patch already up
+  compare_with_reference(c, 12, "2D slab with a hole, g_Ks gradient, S1-S2, initial patch, TT06");
+}
+
+// cuda → cpu, cpu → cuda continue where the other left off; cuda → cuda bit-identically.
+TEST(CudaTissue, RestartsAcrossEngines) {
+  HW_REQUIRE_GPU();
+  TissueCase c = sheet(20, 14, 6, 0.25, "tentusscher_2006_epi");
+  c.fibres.kind = FibreSpec::Kind::rotating;
+  c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.75, 4, 2}));
+  for (Precision prec : {Precision::f64, Precision::f32}) {
+    c.time.precision = prec;
+    SimulationOptions gpu, cpu;
+    gpu.backend = Backend::cuda;
+    cpu.backend = Backend::cpu;
+    cpu.threads = 2;
+    Simulation a(c, gpu);
+    for (int n = 0; n < 80; ++n) a.step();
+    const auto at80 = a.save_state();
+    for (int n = 0; n < 120; ++n) a.step();
+    // cuda → cuda: bit-identical.
+    Simulation b(c, gpu);
+    b.load_state(at80);
+    b.run_until(a.time());
+    EXPECT_EQ(a.save_state(), b.save_state());
+    // cuda → cpu and cpu → cuda: the same run to rounding.
+    Simulation on_cpu(c, cpu);
+    on_cpu.load_state(at80);
+    on_cpu.run_until(a.time());
+    Simulation back(c, gpu);
+    back.load_state(on_cpu.save_state());
+    EXPECT_EQ(back.save_state(), on_cpu.save_state());  // load/save through the device is exact
+    Field<float> fa, fc;
+    a.voltage(fa);
+    on_cpu.voltage(fc);
+    double d = 0;
+    for (std::size_t n = 0; n < fa.size(); ++n) d = std::max(d, double(std::fabs(fa[n] - fc[n])));
+    std::printf("[measured] restart cuda -> cpu (%s): max |V_cuda - V_cpu| after 120 more steps %.3g mV\n",
+                prec == Precision::f64 ? "double" : "float", d);
+    EXPECT_LT(d, prec == Precision::f64 ? 1e-6 : 0.5);
+  }
+}
+
+// The NaN policy: the same failing cell, variable and time as the cpu engine, and the last
+// good state kept, also when the failure happens inside a batch (run_until).
+TEST(CudaTissue, NumericalErrorNamesCellAndKeepsState) {
+  HW_REQUIRE_GPU();
+  TissueCase c = sheet(16, 12, 1, 0.25, "tentusscher_2006_epi");
+  c.time.integrator = "fe";
+  c.time.dt = 0.05;
+  c.stimuli.push_back(box_stimulus({1, 1, 0}, {1.5, 1.5, 1}, 1e9, 1));
+  c.stimuli.back().start = 0.5;
+  auto fail = [&](Backend b, bool batch, std::vector<std::uint8_t>* state) {
+    SimulationOptions o;
+    o.backend = b;
+    Simulation s(c, o);
+    try {
+      if (batch)
+        s.run_until(5);
+      else
+        for (int n = 0; n < 100; ++n) s.step();
+    } catch (const NumericalError& e) {
+      *state = s.save_state();
+      return std::make_tuple(e.time, e.cell, e.variable, s.steps_done());
+    }
+    ADD_FAILURE() << "no numerical error";
+    return std::make_tuple(0.0, std::array<int, 3>{}, std::string(), 0L);
+  };
+  std::vector<std::uint8_t> s_cpu, s_step, s_batch;
+  const auto cpu = fail(Backend::cpu, false, &s_cpu);
+  const auto one = fail(Backend::cuda, false, &s_step);
+  const auto batch = fail(Backend::cuda, true, &s_batch);
+  std::printf("[measured] NaN: cpu t=%g cell (%d,%d,%d) %s step %ld; cuda t=%g (%d,%d,%d) %s step %ld\n",
+              std::get<0>(cpu), std::get<1>(cpu)[0], std::get<1>(cpu)[1], std::get<1>(cpu)[2],
+              std::get<2>(cpu).c_str(), std::get<3>(cpu), std::get<0>(one), std::get<1>(one)[0],
+              std::get<1>(one)[1], std::get<1>(one)[2], std::get<2>(one).c_str(), std::get<3>(one));
+  EXPECT_EQ(one, cpu);
+  EXPECT_EQ(batch, cpu);
+  EXPECT_EQ(s_step, s_batch);
+}
+
+TEST(CudaTissue, RefusesWhatItCannotDoByKey) {
+  HW_REQUIRE_GPU();
+  TissueCase c = sheet(10, 10, 1, 0.25, "bueno_orovio_2008_epi");
+  c.time.diffusion = DiffusionScheme::crank_nicolson;
+  SimulationOptions o;
+  o.backend = Backend::cuda;
+  try {
+    Simulation s(c, o);
+    ADD_FAILURE() << "implicit diffusion was accepted on the GPU";
+  } catch (const hw::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("time.diffusion"), std::string::npos) << e.what();
+  }
+}

@@ -1,0 +1,38 @@
+// The CUDA engine's kernel source compiles with NVRTC for sm_90, for a model in every
+// family of the built-ins and for several model regions at once: what can be checked of the
+// GPU path on a machine without a GPU (CI). Running it is tests/gpu's business.
+#include <gtest/gtest.h>
+
+#include "gpu/compile.hpp"
+#include "model/emit/nvrtc.hpp"
+#include "test_tissue_util.hpp"
+#include "tissue/engine.hpp"
+#include "tissue/reaction.hpp"
+
+using namespace hw::tissue;
+using hw::tissue::testing::add_box_region;
+using hw::tissue::testing::sheet;
+
+namespace {
+
+void compiles(const TissueCase& c, bool f32) {
+  const SimSetup s = make_sim_setup(c, false);
+  const hw::gpu::CudaSource src = cuda_kernel_source(s, f32);
+  const hw::gpu::CompiledImage img = hw::gpu::compile_cuda(src, "sm_90");
+  EXPECT_FALSE(img.image.empty());
+  EXPECT_EQ(img.arch, "sm_90");
+  for (std::size_t q = 0; q < s.parts.size(); ++q)
+    EXPECT_NE(src.text.find("hw_part" + std::to_string(q) + "("), std::string::npos);
+}
+
+}  // namespace
+
+TEST(CudaSource, TissueKernelsCompileForSm90) {
+  if (!hw::model::nvrtc_available()) GTEST_SKIP() << "built without NVRTC";
+  TissueCase c = sheet(8, 6, 4, 0.25, "karma1993");
+  compiles(c, true);
+  TissueCase two = sheet(8, 6, 4, 0.25, "bueno_orovio_2008_epi");
+  add_box_region(two, "tentusscher_2006_epi", {0, 0, 0}, {1, 1, 1});
+  two.time.integrator = "rl2";
+  compiles(two, false);
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# On the device machine: the GPU check of the CUDA backend in one call. Runs the gpu tests
+# (tests/gpu, against the reference and cpu engines), compute-sanitizer's memcheck,
+# racecheck and initcheck on small cases, and the GPU benchmarks against a device-to-device
+# copy roof measured in the same run; prints one table last. Logs go to $OUT (when set).
+#
+# Here:   bash tools/device/pack.sh heartwave=build/apps/heartwave/heartwave \
+#              heartwave_gpu_tests=build/tests/heartwave_gpu_tests
+# Device: bash tools/device/gpu-check.sh [BENCH_SECONDS]      (carry .devrun)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+secs=${1:-2}
+out=${OUT:-/tmp/gpu-check}
+mkdir -p "$out"
+export HEARTWAVE_CACHE=${HEARTWAVE_CACHE:-/tmp/heartwave-cache}
+bash tools/device/unpack.sh >/dev/null || exit 1
+hw=.devrun/bin/heartwave
+tests=.devrun/bin/heartwave_gpu_tests
+rows=()
+row() { rows+=("$(printf '%-34s %s' "$1" "$2")"); }
+
+commit=$(cat .devrun/commit 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)
+gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)
+row "device" "$gpu"
+row "commit" "$commit"
+
+# 1. The gpu tests.
+start=$(date +%s)
+"$tests" --gtest_color=no 2>&1 | tee "$out/gpu-tests.log" | grep -E '^\[( +OK|  FAILED|  SKIPPED|  PASSED|==========)|measured' | tail -40
+pass=$(grep -c '^\[       OK' "$out/gpu-tests.log")
+fail=$(grep -c '^\[  FAILED  \] [A-Z]' "$out/gpu-tests.log")
+skip=$(grep -c '^\[  SKIPPED \] [A-Z]' "$out/gpu-tests.log")
+row "gpu tests" "$pass passed, $fail failed, $skip skipped ($(( $(date +%s) - start )) s)"
+
+# 2. compute-sanitizer on the small cases (kernels come from the cache by now).
+san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+for tool in memcheck racecheck initcheck; do
+  if [ -z "$san" ]; then row "sanitizer $tool" "compute-sanitizer not found"; continue; fi
+  "$san" --tool $tool --error-exitcode 9 --target-processes all "$tests" --gtest_color=no \
+    --gtest_filter='CudaTissue.OddBox*:CudaTissue.ShellInCompressedRows:CudaTissue.MaskedSlab*' \
+    > "$out/sanitizer-$tool.log" 2>&1
+  rc=$?
+  summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" | tail -1)
+  row "sanitizer $tool" "rc $rc; ${summary:-no summary (see log)}"
+done
+
+# 3. Benchmarks: every tissue case on the GPU, the roof measured in the same run.
+"$hw" bench all --backend cuda --seconds "$secs" 2>&1 | tee "$out/bench.log"
+while read -r name cells steps s cs sps wall bpc gbs roof ach; do
+  case "$name" in karma*|tt06*|niederer*)
+    row "bench $name" "$(printf '%.3g cell-steps/s, %.4g steps/s, %.3g of roof' "$cs" "$sps" "$ach")";;
+  esac
+done < <(grep -E '^(karma|tt06|niederer)' "$out/bench.log")
+roof=$(grep -m1 'copy roof' "$out/bench.log")
+row "roof" "${roof#copy roof: }"
+
+echo
+echo "==== gpu-check (device, commit, results) ===="
+printf '%s\n' "${rows[@]}" | tee "$out/summary.txt"
