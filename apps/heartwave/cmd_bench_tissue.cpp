@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "common.hpp"
+#include "core/error.hpp"
 #include "gpu/driver.hpp"
 #include "tissue/benchmarks.hpp"
 #include "tissue/engine.hpp"
@@ -49,7 +50,14 @@ int run_tissue_bench(const std::string& what, const TissueBenchFlags& f) {
                            "roof GB/s", "ach/roof");
   std::vector<std::string> notes;
   for (const std::string& n : names) {
-    const BenchResult r = run_tissue_benchmark(n, f.threads, f.seconds, 0, roof, backend);
+    BenchResult r;
+    try {
+      r = run_tissue_benchmark(n, f.threads, f.seconds, 0, roof, backend);
+    } catch (const InputError& e) {
+      if (what != "all") throw;
+      std::cout << fmt::format("{:<14} skipped: {}\n", n, e.diagnostics().empty() ? e.what() : e.diagnostics()[0].message);
+      continue;
+    }
     std::cout << fmt::format("{:<14} {:>10} {:>7} {:>8.3f} {:>14.4g} {:>10.4g} {:>10.4g} {:>6.0f} {:>9.1f} {:>9.1f} {:>8.3f}\n",
                              r.name, r.cells, r.steps, r.seconds, r.cell_steps_per_s, r.steps_per_s,
                              r.wall_per_simulated_s, r.bytes_per_cell_step, r.achieved_gbs, r.roof_gbs,

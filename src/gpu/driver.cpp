@@ -292,11 +292,10 @@ void* Module::function(const std::string& name) const {
   return f;
 }
 
-void launch(void* f, unsigned grid_x, unsigned grid_y, unsigned block_x, void** args,
-            unsigned shared_bytes) {
-  if (grid_x == 0 || grid_y == 0) return;
-  check(api().launch(static_cast<CUfunction>(f), grid_x, grid_y, 1, block_x, 1, 1, shared_bytes,
-                     nullptr, args, nullptr),
+void launch(void* f, Dim3 grid, Dim3 block, void** args, unsigned shared_bytes) {
+  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) return;
+  check(api().launch(static_cast<CUfunction>(f), grid[0], grid[1], grid[2], block[0], block[1],
+                     block[2], shared_bytes, nullptr, args, nullptr),
         "cuLaunchKernel");
 }
 
@@ -383,7 +382,7 @@ Module::~Module() = default;
 Module::Module(Module&&) noexcept {}
 Module& Module::operator=(Module&&) noexcept { return *this; }
 void* Module::function(const std::string&) const { unbuilt(); }
-void launch(void*, unsigned, unsigned, unsigned, void**, unsigned) { unbuilt(); }
+void launch(void*, Dim3, Dim3, void**, unsigned) { unbuilt(); }
 void synchronize() { unbuilt(); }
 KernelResources kernel_resources(void*) { unbuilt(); }
 Timer::Timer() { unbuilt(); }

@@ -10,6 +10,7 @@
 // gpu_status() says so and the rest throws.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -95,8 +96,12 @@ class Module {
 };
 
 // Launches kernel f on the default stream; args as for cuLaunchKernel.
-void launch(void* f, unsigned grid_x, unsigned grid_y, unsigned block_x, void** args,
-            unsigned shared_bytes = 0);
+using Dim3 = std::array<unsigned, 3>;
+void launch(void* f, Dim3 grid, Dim3 block, void** args, unsigned shared_bytes = 0);
+inline void launch(void* f, unsigned grid_x, unsigned grid_y, unsigned block_x, void** args,
+                   unsigned shared_bytes = 0) {
+  launch(f, {grid_x, grid_y, 1}, {block_x, 1, 1}, args, shared_bytes);
+}
 void synchronize();
 // Registers per thread and local (spill) bytes of a kernel, for describe() and tuning.
 struct KernelResources {

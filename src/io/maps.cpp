@@ -11,7 +11,9 @@
 
 #include "core/error.hpp"
 #include "io/atomic_file.hpp"
+#include "io/activation_k.hpp"
 #include "io/checkpoint.hpp"
+#include "tissue/engine.hpp"
 
 namespace hw::io {
 namespace {
@@ -48,38 +50,57 @@ void ActivationTracker::update(double t, const tissue::Field<float>& v) {
   const double dt = t - t_prev_;
   const float thr = static_cast<float>(threshold_);
   const tissue::Mask* m = mask_.empty() ? nullptr : &mask_;
+  float dummy = 0;
   for (std::size_t c = 0; c < n; ++c) {
     if (!tissue::is_tissue(m, c)) continue;
-    const float a = v_prev_[c], b = v[c];
-    if (std::isnan(act_[c])) {
-      // T = t₀ + (θ − V₀)/(V₁ − V₀)·(t₁ − t₀) at the first V₀ < θ ≤ V₁.
-      if (a < thr && b >= thr) {
-        act_[c] = static_cast<float>(t_prev_ + (thr - a) / double(b - a) * dt);
-        if (with_apd_) v_peak_[c] = b;
-      } else if (with_apd_) {
-        v_rest_[c] = std::min(v_rest_[c], b);
-      }
-    } else if (with_apd_ && std::isnan(apd_[c])) {
-      // Level L = V_peak − 0.9 (V_peak − V_rest); APD90 ends at the first V₀ > L ≥ V₁.
-      v_peak_[c] = std::max(v_peak_[c], b);
-      const float level = v_peak_[c] - 0.9f * (v_peak_[c] - v_rest_[c]);
-      if (a > level && b <= level) {
-        const double tx = t_prev_ + (a - level) / double(a - b) * dt;
-        apd_[c] = static_cast<float>(tx - act_[c]);
-      }
-    }
+    if (with_apd_)
+      activation_update(v_prev_[c], v[c], thr, t_prev_, dt, true, act_[c], apd_[c], v_rest_[c], v_peak_[c]);
+    else
+      activation_update(v_prev_[c], v[c], thr, t_prev_, dt, false, act_[c], dummy, dummy, dummy);
   }
   v_prev_.vec() = v.vec();
   t_prev_ = t;
 }
 
+bool ActivationTracker::attach(const tissue::Simulation& sim) {
+  if (first_) return false;  // the first sample gives V_rest its start: take it here
+  tissue::ActivationMaps m;
+  m.threshold = float(threshold_);
+  m.with_apd = with_apd_;
+  m.act = act_.vec();
+  if (with_apd_) {
+    m.apd = apd_.vec();
+    m.v_rest = v_rest_.vec();
+    m.v_peak = v_peak_.vec();
+  }
+  if (sim.attach_activation(m)) sim_ = &sim;
+  return attached();
+}
+
+void ActivationTracker::sync() const {
+  if (!sim_) return;
+  tissue::ActivationMaps m;
+  m.with_apd = with_apd_;
+  sim_->read_activation(m);
+  act_.vec() = std::move(m.act);
+  if (with_apd_) {
+    apd_.vec() = std::move(m.apd);
+    v_rest_.vec() = std::move(m.v_rest);
+    v_peak_.vec() = std::move(m.v_peak);
+  }
+  sim_->voltage(v_prev_);  // the last sample is the current V
+  t_prev_ = sim_->time();
+}
+
 std::size_t ActivationTracker::activated_cells() const {
+  sync();
   std::size_t k = 0;
   for (std::size_t c = 0; c < act_.size(); ++c) k += !std::isnan(act_[c]);
   return k;
 }
 
 void ActivationTracker::save(StateWriter& w) const {
+  sync();
   w.put<std::uint64_t>(grid_.size());
   w.put<double>(threshold_);
   w.put<std::uint8_t>(with_apd_);

@@ -29,6 +29,7 @@
 
 #include "tissue/diffusion.hpp"
 #include "tissue/grid.hpp"
+#include "tissue/simulation.hpp"
 
 namespace hw::io {
 
@@ -42,10 +43,15 @@ class ActivationTracker {
                     bool with_apd = true);
   // Feeds one sample of V at time t (ms); times must increase.
   void update(double t, const tissue::Field<float>& v);
+  // Hands the maps to sim's engine when it can keep them where V lives (the GPU): from then
+  // on it updates them after every step of sim, and update() is not to be called. Call it
+  // right after a sample at sim's current time. Returns whether the engine took them.
+  bool attach(const tissue::Simulation& sim);
+  bool attached() const { return sim_ != nullptr; }
   // T per cell (ms), NaN where not activated or not tissue.
-  const tissue::Field<float>& activation() const { return act_; }
+  const tissue::Field<float>& activation() const { sync(); return act_; }
   // APD90 per cell (ms), NaN where unavailable. Empty if with_apd was false.
-  const tissue::Field<float>& apd90() const { return apd_; }
+  const tissue::Field<float>& apd90() const { sync(); return apd_; }
   std::size_t activated_cells() const;
   double threshold() const { return threshold_; }
   // Everything the maps depend on so far (last sample, T, APD90, V_rest, V_peak), so a
@@ -55,13 +61,18 @@ class ActivationTracker {
   void load(StateReader& r);
 
  private:
+  // Pulls the maps from the engine they are attached to (no-op otherwise).
+  void sync() const;
+
   tissue::Grid grid_;
   tissue::Mask mask_;
   double threshold_;
   bool with_apd_;
-  bool first_ = true;
-  double t_prev_ = 0;
-  tissue::Field<float> v_prev_, act_, apd_, v_rest_, v_peak_;
+  const tissue::Simulation* sim_ = nullptr;  // the engine keeps the maps (attach)
+  // Mutable: an attached tracker's state lives in the engine and is copied in on reading.
+  mutable bool first_ = true;
+  mutable double t_prev_ = 0;
+  mutable tissue::Field<float> v_prev_, act_, apd_, v_rest_, v_peak_;
 };
 
 struct ConductionVelocity {

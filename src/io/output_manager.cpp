@@ -213,9 +213,12 @@ const Field<float>& OutputManager::variable(std::size_t i) {
 
 void OutputManager::sample(bool force_fields) {
   const double t = sim_.time(), eps = 1e-6 * sim_.dt();
-  if (act_ || ecg_) {
+  // The maps follow V after every step: here from a copy of V, until the engine takes them
+  // over where V lives (the GPU engine does after the first sample; no copy per step then).
+  if (act_ && !act_->attached()) {
     sim_.voltage(v_);
-    if (act_) act_->update(t, v_);
+    act_->update(t, v_);
+    act_->attach(sim_);
   }
   if (o_.field_interval > 0 && (t >= due_.next_field - eps || force_fields)) {
     write_fields(index_at(t, o_.field_interval));
@@ -232,6 +235,7 @@ void OutputManager::sample(bool force_fields) {
     while (due_.next_probe <= t + eps) due_.next_probe += o_.probe_interval;
   }
   if (ecg_ && t >= due_.next_ecg - eps) {
+    sim_.voltage(v_);
     ecg_csv_->row(t, ecg_->compute(v_));
     while (due_.next_ecg <= t + eps) due_.next_ecg += o_.probe_interval;
   }

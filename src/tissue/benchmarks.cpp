@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <memory>
 
 #include <fmt/format.h>
@@ -71,6 +73,59 @@ TissueCase tt06_case(int n) {
   return c;
 }
 
+// ../shared beside the source tree, or $HEARTWAVE_SHARED_DIR.
+std::string shared_dir() {
+  if (const char* e = std::getenv("HEARTWAVE_SHARED_DIR"); e && *e) return e;
+  return std::string(HW_SOURCE_DIR) + "/../shared";
+}
+
+std::string shared_file(const std::string& rel, const std::string& name) {
+  const std::string p = shared_dir() + "/" + rel;
+  if (!std::ifstream(p)) throw InputError(SourceLoc{}, fmt::format("benchmark {} needs {} (../shared, or set "
+                                                                   "HEARTWAVE_SHARED_DIR)", name, p));
+  return p;
+}
+
+// ten Tusscher 2006 epi in the UCSD rabbit ventricles at 0.25 mm (voxel labels), rule-based
+// fibres, dt 0.02 ms, a wave started from the base (x < 12 mm).
+TissueCase rabbit_tt06_case(const std::string& name) {
+  TissueCase c = niederer_case(0.25, 0.02);
+  c.name = name;
+  c.stimuli.clear();
+  c.geometry.kind = GeometrySpec::Kind::mask_file;
+  c.geometry.path = shared_file("geometry/rabbit_ventricles_ucsd_chaste/ucsd_rabbit_ventricles_0.25mm.nrrd", name);
+  c.fibres.kind = FibreSpec::Kind::rule_based;
+  c.fibres.axis = 0;
+  c.grid = Grid{};
+  planar_wave(c, 12, 10.0);
+  return c;
+}
+
+// O'Hara-Rudy endo in the pig ventricles (phase field, 128³ box, 0.56 M tissue cells),
+// isotropic 0.1334 mS/mm, dt 0.01 ms, RL1, a wave from the apex third.
+TissueCase ord_pig_case(const std::string& name) {
+  TissueCase c;
+  c.name = name;
+  c.geometry.kind = GeometrySpec::Kind::phase_field_file;
+  c.geometry.path = shared_file("geometry/pig_ventricles_kaboudian128/pig_ventricles_128.nrrd", name);
+  c.geometry.threshold = 0.01;
+  c.geometry.phase_field = true;
+  c.conductivity.sigma_l = c.conductivity.sigma_t = 0.1334;
+  ModelRegion m;
+  m.model = "ohara_rudy_2011_endo";
+  c.models.push_back(m);
+  c.time.dt = 0.01;
+  c.time.integrator = "rl1";
+  InitialCondition ic;
+  ic.where.kind = Region::Kind::box;
+  ic.where.lo = {-1, -1, -1};
+  ic.where.hi = {1e9, 1e9, 25};
+  ic.variable = "V";
+  ic.value = 10.0;
+  c.initial.push_back(ic);
+  return c;
+}
+
 TissueCase named(TissueCase c, const std::string& name) {
   c.name = name;
   return c;
@@ -111,13 +166,15 @@ std::vector<std::string> tissue_benchmark_names() {
 }
 
 std::vector<std::string> gpu_benchmark_names() {
-  return {"karma3d-256", "karma3d-512", "tt06-3d-256", "niederer-0.05"};
+  return {"karma3d-256", "karma3d-512", "tt06-3d-256", "niederer-0.05", "rabbit-tt06", "ord-pig128"};
 }
 
 TissueCase tissue_benchmark_case(const std::string& name, int n) {
   if (name == "karma2d") return karma_case(2, n > 0 ? n : 1024);
   if (name == "karma3d") return karma_case(3, n > 0 ? n : 128);
   if (name == "tt06-3d") return tt06_case(n > 0 ? n : 64);
+  if (name == "rabbit-tt06") return rabbit_tt06_case(name);
+  if (name == "ord-pig128") return ord_pig_case(name);
   if (name == "karma3d-256") return named(karma_case(3, n > 0 ? n : 256), name);
   if (name == "karma3d-512") return named(karma_case(3, n > 0 ? n : 512), name);
   if (name == "tt06-3d-256") return named(tt06_case(n > 0 ? n : 256), name);
@@ -136,7 +193,7 @@ TissueCase tissue_benchmark_case(const std::string& name, int n) {
   }
   throw InputError(SourceLoc{}, fmt::format("unknown tissue benchmark \"{}\" (known: karma2d, "
                                             "karma3d, tt06-3d, niederer-0.2; on the GPU also "
-                                            "karma3d-256, karma3d-512, tt06-3d-256, niederer-0.05)",
+                                            "karma3d-256, karma3d-512, tt06-3d-256, niederer-0.05, rabbit-tt06, ord-pig128)",
                                             name));
 }
 

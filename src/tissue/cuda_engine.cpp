@@ -11,6 +11,7 @@
 // A step launches one kernel per part (Strang: two passes). A non-finite V sets a device
 // flag; the host reads it after each step, or after a batch of steps (advance()), where
 // kernels queued after the failure do nothing, so the last good state is kept either way.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -43,6 +44,9 @@ class CudaEngine final : public Engine {
     layout_ = row_layout(g, s.geo.mask);
     if (layout_.size() >= (std::size_t(1) << 32) || g.size() >= (std::size_t(1) << 32))
       throw InputError(s.tcase.geometry.loc, "backend cuda: grids of 2^32 cells or more are not supported");
+    if (g.nz() > 65535 || g.ny() > 65535 * 8)
+      throw InputError(s.tcase.geometry.loc, "backend cuda: more than 65535 cells along z (or 524280 "
+                                             "along y) do not fit the GPU's launch grid");
     check_memory();
     build_fields();
     build_parts();
@@ -159,7 +163,43 @@ class CudaEngine final : public Engine {
 
   std::size_t memory_bytes() const override { return bytes_; }
 
+  bool attach_activation(const ActivationMaps& m) override {
+    const std::size_t N = s_.geo.grid.size();
+    if (m.act.size() != N || (m.with_apd && (m.apd.size() != N || m.v_rest.size() != N || m.v_peak.size() != N)))
+      throw Error("activation maps: arrays of the wrong size for this grid");
+    act_.threshold = m.threshold;
+    act_.with_apd = m.with_apd;
+    act_.act = put(m.act, "the activation map");
+    if (m.with_apd) {
+      act_.apd = put(m.apd, "the APD90 map");
+      act_.v_rest = put(m.v_rest, "the APD90 map's V_rest");
+      act_.v_peak = put(m.v_peak, "the APD90 map's V_peak");
+    }
+    return true;
+  }
+
+  void read_activation(ActivationMaps& m) const override {
+    const std::size_t N = s_.geo.grid.size();
+    m.threshold = act_.threshold;
+    m.with_apd = act_.with_apd;
+    auto get = [&](const gpu::DeviceBuffer& b, std::vector<float>& v) {
+      v.resize(N);
+      b.download(v.data(), N * sizeof(float));
+    };
+    get(act_.act, m.act);
+    if (act_.with_apd) {
+      get(act_.apd, m.apd);
+      get(act_.v_rest, m.v_rest);
+      get(act_.v_peak, m.v_peak);
+    }
+  }
+
  private:
+  struct DevMaps {
+    float threshold = -20;
+    bool with_apd = false;
+    gpu::DeviceBuffer act, apd, v_rest, v_peak;
+  };
   struct DevPart {
     gpu::DeviceBuffer y, p, cells, stim_mask;
     void* fn = nullptr;
@@ -292,18 +332,19 @@ class CudaEngine final : public Engine {
     const gpu::DeviceBuffer& cur = v_[cur_of(n)];
     const gpu::DeviceBuffer& next = v_[1 - cur_of(n)];
     if (s_.time.splitting == Splitting::godunov) {
-      pass(cur, next, true, dt, t, active, n);
+      pass(cur, next, true, dt, t, active, n, &cur);
     } else {
-      pass(cur, tmp_, false, 0.5 * dt, t, active, n);
-      pass(tmp_, next, true, 0.5 * dt, t + 0.5 * dt, active, n);
+      pass(cur, tmp_, false, 0.5 * dt, t, active, n, nullptr);
+      pass(tmp_, next, true, 0.5 * dt, t + 0.5 * dt, active, n, &cur);
     }
   }
   // The field that is current at step n of a batch started from cur_ at step n0: tracked
   // by parity, since each step swaps.
   int cur_of(long n) const { return int((cur_ + (n - batch_start_)) % 2); }
 
+  // track: V at the step's start, when this pass ends the step (the maps are updated then).
   void pass(const gpu::DeviceBuffer& vin, const gpu::DeviceBuffer& vout, bool diffuse, double h,
-            double t, unsigned active, long n) {
+            double t, unsigned active, long n, const gpu::DeviceBuffer* track) {
     const Grid& g = s_.geo.grid;
     for (std::size_t q = 0; q < s_.parts.size(); ++q) {
       const Part& p = s_.parts[q];
@@ -350,9 +391,27 @@ class CudaEngine final : public Engine {
       a.fail = reinterpret_cast<unsigned long long*>(fail_.ptr());
       a.fail_step = a.fail + 1;
       a.step = static_cast<unsigned long long>(n);
+      if (track && !act_.act.empty()) {
+        a.act = reinterpret_cast<float*>(act_.act.ptr());
+        a.apd = reinterpret_cast<float*>(act_.apd.ptr());
+        a.v_rest = reinterpret_cast<float*>(act_.v_rest.ptr());
+        a.v_peak = reinterpret_cast<float*>(act_.v_peak.ptr());
+        a.vstart = reinterpret_cast<const Real*>(track->ptr());
+        a.thr = act_.threshold;
+        a.with_apd = act_.with_apd;
+        a.t_prev_ms = double(n) * s_.time.dt;
+        a.dt_ms = s_.time.dt;
+      }
       void* args[] = {&a};
-      const unsigned long long blocks = (p.n + kThreads - 1) / kThreads;
-      gpu::launch(d.fn, unsigned(blocks), 1, kThreads, args);
+      if (p.identity) {
+        // (x, y, z) blocks over the grid: bx threads along a row (whole warps), by rows.
+        const unsigned bx = std::min(kThreads, (unsigned(g.nx()) + 31) / 32 * 32);
+        const unsigned by = kThreads / bx;
+        gpu::launch(d.fn, {(unsigned(g.nx()) + bx - 1) / bx, (unsigned(g.ny()) + by - 1) / by, unsigned(g.nz())},
+                    {bx, by, 1}, args);
+      } else {
+        gpu::launch(d.fn, {unsigned((p.n + kThreads - 1) / kThreads), 1, 1}, {kThreads, 1, 1}, args);
+      }
     }
   }
 
@@ -369,6 +428,7 @@ class CudaEngine final : public Engine {
   std::array<double, 3> w_{0, 0, 0};
   bool links_ = false;
   std::vector<DevPart> parts_;
+  DevMaps act_;  // empty until attach_activation
   gpu::CompiledImage image_;
   gpu::Module module_;
   int cur_ = 0;

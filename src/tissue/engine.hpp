@@ -43,6 +43,14 @@ std::size_t read_canonical(const std::vector<std::uint8_t>& in, std::size_t pos,
                            const std::vector<std::size_t>& parts, std::size_t tissue,
                            CanonicalState& st);
 
+// Activation and APD90 maps on the whole grid (io/maps.hpp defines them; NaN = not yet),
+// for an engine that keeps them up to date where V lives.
+struct ActivationMaps {
+  float threshold = -20;
+  bool with_apd = false;
+  std::vector<float> act, apd, v_rest, v_peak;  // grid-sized; apd, v_rest, v_peak with_apd only
+};
+
 class Engine {
  public:
   virtual ~Engine() = default;
@@ -59,6 +67,15 @@ class Engine {
   virtual CanonicalState save() const = 0;
   virtual void load(const CanonicalState& st) = 0;
   virtual EngineInfo describe() const = 0;
+  // Takes over the activation maps from m (their state after the last sample, which is the
+  // current V) and updates them after every step from then on; false when the engine
+  // leaves that to the caller (the cpu engines: V is at hand there).
+  virtual bool attach_activation(const ActivationMaps& m) {
+    (void)m;
+    return false;
+  }
+  // The maps as they stand (after attach_activation returned true).
+  virtual void read_activation(ActivationMaps& m) const { (void)m; }
   // Bytes the engine holds for the run (device memory for a GPU engine).
   virtual std::size_t memory_bytes() const { return 0; }
 };

@@ -180,6 +180,12 @@ std::string Simulation::describe() const {
   return d;
 }
 
+bool Simulation::attach_activation(const ActivationMaps& m) const {
+  return impl_->engine->attach_activation(m);
+}
+
+void Simulation::read_activation(ActivationMaps& m) const { impl_->engine->read_activation(m); }
+
 double stable_dt_limit(const TissueCase& c) { return sim_stable_dt(c); }
 
 }  // namespace hw::tissue

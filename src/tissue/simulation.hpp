@@ -41,6 +41,8 @@ class NumericalError : public hw::Error {
   std::string variable;        // state name ("V" for the voltage)
 };
 
+struct ActivationMaps;  // tissue/engine.hpp
+
 class Simulation {
  public:
   // Validates the whole case first (InputError at the offending key's SourceLoc), loads
@@ -78,6 +80,12 @@ class Simulation {
   void load_state(const std::vector<std::uint8_t>& bytes);
 
   std::string describe() const;
+
+  // Activation maps kept by the engine where V lives (the GPU), so following them needs no
+  // copy of V per step; false when the engine does not (the caller then feeds V itself).
+  // Attaching an observer leaves the simulation's state as it is, hence const.
+  bool attach_activation(const ActivationMaps& m) const;
+  void read_activation(ActivationMaps& m) const;
 
  private:
   struct Impl;

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "gpu/driver.hpp"
+#include "io/maps.hpp"
 #include "test_tissue_util.hpp"
 #include "tissue/simulation.hpp"
 
@@ -292,4 +293,48 @@ TEST(CudaTissue, RefusesWhatItCannotDoByKey) {
   } catch (const hw::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("time.diffusion"), std::string::npos) << e.what();
   }
+}
+
+// The activation and APD90 maps kept on the device (ActivationTracker::attach) against the
+// same tracker fed with V copied to the host after every step: the same samples through
+// the same update (io/activation_k.hpp).
+TEST(CudaTissue, ActivationMapsOnTheDevice) {
+  HW_REQUIRE_GPU();
+  TissueCase c = sheet(48, 20, 1, 0.25, "tentusscher_2006_epi");
+  c.time.dt = 0.05;
+  c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.75, 5, 1}));
+  SimulationOptions o;
+  o.backend = Backend::cuda;
+  Simulation on_host(c, o), on_device(c, o);
+  hw::io::ActivationTracker host(c.grid, nullptr, -20, true), device(c.grid, nullptr, -20, true);
+  Field<float> v;
+  on_host.voltage(v);
+  host.update(0, v);
+  device.update(0, v);
+  ASSERT_TRUE(device.attach(on_device));
+  for (int n = 0; n < 8000; ++n) {  // 400 ms: the whole sheet activates and repolarises
+    on_host.step();
+    on_host.voltage(v);
+    host.update(on_host.time(), v);
+  }
+  on_device.run_until(400);
+  double dact = 0, dapd = 0;
+  std::size_t apds = 0;
+  for (std::size_t n = 0; n < v.size(); ++n) {
+    ASSERT_EQ(std::isnan(host.activation()[n]), std::isnan(device.activation()[n])) << n;
+    ASSERT_EQ(std::isnan(host.apd90()[n]), std::isnan(device.apd90()[n])) << n;
+    if (!std::isnan(host.activation()[n]))
+      dact = std::max(dact, double(std::fabs(host.activation()[n] - device.activation()[n])));
+    if (!std::isnan(host.apd90()[n])) {
+      ++apds;
+      dapd = std::max(dapd, double(std::fabs(host.apd90()[n] - device.apd90()[n])));
+    }
+  }
+  std::printf("[measured] activation maps on the device vs on the host: %zu activated, %zu APD90s; "
+              "max difference %.3g ms (activation), %.3g ms (APD90)\n",
+              device.activated_cells(), apds, dact, dapd);
+  EXPECT_EQ(device.activated_cells(), c.grid.size());
+  EXPECT_EQ(apds, c.grid.size());
+  EXPECT_LT(dact, 1e-4);
+  EXPECT_LT(dapd, 1e-3);
 }

@@ -14,6 +14,7 @@ out=${OUT:-/tmp/gpu-check}
 mkdir -p "$out"
 export HEARTWAVE_CACHE=${HEARTWAVE_CACHE:-/tmp/heartwave-cache}
 bash tools/device/unpack.sh >/dev/null || exit 1
+[ -d .devrun/root/shared ] && export HEARTWAVE_SHARED_DIR=$PWD/.devrun/root/shared
 hw=.devrun/bin/heartwave
 tests=.devrun/bin/heartwave_gpu_tests
 rows=()
@@ -47,10 +48,9 @@ done
 # 3. Benchmarks: every tissue case on the GPU, the roof measured in the same run.
 "$hw" bench all --backend cuda --seconds "$secs" 2>&1 | tee "$out/bench.log"
 while read -r name cells steps s cs sps wall bpc gbs roof ach; do
-  case "$name" in karma*|tt06*|niederer*)
-    row "bench $name" "$(printf '%.3g cell-steps/s, %.4g steps/s, %.3g of roof' "$cs" "$sps" "$ach")";;
-  esac
-done < <(grep -E '^(karma|tt06|niederer)' "$out/bench.log")
+  if [ "$cells" = "skipped:" ]; then row "bench $name" "skipped"; continue; fi
+  row "bench $name" "$(printf '%.3g cell-steps/s, %.4g steps/s, %.3g of roof' "$cs" "$sps" "$ach")"
+done < <(grep -E '^(karma|tt06|niederer|rabbit|ord)[^:]* ' "$out/bench.log")
 roof=$(grep -m1 'copy roof' "$out/bench.log")
 row "roof" "${roof#copy roof: }"
 

@@ -20,6 +20,13 @@ for pair in "$@"; do
     cp -L "$lib" .devrun/stage/lib/ 2>/dev/null || true
   done
 done
+# The CellML models and heart geometries the GPU tests and benchmarks read (gpu-check.sh
+# points HEARTWAVE_SHARED_DIR at them).
+if [ -d ../shared ]; then
+  mkdir -p .devrun/stage/shared/models
+  cp -r ../shared/models/cellml .devrun/stage/shared/models/
+  cp -r ../shared/geometry .devrun/stage/shared/
+fi
 tar -C .devrun/stage -cJf .devrun/pack.tar.xz .
 echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src apps tests 2>/dev/null || echo -dirty)" > .devrun/commit
 rm -rf .devrun/stage

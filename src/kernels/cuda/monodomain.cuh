@@ -14,6 +14,7 @@
 #pragma once
 
 #include "kernels/cuda/part_args.hpp"
+#include "io/activation_k.hpp"
 #include "kernels/stencil_k.hpp"
 
 namespace hw::cuda {
@@ -24,27 +25,66 @@ __device__ __forceinline__ int wrap(int m, int n, int periodic) {
   return -1;
 }
 
+// The activation maps' update for cell g (grid index), V from a to b over the step; only
+// what changed is written back.
+template <class Real>
+__device__ __forceinline__ void track(const PartArgs<Real>& a, unsigned g, float va, float vb) {
+  float act = a.act[g];
+  if (!a.with_apd) {
+    if (act == act) return;
+    float none = 0;
+    io::activation_update(va, vb, a.thr, a.t_prev_ms, a.dt_ms, false, act, none, none, none);
+    if (act == act) a.act[g] = act;
+    return;
+  }
+  float apd = a.apd[g];
+  if (act == act && apd == apd) return;  // both maps done for this cell
+  float vr = a.v_rest[g], vp = a.v_peak[g];
+  const float act0 = act, vr0 = vr, vp0 = vp;
+  io::activation_update(va, vb, a.thr, a.t_prev_ms, a.dt_ms, true, act, apd, vr, vp);
+  if (act != act0 && act == act) a.act[g] = act;
+  if (apd == apd) a.apd[g] = apd;
+  if (vr != vr0) a.v_rest[g] = vr;
+  if (vp != vp0) a.v_peak[g] = vp;
+}
+
 // M: the instantiation's model (static ns, np, nc, kv; constants(); step()).
 template <class Real, class M>
 __device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
-  const unsigned long long c = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= a.n || *a.fail != ~0ull) return;  // a failed step stops the steps queued after it
-  const unsigned long long g = a.cells ? a.cells[c] : c;
-  const int nx = a.nx, ny = a.ny;
-  const unsigned long long r = g / (unsigned)nx;
-  const int i = int(g - r * (unsigned)nx);
-  const int j = int(r % (unsigned)ny), k = int(r / (unsigned)ny);
-  auto base = [&](int jj, int kk) -> unsigned long long {
-    const unsigned long long rr = (unsigned long long)jj + (unsigned long long)ny * kk;
-    return a.base ? a.base[rr] : rr * (unsigned)nx;
+  // Which cell: a part that is the whole grid is launched over (x, y, z) blocks, so the cell
+  // index needs no division; a part with a cell list is launched over its list. Indices fit
+  // 32 bits (the engine refuses grids of 2^32 cells).
+  unsigned c, i, j, k;
+  const unsigned nx = unsigned(a.nx), ny = unsigned(a.ny), n = unsigned(a.n);
+  if (!a.cells) {
+    i = blockIdx.x * blockDim.x + threadIdx.x;
+    j = blockIdx.y * blockDim.y + threadIdx.y;
+    k = blockIdx.z;
+    if (i >= nx || j >= ny) return;
+    c = i + nx * (j + ny * k);
+  } else {
+    c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= n) return;
+    const unsigned g = a.cells[c];
+    const unsigned r = g / nx;
+    i = g - r * nx;
+    j = r % ny;
+    k = r / ny;
+  }
+  if (*a.fail != ~0ull) return;  // a failed step stops the steps queued after it
+  const unsigned g = i + nx * (j + ny * k);
+  auto base = [&](int jj, int kk) -> unsigned {
+    const unsigned rr = unsigned(jj) + ny * unsigned(kk);
+    return a.base ? a.base[rr] : rr * nx;
   };
-  const unsigned long long s0 = base(j, k);
+  const unsigned s0 = base(int(j), int(k));
   const Real* v0 = a.vin + s0;
   Real v = v0[i];
   if (a.diffuse) {
-    const int ip0 = wrap(i + 1, nx, a.periodic_x), im0 = wrap(i - 1, nx, a.periodic_x);
-    const int jp = wrap(j + 1, ny, a.periodic_y), jm = wrap(j - 1, ny, a.periodic_y);
-    const int kp = wrap(k + 1, a.nz, a.periodic_z), km = wrap(k - 1, a.nz, a.periodic_z);
+    const int ii = int(i), jj0 = int(j), kk0 = int(k);
+    const int ip0 = wrap(ii + 1, a.nx, a.periodic_x), im0 = wrap(ii - 1, a.nx, a.periodic_x);
+    const int jp = wrap(jj0 + 1, a.ny, a.periodic_y), jm = wrap(jj0 - 1, a.ny, a.periodic_y);
+    const int kp = wrap(kk0 + 1, a.nz, a.periodic_z), km = wrap(kk0 - 1, a.nz, a.periodic_z);
     auto vrow = [&](int jj, int kk) -> const Real* { return (jj < 0 || kk < 0) ? v0 : a.vin + base(jj, kk); };
     Real lv;
     if (!a.links) {
@@ -76,7 +116,7 @@ __device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
   }
   Real y[M::ns], p[M::np > 0 ? M::np : 1], cst[M::nc > 0 ? M::nc : 1];
 #pragma unroll
-  for (int q = 0; q < M::np; ++q) p[q] = a.per_cell ? a.p[q * a.n + c] : a.p[q];
+  for (int q = 0; q < M::np; ++q) p[q] = a.per_cell ? a.p[q * n + c] : a.p[q];
   M::constants(p, cst);
   y[M::kv] = v * a.to_model;
   if (a.stim_active) {
@@ -85,7 +125,7 @@ __device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
   }
 #pragma unroll
   for (int q = 0; q < M::ns; ++q)
-    if (q != M::kv) y[q] = a.y[(q < M::kv ? q : q - 1) * a.n + c];
+    if (q != M::kv) y[q] = a.y[unsigned(q < M::kv ? q : q - 1) * n + c];
   for (int sub = 0; sub < a.substeps; ++sub) M::step(a.t + Real(sub) * a.hs, a.hs, y, p, cst);
   // NaN policy: a cell whose V is not finite keeps its states and reports itself.
   if (!kernels::finite_value(y[M::kv], a.max_finite)) {
@@ -93,14 +133,16 @@ __device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
 #pragma unroll
     for (int q = M::ns - 1; q >= 0; --q)
       if (q != M::kv && !kernels::finite_value(y[q], a.max_finite)) bad = q;
-    atomicMin(a.fail, (g << 9) | (unsigned long long)(bad + 1));
+    atomicMin(a.fail, ((unsigned long long)g << 9) | (unsigned long long)(bad + 1));
     atomicMin(a.fail_step, a.step);
     return;
   }
 #pragma unroll
   for (int q = 0; q < M::ns; ++q)
-    if (q != M::kv) a.y[(q < M::kv ? q : q - 1) * a.n + c] = y[q];
-  a.vout[s0 + i] = y[M::kv] * a.to_mv;
+    if (q != M::kv) a.y[unsigned(q < M::kv ? q : q - 1) * n + c] = y[q];
+  const Real vnew = y[M::kv] * a.to_mv;
+  a.vout[s0 + i] = vnew;
+  if (a.act) track(a, g, float(a.vstart[s0 + i]), float(vnew));
 }
 
 }  // namespace hw::cuda

@@ -42,6 +42,16 @@ struct PartArgs {
   unsigned long long* fail;
   unsigned long long* fail_step;  // the step that failed (atomicMin)
   unsigned long long step;
+  // Activation/APD90 maps (io/activation_k.hpp), grid-indexed; act null: not tracked. Set on
+  // the last pass of a step only; vstart is V at the step's start (layout storage).
+  float* act;
+  float* apd;
+  float* v_rest;
+  float* v_peak;
+  const Real* vstart;
+  float thr;
+  int with_apd;
+  double t_prev_ms, dt_ms;
 };
 
 }  // namespace hw::cuda
