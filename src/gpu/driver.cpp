@@ -81,10 +81,13 @@ State& state() {
     }
     bool missing = false;
     std::string missing_name;
-    auto load = [&](auto& fn, const char* name) {
+    // version: the ABI asked for. The header's CUDA_VERSION matches the macro'd names
+    // (cuMemAlloc is cuMemAlloc_v2), except where a newer version changed the signature of a
+    // name the header leaves unversioned (CUDA 13's cuCtxSynchronize_v2 takes a context).
+    auto load = [&](auto& fn, const char* name, int version = CUDA_VERSION) {
       void* p = nullptr;
       CUdriverProcAddressQueryResult q{};
-      if (get_proc(name, &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &q) != CUDA_SUCCESS || !p) {
+      if (get_proc(name, &p, version, CU_GET_PROC_ADDRESS_DEFAULT, &q) != CUDA_SUCCESS || !p) {
         if (!missing) missing_name = name;
         missing = true;
         return;
@@ -103,7 +106,7 @@ State& state() {
     load(a.device_total_mem, "cuDeviceTotalMem");
     load(a.primary_retain, "cuDevicePrimaryCtxRetain");
     load(a.ctx_set_current, "cuCtxSetCurrent");
-    load(a.ctx_synchronize, "cuCtxSynchronize");
+    load(a.ctx_synchronize, "cuCtxSynchronize", 12000);
     load(a.mem_alloc, "cuMemAlloc");
     load(a.mem_free, "cuMemFree");
     load(a.mem_info, "cuMemGetInfo");

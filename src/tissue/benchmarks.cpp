@@ -242,6 +242,9 @@ BenchResult run_tissue_benchmark(const std::string& name, int threads, double se
   const auto p = d.find("diffusion: ");
   r.notes = fmt::format("{}, {}", c.time.precision == Precision::f32 ? "float" : "double",
                         p == std::string::npos ? std::string() : d.substr(p + 11, d.find('\n', p) - p - 11));
+  // The cell kernels (registers and spills on the GPU).
+  for (auto m = d.find("\nmodel "); m != std::string::npos; m = d.find("\nmodel ", m + 1))
+    r.notes += "; " + d.substr(m + 1, d.find('\n', m + 1) - m - 1);
   return r;
 }
 
