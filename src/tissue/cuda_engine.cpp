@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -24,6 +25,7 @@
 #include "kernels/cuda/part_args.hpp"
 #include "kernels/diffusion_kernels.hpp"
 #include "model/emit/cuda_printer.hpp"
+#include "model/passes/specialise.hpp"
 #include "tissue/engine.hpp"
 #include "tissue/row_layout.hpp"
 
@@ -203,6 +205,7 @@ class CudaEngine final : public Engine {
   struct DevPart {
     gpu::DeviceBuffer y, p, cells, stim_mask;
     void* fn = nullptr;
+    unsigned threads = kThreads;  // per block
   };
 
   static std::size_t slot(const Part& p, int k) { return std::size_t(k < p.kv ? k : k - 1); }
@@ -314,7 +317,13 @@ class CudaEngine final : public Engine {
     const gpu::CudaSource src = cuda_kernel_source(s_, sizeof(Real) == 4, kThreads);
     image_ = gpu::compile_cuda(src, gpu::gpu_status().device.arch());
     module_ = gpu::Module(image_.image);
-    for (std::size_t q = 0; q < parts_.size(); ++q) parts_[q].fn = module_.function(fmt::format("hw_part{}", q));
+    for (std::size_t q = 0; q < parts_.size(); ++q) {
+      DevPart& d = parts_[q];
+      d.fn = module_.function(fmt::format("hw_part{}", q));
+      // A model that needs many registers runs in blocks of 128: more of them fit an SM
+      // than blocks of 256 (TT06 at 156 registers: 3 blocks of 128 against 1 of 256).
+      d.threads = gpu::kernel_resources(d.fn).registers > 128 ? 128 : kThreads;
+    }
   }
 
   void reset_failure() {
@@ -403,14 +412,15 @@ class CudaEngine final : public Engine {
         a.dt_ms = s_.time.dt;
       }
       void* args[] = {&a};
+      const unsigned tb = d.threads;
       if (p.identity) {
         // (x, y, z) blocks over the grid: bx threads along a row (whole warps), by rows.
-        const unsigned bx = std::min(kThreads, (unsigned(g.nx()) + 31) / 32 * 32);
-        const unsigned by = kThreads / bx;
+        const unsigned bx = std::min(tb, (unsigned(g.nx()) + 31) / 32 * 32);
+        const unsigned by = tb / bx;
         gpu::launch(d.fn, {(unsigned(g.nx()) + bx - 1) / bx, (unsigned(g.ny()) + by - 1) / by, unsigned(g.nz())},
                     {bx, by, 1}, args);
       } else {
-        gpu::launch(d.fn, {unsigned((p.n + kThreads - 1) / kThreads), 1, 1}, {kThreads, 1, 1}, args);
+        gpu::launch(d.fn, {unsigned((p.n + tb - 1) / tb), 1, 1}, {tb, 1, 1}, args);
       }
     }
   }
@@ -458,7 +468,17 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
     co.demo_kernel = false;
     const std::string pre = co.function_prefix;
     t += fmt::format("\n// ---- part {}: model {} ----\n", q, p.model);
-    t += model::print_cuda(*p.analysed, co);
+    // Parameters that no cell varies are compiled in as constants (model/passes/specialise).
+    std::vector<std::optional<double>> fixed(std::size_t(p.np));
+    for (int k = 0; k < p.np; ++k) {
+      if (!p.per_cell) {
+        fixed[k] = p.params[k];
+        continue;
+      }
+      const double* v = p.pcell.data() + std::size_t(k) * p.n;
+      if (std::all_of(v, v + p.n, [&](double x) { return x == v[0]; })) fixed[k] = v[0];
+    }
+    t += model::print_cuda(model::specialise_parameters(*p.analysed, fixed), co);
     t += fmt::format(
         "struct {0}_M {{\n"
         "  static constexpr int ns = {0}_n_states, np = {0}_n_params, nc = {0}_n_constants, kv = {1};\n"

