@@ -36,6 +36,30 @@ namespace {
 constexpr unsigned kThreads = 256;  // per block; the kernel's __launch_bounds__
 constexpr unsigned long long kNoFailure = ~0ull;
 
+// Threads per block for a kernel of `registers` per thread: the size among 256, 128, 64 that
+// keeps the most threads resident on an SM (65536 registers, allocated per warp in units of
+// 256, at most 2048 threads and 32 blocks), the larger on a tie. A model with many states
+// needs many registers, and then smaller blocks fill the SM better (TT06 at 97 registers:
+// 5 blocks of 128 = 640 threads against 2 of 256 = 512).
+unsigned block_size(int registers) {
+  const unsigned per_warp = (unsigned(std::max(registers, 1)) * 32 + 255) / 256 * 256;
+  unsigned best = kThreads, best_resident = 0;
+  for (unsigned tb : {256u, 128u, 64u}) {
+    const unsigned warps = tb / 32;
+    const unsigned blocks = std::min({65536u / (per_warp * warps), 2048u / tb, 32u});
+    if (blocks * tb > best_resident) {
+      best_resident = blocks * tb;
+      best = tb;
+    }
+  }
+  return best;
+}
+
+// σ uniform and diagonal on a box without a phase field: three weights, no link arrays.
+bool uniform_sigma_case(const SimSetup& s) {
+  return s.sigma.uniform() && !s.sigma.has_off_diagonal() && s.geo.mask.empty() && s.phi.empty();
+}
+
 template <class Real>
 class CudaEngine final : public Engine {
  public:
@@ -238,9 +262,7 @@ class CudaEngine final : public Engine {
     (void)g;
   }
 
-  bool uniform_case() const {
-    return s_.sigma.uniform() && !s_.sigma.has_off_diagonal() && s_.geo.mask.empty() && s_.phi.empty();
-  }
+  bool uniform_case() const { return uniform_sigma_case(s_); }
 
   template <class T>
   gpu::DeviceBuffer put(const std::vector<T>& v, const char* what) {
@@ -320,9 +342,7 @@ class CudaEngine final : public Engine {
     for (std::size_t q = 0; q < parts_.size(); ++q) {
       DevPart& d = parts_[q];
       d.fn = module_.function(fmt::format("hw_part{}", q));
-      // A model that needs many registers runs in blocks of 128: more of them fit an SM
-      // than blocks of 256 (TT06 at 156 registers: 3 blocks of 128 against 1 of 256).
-      d.threads = gpu::kernel_resources(d.fn).registers > 128 ? 128 : kThreads;
+      d.threads = block_size(gpu::kernel_resources(d.fn).registers);
     }
   }
 
@@ -452,11 +472,20 @@ class CudaEngine final : public Engine {
 // The kernel source: the template, then per part its printed model, a model struct and an
 // extern "C" kernel hw_part<q>.
 gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads) {
+  // The engine's choices, made the same way here: the row layout and whether the stencil
+  // needs link coefficients.
+  const RowLayout layout = row_layout(s.geo.grid, s.geo.mask);
+  const bool links = !uniform_sigma_case(s);
   const char* real = f32 ? "float" : "double";
   gpu::CudaSource src;
   src.name = "heartwave_tissue.cu";
   src.headers = gpu::embedded_sources();
   src.options = {"-default-device"};
+  // Float runs flush subnormals to zero, as the cpu engine does in its passes (the
+  // exponential tails ahead of a front are subnormal; docs/tissue.md), and divide and take
+  // square roots to within 2 ulp rather than correctly rounded: both far inside float's
+  // own error over a step. Double keeps IEEE division and subnormals.
+  if (f32) src.options.insert(src.options.end(), {"-ftz=true", "-prec-div=false", "-prec-sqrt=false"});
   std::string& t = src.text;
   t = "#include \"kernels/cuda/monodomain.cuh\"\n";
   const char* method = cell::integrator_name(s.integrator);
@@ -485,9 +514,13 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
         "  static __device__ __forceinline__ void constants(const {2}* p, {2}* c) {{ {0}_constants(p, c); }}\n"
         "  static __device__ __forceinline__ void step({2} t, {2} dt, {2}* y, const {2}* p, const {2}* c) {{\n"
         "    {0}_step_{3}(t, dt, y, p, c);\n  }}\n}};\n"
+        "struct {0}_V {{\n"
+        "  static constexpr bool box = {6}, links = {7}, phase = {8}, cells = {9}, per_cell = {10}, stimuli = {11};\n"
+        "}};\n"
         "extern \"C\" __global__ void __launch_bounds__({4}) hw_part{5}(const hw::cuda::PartArgs<{2}> a) {{\n"
-        "  hw::cuda::part_step<{2}, {0}_M>(a);\n}}\n",
-        pre, p.kv, real, method, threads, q);
+        "  hw::cuda::part_step<{2}, {0}_M, {0}_V>(a);\n}}\n",
+        pre, p.kv, real, method, threads, q, layout.box, links, !s.phi.empty(), !p.identity,
+        p.per_cell, !s.schedules.empty());
   }
   return src;
 }

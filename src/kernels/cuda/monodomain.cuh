@@ -48,15 +48,18 @@ __device__ __forceinline__ void track(const PartArgs<Real>& a, unsigned g, float
   if (vp != vp0) a.v_peak[g] = vp;
 }
 
-// M: the instantiation's model (static ns, np, nc, kv; constants(); step()).
-template <class Real, class M>
+// M: the instantiation's model (static ns, np, nc, kv; constants(); step()). V: what the case
+// needs, known when the kernel is compiled, so a box with uniform σ carries no code for row
+// tables, link coefficients, phase fields or cell lists (static bool box, links, phase,
+// cells, per_cell, stimuli).
+template <class Real, class M, class V>
 __device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
   // Which cell: a part that is the whole grid is launched over (x, y, z) blocks, so the cell
   // index needs no division; a part with a cell list is launched over its list. Indices fit
   // 32 bits (the engine refuses grids of 2^32 cells).
   unsigned c, i, j, k;
   const unsigned nx = unsigned(a.nx), ny = unsigned(a.ny), n = unsigned(a.n);
-  if (!a.cells) {
+  if constexpr (!V::cells) {
     i = blockIdx.x * blockDim.x + threadIdx.x;
     j = blockIdx.y * blockDim.y + threadIdx.y;
     k = blockIdx.z;
@@ -75,7 +78,10 @@ __device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
   const unsigned g = i + nx * (j + ny * k);
   auto base = [&](int jj, int kk) -> unsigned {
     const unsigned rr = unsigned(jj) + ny * unsigned(kk);
-    return a.base ? a.base[rr] : rr * nx;
+    if constexpr (V::box)
+      return rr * nx;
+    else
+      return a.base[rr];
   };
   const unsigned s0 = base(int(j), int(k));
   const Real* v0 = a.vin + s0;
@@ -87,7 +93,7 @@ __device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
     const int kp = wrap(kk0 + 1, a.nz, a.periodic_z), km = wrap(kk0 - 1, a.nz, a.periodic_z);
     auto vrow = [&](int jj, int kk) -> const Real* { return (jj < 0 || kk < 0) ? v0 : a.vin + base(jj, kk); };
     Real lv;
-    if (!a.links) {
+    if constexpr (!V::links) {
       const Real* vyp = vrow(jp, k);
       const Real* vym = vrow(jm, k);
       const Real* vzp = vrow(j, kp);
@@ -111,15 +117,22 @@ __device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
       const int im = im0 < 0 ? i : im0;
       lv = kernels::links_laplacian(rows, i, ip, im, im0 < 0 ? Real(0) : Real(1));
     }
-    v = a.inv_phi ? kernels::diffused_phase(lv, v, a.alpha, a.inv_phi[s0 + i])
-                  : kernels::diffused(lv, v, a.alpha, Real(1));
+    if constexpr (V::phase)
+      v = kernels::diffused_phase(lv, v, a.alpha, a.inv_phi[s0 + i]);
+    else
+      v = kernels::diffused(lv, v, a.alpha, Real(1));
   }
   Real y[M::ns], p[M::np > 0 ? M::np : 1], cst[M::nc > 0 ? M::nc : 1];
 #pragma unroll
-  for (int q = 0; q < M::np; ++q) p[q] = a.per_cell ? a.p[q * n + c] : a.p[q];
+  for (int q = 0; q < M::np; ++q) {
+    if constexpr (V::per_cell)
+      p[q] = a.p[q * n + c];
+    else
+      p[q] = a.p[q];
+  }
   M::constants(p, cst);
   y[M::kv] = v * a.to_model;
-  if (a.stim_active) {
+  if (V::stimuli && a.stim_active) {
     const unsigned int bits = a.stim_mask[c] & a.stim_active;
     for (unsigned int b = bits; b; b &= b - 1) y[M::kv] += a.stim_add[__ffs(b) - 1];
   }
