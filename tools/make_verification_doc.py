@@ -152,6 +152,69 @@ def niederer_section(L):
     L.append('')
 
 
+GPU_DIR = os.path.join(ROOT, 'docs', 'data', 'gpu')
+
+
+def gpu_section(L):
+    """Section 6 from the recorded device run (tools/device/gpu-check.sh's logs)."""
+    L.append('## 6. The CUDA backend on a GPU')
+    L.append('')
+    summ = os.path.join(GPU_DIR, 'summary.txt')
+    tests = os.path.join(GPU_DIR, 'gpu-tests.log')
+    if not (os.path.exists(summ) and os.path.exists(tests)):
+        L.append('No recorded device run in docs/data/gpu/.')
+        L.append('')
+        return
+    with open(summ) as f:
+        summary = {m.group(1).strip(): m.group(2).strip()
+                   for m in (re.match(r'^(\S.*?)\s{2,}(.*)$', x) for x in f) if m}
+    with open(tests) as f:
+        log = f.read()
+    L.append(f"Recorded on the device machine ({summary.get('device', '?')}) at commit "
+             f"`{summary.get('commit', '?')}` by `bash tools/device/gpu-check.sh`, which runs the `gpu` "
+             "test label (tests/gpu) and compute-sanitizer; CI has no GPU, so these lines are read from "
+             "`docs/data/gpu/`, not rerun here.")
+    L.append('')
+    L.append('| check | result |')
+    L.append('|---|---|')
+    for k in ('gpu tests', 'sanitizer memcheck', 'sanitizer racecheck', 'sanitizer initcheck'):
+        L.append(f"| {k} | {summary.get(k, 'not recorded')} |")
+    L.append('')
+    status = {m.group(2): m.group(1).strip() for m in re.finditer(r'^\[\s*(OK|FAILED)\s*\] (\S+) \(', log, re.M)}
+    suites = {}
+    for m in re.finditer(r'^\[ RUN      \] (\S+)\n((?:(?!\[ RUN).*\n)*)', log, re.M):
+        name = m.group(1)
+        suites.setdefault(name.split('.')[0], []).append((name, [x[len('[measured] '):] for x in m.group(2).splitlines()
+                                                            if x.startswith('[measured] ')]))
+    titles = {'CudaTissue': 'Tissue: GPU against the reference engine (double: V after 100 steps, activation; float: activation within dt)',
+              'CudaCell': 'The printed CUDA cell step against the interpreter, one step, every model and integrator',
+              'CudaPopulation': 'Populations: GPU against the cpu'}
+    for suite, tests_ in suites.items():
+        L.append(f'### {titles.get(suite, suite)}')
+        L.append('')
+        for name, lines in tests_:
+            L.append(f"- `{name}`: {status.get(name, '?')}")
+            shown = lines if len(lines) <= 12 else lines[:3] + [f'... {len(lines) - 6} more lines in docs/data/gpu/gpu-tests.log ...'] + lines[-3:]
+            for x in shown:
+                L.append(f'  - {x}')
+        L.append('')
+    if 'CudaCell' in suites:
+        worst = {}
+        for _, lines in suites['CudaCell']:
+            for x in lines:
+                m = re.match(r'cuda cell step vs interpreter, (\S+) (\S+) (float|double): (\S+) of scale', x)
+                if m:
+                    key = (m.group(1), m.group(3))
+                    worst[key] = max(worst.get(key, 0.0), float(m.group(4)))
+        L.append('Largest error of one step over the six integrators, relative to each state\'s scale:')
+        L.append('')
+        L.append('| model | double | float |')
+        L.append('|---|---|---|')
+        for model in sorted({k[0] for k in worst}):
+            L.append(f"| {model} | {worst.get((model, 'double'), float('nan')):.2g} | {worst.get((model, 'float'), float('nan')):.2g} |")
+        L.append('')
+
+
 def tissue_section(L, measured, status):
     L.append('## 4. Tissue')
     L.append('')
@@ -302,6 +365,7 @@ def main():
     L.append('')
     tissue_section(L, measured, status)
     niederer_section(L)
+    gpu_section(L)
     failed = sorted(n for n, s in status.items() if s == 'FAILED')
     if failed:
         L.append('## Failing tests at generation time')

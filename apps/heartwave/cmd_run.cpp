@@ -24,6 +24,7 @@
 #include "common.hpp"
 #include "core/error.hpp"
 #include "default_case.hpp"
+#include "gpu/driver.hpp"
 #include "io/case_file.hpp"
 #include "io/checkpoint.hpp"
 #include "io/output_manager.hpp"
@@ -122,17 +123,29 @@ int run_case(const RunFlags& f) {
     if (std::isfinite(lim) && !f.quiet)
       std::cout << fmt::format("  stability explicit diffusion needs dt ≤ {:.4g} ms\n", lim);
   }
+  // The engine, and on the GPU its memory against the device's free memory.
+  SimulationOptions opt;
+  std::string backend_note;
+  opt.backend = choose_backend(f.backend, &c, &backend_note);
+  opt.threads = f.threads;
+  if (!f.quiet) std::cout << "  " << backend_note << "\n";
+  if (opt.backend == Backend::cuda) {
+    const auto [free, total] = gpu::memory_info();
+    if (!f.quiet)
+      std::cout << fmt::format("  GPU memory {} needed, {} of {} free\n", format_bytes(double(mem.run)),
+                               format_bytes(double(free)), format_bytes(double(total)));
+    if (mem.run > free)
+      throw InputError(SourceLoc{c.source_file, 0, 0},
+                       fmt::format("the case needs {} on the GPU but {} is free: run in float (time.precision = "
+                                   "\"float\"), on a coarser grid, or with --backend cpu",
+                                   format_bytes(double(mem.run)), format_bytes(double(free))));
+  }
   if (f.check) {
     if (!f.quiet) std::cout << "check: the case is valid (--check: not run)\n";
     return 0;
   }
 
   // 3. The simulation (loads models, validates the numerics) and the restart state.
-  SimulationOptions opt;
-  std::string backend_note;
-  opt.backend = choose_backend(f.backend, &c, &backend_note);
-  opt.threads = f.threads;
-  if (!f.quiet) std::cout << "  " << backend_note << "\n";
   Simulation sim(c, opt);
   if (io::grid_from_file(c)) io::validate_regions(c, sim.grid());
   const std::uint64_t identity = case_identity(text, f.sets);
