@@ -251,7 +251,7 @@ void DeviceBuffer::download(void* dst, std::size_t bytes, std::size_t offset) co
   check(api().dtoh(dst, CUdeviceptr(p_ + offset), bytes), "cuMemcpyDtoH");
 }
 
-void DeviceBuffer::fill_zero() {
+void DeviceBuffer::fill_zero() const {
   if (bytes_) check(api().memset8(CUdeviceptr(p_), 0, bytes_), "cuMemsetD8");
 }
 
@@ -377,7 +377,7 @@ DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept : p_(o.p_), bytes_(o.bytes
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&&) noexcept { return *this; }
 void DeviceBuffer::upload(const void*, std::size_t, std::size_t) { unbuilt(); }
 void DeviceBuffer::download(void*, std::size_t, std::size_t) const { unbuilt(); }
-void DeviceBuffer::fill_zero() { unbuilt(); }
+void DeviceBuffer::fill_zero() const { unbuilt(); }
 void copy_device(DevicePtr, DevicePtr, std::size_t) { unbuilt(); }
 std::pair<std::size_t, std::size_t> memory_info() { unbuilt(); }
 Module::Module(const std::string&) { unbuilt(); }

@@ -60,7 +60,7 @@ class DeviceBuffer {
   bool empty() const { return bytes_ == 0; }
   void upload(const void* src, std::size_t bytes, std::size_t offset = 0);
   void download(void* dst, std::size_t bytes, std::size_t offset = 0) const;
-  void fill_zero();
+  void fill_zero() const;  // the contents, not the handle: const
 
   template <class T>
   static DeviceBuffer from(const std::vector<T>& v, const char* what) {

@@ -22,11 +22,14 @@
 #include "gpu/compile.hpp"
 #include "gpu/driver.hpp"
 #include "gpu/embedded.hpp"
+#include "kernels/cuda/cg_args.hpp"
 #include "kernels/cuda/part_args.hpp"
 #include "kernels/diffusion_kernels.hpp"
 #include "model/emit/cuda_printer.hpp"
 #include "model/passes/specialise.hpp"
 #include "tissue/engine.hpp"
+#include "tissue/diffusion.hpp"
+#include "tissue/diffusion_stepper.hpp"
 #include "tissue/row_layout.hpp"
 
 namespace hw::tissue {
@@ -76,6 +79,7 @@ class CudaEngine final : public Engine {
     check_memory();
     build_fields();
     build_parts();
+    if (s.time.diffusion != DiffusionScheme::forward_euler) build_implicit();
     compile();
     fail_ = gpu::DeviceBuffer(2 * sizeof(unsigned long long), "the failure flag");
     reset_failure();
@@ -89,6 +93,23 @@ class CudaEngine final : public Engine {
   // Queues `count` steps from step n, then checks the failure flag once.
   void advance(long n, long count, long& done) override {
     batch_start_ = n;
+    done = 0;
+    if (implicit_) {
+      // The CG reads its residuals on the host every iteration anyway; stepping one step at a
+      // time keeps it from ever running on the V of a failed step.
+      for (long m = 0; m < count; ++m) {
+        long one = 0;
+        batch_start_ = n + m;
+        advance_explicit(n + m, 1, one);
+        done += one;
+      }
+      return;
+    }
+    advance_explicit(n, count, done);
+  }
+
+  // Queues `count` steps from step n, then reads the failure flag once.
+  void advance_explicit(long n, long count, long& done) {
     done = 0;
     for (long m = n; m < n + count; ++m) enqueue(m);
     unsigned long long f[2];
@@ -339,6 +360,14 @@ class CudaEngine final : public Engine {
     const gpu::CudaSource src = cuda_kernel_source(s_, sizeof(Real) == 4, kThreads);
     image_ = gpu::compile_cuda(src, gpu::gpu_status().device.arch());
     module_ = gpu::Module(image_.image);
+    if (implicit_) {
+      cg_fn_.apply = module_.function("hw_cg_apply");
+      cg_fn_.residual = module_.function("hw_cg_residual");
+      cg_fn_.start = module_.function("hw_cg_start");
+      cg_fn_.update = module_.function("hw_cg_update");
+      cg_fn_.direction = module_.function("hw_cg_direction");
+      cg_fn_.weighted_copy = module_.function("hw_cg_weighted_copy");
+    }
     for (std::size_t q = 0; q < parts_.size(); ++q) {
       DevPart& d = parts_[q];
       d.fn = module_.function(fmt::format("hw_part{}", q));
@@ -360,6 +389,22 @@ class CudaEngine final : public Engine {
       if (s_.schedules[q].on(n)) active |= 1u << q;
     const gpu::DeviceBuffer& cur = v_[cur_of(n)];
     const gpu::DeviceBuffer& next = v_[1 - cur_of(n)];
+    if (implicit_) {
+      // Implicit diffusion of the whole dt by CG into V_next, then the reaction in place.
+      const gpu::DeviceBuffer* from = &cur;
+      double h = dt, tr = t;
+      if (s_.time.splitting == Splitting::strang) {
+        pass(cur, tmp_, false, 0.5 * dt, t, active, n, nullptr);
+        if (failed()) return;
+        from = &tmp_;
+        h = 0.5 * dt;
+        tr = t + 0.5 * dt;
+      }
+      gpu::copy_device(next.ptr(), from->ptr(), layout_.size() * sizeof(Real));
+      solve(next);
+      pass(next, next, false, h, tr, active, n, &cur);
+      return;
+    }
     if (s_.time.splitting == Splitting::godunov) {
       pass(cur, next, true, dt, t, active, n, &cur);
     } else {
@@ -378,26 +423,10 @@ class CudaEngine final : public Engine {
     for (std::size_t q = 0; q < s_.parts.size(); ++q) {
       const Part& p = s_.parts[q];
       const DevPart& d = parts_[q];
-      hw::cuda::PartArgs<Real> a{};
+      hw::cuda::PartArgs<Real> a = geometry_args();
       a.vin = reinterpret_cast<const Real*>(vin.ptr());
       a.vout = reinterpret_cast<Real*>(vout.ptr());
-      a.nx = g.nx();
-      a.ny = g.ny();
-      a.nz = g.nz();
-      a.periodic_x = g.bc[0] == Boundary::periodic;
-      a.periodic_y = g.bc[1] == Boundary::periodic;
-      a.periodic_z = g.bc[2] == Boundary::periodic;
-      a.base = reinterpret_cast<const unsigned*>(base_.ptr());
       a.diffuse = diffuse;
-      a.links = links_;
-      for (int k = 0; k < 3; ++k) {
-        a.face[k] = reinterpret_cast<const Real*>(face_[k].ptr());
-        a.edge[k] = reinterpret_cast<const Real*>(edge_[k].ptr());
-        a.w[k] = Real(w_[k]);
-      }
-      a.zero_row = reinterpret_cast<const Real*>(zero_row_.ptr());
-      a.inv_phi = reinterpret_cast<const Real*>(inv_phi_.ptr());
-      a.alpha = Real(s_.time.dt / (s_.chi * s_.cm));
       a.n = p.n;
       a.cells = reinterpret_cast<const unsigned*>(d.cells.ptr());
       a.y = reinterpret_cast<Real*>(d.y.ptr());
@@ -417,8 +446,6 @@ class CudaEngine final : public Engine {
       a.to_model = Real(1.0 / p.v2mV);
       a.to_mv = Real(p.v2mV);
       a.max_finite = std::numeric_limits<Real>::max();
-      a.fail = reinterpret_cast<unsigned long long*>(fail_.ptr());
-      a.fail_step = a.fail + 1;
       a.step = static_cast<unsigned long long>(n);
       if (track && !act_.act.empty()) {
         a.act = reinterpret_cast<float*>(act_.act.ptr());
@@ -445,6 +472,164 @@ class CudaEngine final : public Engine {
     }
   }
 
+  // The grid, the row layout and the stencil's coefficients, for every kernel.
+  hw::cuda::PartArgs<Real> geometry_args() const {
+    const Grid& g = s_.geo.grid;
+    hw::cuda::PartArgs<Real> a{};
+    a.nx = g.nx();
+    a.ny = g.ny();
+    a.nz = g.nz();
+    a.periodic_x = g.bc[0] == Boundary::periodic;
+    a.periodic_y = g.bc[1] == Boundary::periodic;
+    a.periodic_z = g.bc[2] == Boundary::periodic;
+    a.base = reinterpret_cast<const unsigned*>(base_.ptr());
+    a.links = links_;
+    for (int k = 0; k < 3; ++k) {
+      a.face[k] = reinterpret_cast<const Real*>(face_[k].ptr());
+      a.edge[k] = reinterpret_cast<const Real*>(edge_[k].ptr());
+      a.w[k] = Real(w_[k]);
+    }
+    a.zero_row = reinterpret_cast<const Real*>(zero_row_.ptr());
+    a.inv_phi = reinterpret_cast<const Real*>(inv_phi_.ptr());
+    a.alpha = Real(s_.time.dt / (s_.chi * s_.cm));
+    a.fail = reinterpret_cast<unsigned long long*>(fail_.ptr());
+    a.fail_step = a.fail + 1;
+    return a;
+  }
+
+  bool failed() const {
+    unsigned long long f = 0;
+    fail_.download(&f, sizeof f);
+    return f != kNoFailure;
+  }
+
+  // ---- implicit diffusion: (Φ − θ·a·L) V⁺ = rhs by Jacobi-preconditioned CG (cg.hpp) ----
+
+  void build_implicit() {
+    implicit_ = true;
+    const Grid& g = s_.geo.grid;
+    const std::size_t S = layout_.size();
+    theta_ = s_.time.diffusion == DiffusionScheme::backward_euler ? 1.0 : 0.5;
+    a_ = s_.time.dt / (s_.chi * s_.cm);
+    cg_tol_ = s_.time.cg_tolerance;
+    if (sizeof(Real) == 4) cg_tol_ = std::max(cg_tol_, 1e-6);
+    // diag(Φ − θ·a·L) = w − θ·a·L_nn from the cpu operator's diagonal (w = φ on tissue, 1
+    // elsewhere), as the cpu stepper builds its preconditioner.
+    DiffusionSetup ds;
+    ds.grid = g;
+    ds.sigma = s_.sigma;
+    ds.mask = s_.geo.mask;
+    ds.order = s_.order;
+    ds.layout = layout_;
+    const auto op = make_diffusion_operator(std::move(ds), Backend::cpu);
+    std::vector<double> w(S, 1.0);
+    if (!s_.phi.empty())
+      for (std::size_t n = 0; n < g.size(); ++n)
+        if (is_tissue(&s_.geo.mask, n)) w[layout_.index(n)] = s_.phi[n];
+    std::vector<Real> inv(S), wr(S);
+    for (std::size_t i = 0; i < S; ++i) {
+      inv[i] = Real(1.0 / (w[i] - theta_ * a_ * op->diagonal()[i]));
+      wr[i] = Real(w[i]);
+    }
+    cg_inv_diag_ = put(inv, "the CG preconditioner");
+    if (!s_.phi.empty()) cg_w_ = put(wr, "the phase field's weights");
+    std::vector<Real> zero(S, Real(0));
+    for (auto* b : {&cg_r_, &cg_z_, &cg_p_, &cg_q_, &cg_b_}) *b = put(zero, "the CG vectors");
+    cg_sums_ = gpu::DeviceBuffer(2 * sizeof(double), "the CG sums");
+    if (!all_tissue_box()) {
+      std::vector<std::uint32_t> cells;
+      for (std::size_t n = 0; n < g.size(); ++n)
+        if (is_tissue(&s_.geo.mask, n)) cells.push_back(std::uint32_t(n));
+      cg_cells_ = put(cells, "the tissue cell list");
+      cg_ncells_ = cells.size();
+    }
+  }
+
+  bool all_tissue_box() const { return layout_.box && s_.geo.mask.empty(); }
+
+  // Runs one CG kernel with the sums zeroed first, and returns the sums.
+  std::array<double, 2> reduce(void* fn, hw::cuda::CgArgs<Real>& g, bool stencil) {
+    cg_sums_.fill_zero();
+    g.sums = reinterpret_cast<double*>(cg_sums_.ptr());
+    const unsigned tb = 256;
+    if (stencil) {
+      hw::cuda::PartArgs<Real> a = geometry_args();
+      void* args[] = {&a, &g};
+      if (all_tissue_box()) {
+        const Grid& gr = s_.geo.grid;
+        const unsigned bx = std::min(tb, (unsigned(gr.nx()) + 31) / 32 * 32), by = tb / bx;
+        gpu::launch(fn, {(unsigned(gr.nx()) + bx - 1) / bx, (unsigned(gr.ny()) + by - 1) / by, unsigned(gr.nz())},
+                    {bx, by, 1}, args);
+      } else {
+        a.cells = reinterpret_cast<const unsigned*>(cg_cells_.ptr());
+        a.n = cg_ncells_;
+        gpu::launch(fn, {unsigned((cg_ncells_ + tb - 1) / tb), 1, 1}, {tb, 1, 1}, args);
+      }
+    } else {
+      void* args[] = {&g};
+      gpu::launch(fn, {unsigned((layout_.size() + tb - 1) / tb), 1, 1}, {tb, 1, 1}, args);
+    }
+    std::array<double, 2> out{};
+    cg_sums_.download(out.data(), sizeof out);
+    return out;
+  }
+
+  // V⁺ in place of v (which holds V on entry).
+  void solve(const gpu::DeviceBuffer& v) {
+    const auto ptr = [](const gpu::DeviceBuffer& b) { return reinterpret_cast<Real*>(b.ptr()); };
+    hw::cuda::CgArgs<Real> g{};
+    g.n = layout_.size();
+    g.w = cg_w_.empty() ? nullptr : ptr(cg_w_);
+    g.inv_diag = ptr(cg_inv_diag_);
+    g.xv = ptr(v);
+    g.r = ptr(cg_r_);
+    g.z = ptr(cg_z_);
+    g.p = ptr(cg_p_);
+    g.q = ptr(cg_q_);
+    g.b = ptr(cg_b_);
+    // rhs: backward Euler Φ V; Crank-Nicolson (Φ + a/2·L) V.
+    g.x = ptr(v);
+    g.y = ptr(cg_b_);
+    double bb;
+    if (theta_ == 1.0) {
+      bb = reduce(cg_fn_.weighted_copy, g, false)[0];
+    } else {
+      g.coef = Real(0.5 * a_);
+      bb = reduce(cg_fn_.apply, g, true)[1];
+    }
+    const double bnorm = std::sqrt(bb);
+    if (bnorm == 0.0) {
+      v.fill_zero();
+      return;
+    }
+    const Real coef = Real(-theta_ * a_);
+    // r = b − A x
+    g.coef = coef;
+    g.x = ptr(v);
+    g.y = ptr(cg_q_);
+    reduce(cg_fn_.apply, g, true);
+    double rel = std::sqrt(reduce(cg_fn_.residual, g, false)[0]) / bnorm;
+    if (rel <= cg_tol_) return;
+    double rz = reduce(cg_fn_.start, g, false)[0];
+    constexpr int kMaxIter = 1000;  // CgOptions' default, as the cpu stepper
+    for (int it = 1; it <= kMaxIter; ++it) {
+      g.x = ptr(cg_p_);
+      g.y = ptr(cg_q_);
+      const double pq = reduce(cg_fn_.apply, g, true)[0];
+      if (!(pq > 0.0)) break;
+      g.alpha = Real(rz / pq);
+      const auto [rr, rz_new] = reduce(cg_fn_.update, g, false);
+      rel = std::sqrt(rr) / bnorm;
+      if (rel <= cg_tol_) return;
+      g.beta = Real(rz_new / rz);
+      rz = rz_new;
+      void* args[] = {&g};
+      gpu::launch(cg_fn_.direction, {unsigned((layout_.size() + 255) / 256), 1, 1}, {256, 1, 1}, args);
+    }
+    throw Error(fmt::format("diffusion: CG did not converge in {} iterations (relative residual {:.3g} > {:.3g})",
+                            kMaxIter, rel, cg_tol_));
+  }
+
   void download_v() const {
     host_v_.resize(layout_.size());
     v_[cur_].download(host_v_.data(), host_v_.size() * sizeof(Real));
@@ -459,6 +644,15 @@ class CudaEngine final : public Engine {
   bool links_ = false;
   std::vector<DevPart> parts_;
   DevMaps act_;  // empty until attach_activation
+  // Implicit diffusion.
+  bool implicit_ = false;
+  double theta_ = 1, a_ = 0, cg_tol_ = 1e-8;
+  gpu::DeviceBuffer cg_inv_diag_, cg_w_, cg_r_, cg_z_, cg_p_, cg_q_, cg_b_, cg_sums_, cg_cells_;
+  std::size_t cg_ncells_ = 0;
+  struct {
+    void *apply = nullptr, *residual = nullptr, *start = nullptr, *update = nullptr,
+         *direction = nullptr, *weighted_copy = nullptr;
+  } cg_fn_;
   gpu::CompiledImage image_;
   gpu::Module module_;
   int cur_ = 0;
@@ -488,6 +682,20 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
   if (f32) src.options.insert(src.options.end(), {"-ftz=true", "-prec-div=false", "-prec-sqrt=false"});
   std::string& t = src.text;
   t = "#include \"kernels/cuda/monodomain.cuh\"\n";
+  if (s.time.diffusion != DiffusionScheme::forward_euler) {
+    // The CG kernels of implicit diffusion, over every tissue cell.
+    t += "#include \"kernels/cuda/diffusion_cg.cuh\"\n";
+    t += fmt::format(
+        "struct hw_cg_V {{\n"
+        "  static constexpr bool box = {1}, links = {2}, phase = {3}, cells = {4}, per_cell = false, stimuli = false;\n"
+        "}};\n"
+        "extern \"C\" __global__ void hw_cg_apply(const hw::cuda::PartArgs<{0}> a, const hw::cuda::CgArgs<{0}> g) {{\n"
+        "  hw::cuda::cg_apply<{0}, hw_cg_V>(a, g);\n}}\n",
+        real, layout.box, links, !s.phi.empty(), !(layout.box && s.geo.mask.empty()));
+    for (const char* k : {"residual", "start", "update", "direction", "weighted_copy"})
+      t += fmt::format("extern \"C\" __global__ void hw_cg_{1}(const hw::cuda::CgArgs<{0}> g) {{ hw::cuda::cg_{1}<{0}>(g); }}\n",
+                       real, k);
+  }
   const char* method = cell::integrator_name(s.integrator);
   for (std::size_t q = 0; q < s.parts.size(); ++q) {
     const Part& p = s.parts[q];

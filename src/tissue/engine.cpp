@@ -78,10 +78,6 @@ void throw_numerical_error(const Grid& g, std::size_t cell, const std::string& v
 }
 
 void check_cuda_support(const TissueCase& c) {
-  if (c.time.diffusion != DiffusionScheme::forward_euler)
-    throw InputError(c.time.loc, "backend cuda: implicit diffusion (time.diffusion = \"backward-euler\" "
-                                 "or \"crank-nicolson\") does not run on the GPU yet; use "
-                                 "time.diffusion = \"explicit\" or --backend cpu");
   if (c.conductivity.order != StencilOrder::second)
     throw InputError(c.time.loc, "backend cuda: the fourth-order stencil (conductivity order 4) does "
                                  "not run on the GPU yet; use order 2 or --backend cpu");

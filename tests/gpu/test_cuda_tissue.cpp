@@ -284,15 +284,42 @@ TEST(CudaTissue, NumericalErrorNamesCellAndKeepsState) {
 TEST(CudaTissue, RefusesWhatItCannotDoByKey) {
   HW_REQUIRE_GPU();
   TissueCase c = sheet(10, 10, 1, 0.25, "bueno_orovio_2008_epi");
-  c.time.diffusion = DiffusionScheme::crank_nicolson;
+  c.conductivity.order = StencilOrder::fourth;
+  c.conductivity.sigma_t = c.conductivity.sigma_l;
   SimulationOptions o;
   o.backend = Backend::cuda;
   try {
     Simulation s(c, o);
-    ADD_FAILURE() << "implicit diffusion was accepted on the GPU";
+    ADD_FAILURE() << "the fourth-order stencil was accepted on the GPU";
   } catch (const hw::InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("time.diffusion"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("fourth-order"), std::string::npos) << e.what();
   }
+}
+
+// Implicit diffusion by CG on the device: backward Euler and Crank-Nicolson, on a box, on a
+// shell in compressed rows with fibres, and with a phase field (the Φ-weighted system). The
+// CG tolerance is tight so that the comparison sees the engines, not the stopping test.
+TEST(CudaTissue, ImplicitDiffusion) {
+  HW_REQUIRE_GPU();
+  TissueCase box = sheet(21, 13, 7, 0.25, "bueno_orovio_2008_epi");
+  box.time.diffusion = DiffusionScheme::backward_euler;
+  box.time.cg_tolerance = 1e-12;
+  box.stimuli.push_back(box_stimulus({0, 0, 0}, {0.75, 4, 2}));
+  compare_with_reference(box, 8, "21x13x7 box, backward Euler by CG");
+  TissueCase shell = sheet(24, 20, 16, 0.25, "bueno_orovio_2008_epi");
+  shell.geometry.kind = GeometrySpec::Kind::ellipsoid_shell;
+  shell.geometry.centre = {3, 2.5, 2};
+  shell.geometry.radii_outer = {2.9, 2.4, 1.9};
+  shell.geometry.radii_inner = {1.9, 1.4, 0.9};
+  shell.fibres.kind = FibreSpec::Kind::rotating;
+  shell.time.diffusion = DiffusionScheme::crank_nicolson;
+  shell.time.cg_tolerance = 1e-12;
+  shell.time.splitting = Splitting::strang;
+  shell.stimuli.push_back(box_stimulus({0, 0, 0}, {1.5, 5, 4}));
+  compare_with_reference(shell, 12, "shell in compressed rows, rotating fibres, Crank-Nicolson, Strang");
+  shell.geometry.phase_field = true;
+  shell.fibres.kind = FibreSpec::Kind::none;
+  compare_with_reference(shell, 12, "shell with a phase field, Crank-Nicolson (Phi-weighted CG)");
 }
 
 // The activation and APD90 maps kept on the device (ActivationTracker::attach) against the

@@ -35,4 +35,15 @@ TEST(CudaSource, TissueKernelsCompileForSm90) {
   add_box_region(two, "tentusscher_2006_epi", {0, 0, 0}, {1, 1, 1});
   two.time.integrator = "rl2";
   compiles(two, false);
+  // Implicit diffusion adds the CG kernels; a mask puts them on a cell list.
+  TissueCase cn = sheet(10, 8, 6, 0.25, "bueno_orovio_2008_epi");
+  cn.geometry.kind = GeometrySpec::Kind::ellipsoid_shell;
+  cn.geometry.centre = {1.25, 1, 0.75};
+  cn.geometry.radii_outer = {1.2, 0.9, 0.7};
+  cn.geometry.radii_inner = {0.6, 0.4, 0.3};
+  cn.time.diffusion = DiffusionScheme::crank_nicolson;
+  const SimSetup s = make_sim_setup(cn, false);
+  const hw::gpu::CudaSource src = cuda_kernel_source(s, true);
+  EXPECT_NE(src.text.find("hw_cg_apply"), std::string::npos);
+  EXPECT_FALSE(hw::gpu::compile_cuda(src, "sm_90").image.empty());
 }

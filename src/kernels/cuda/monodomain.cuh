@@ -52,71 +52,92 @@ __device__ __forceinline__ void track(const PartArgs<Real>& a, unsigned g, float
 // needs, known when the kernel is compiled, so a box with uniform σ carries no code for row
 // tables, link coefficients, phase fields or cell lists (static bool box, links, phase,
 // cells, per_cell, stimuli).
-template <class Real, class M, class V>
-__device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
-  // Which cell: a part that is the whole grid is launched over (x, y, z) blocks, so the cell
-  // index needs no division; a part with a cell list is launched over its list. Indices fit
-  // 32 bits (the engine refuses grids of 2^32 cells).
-  unsigned c, i, j, k;
-  const unsigned nx = unsigned(a.nx), ny = unsigned(a.ny), n = unsigned(a.n);
+// The cell thread c stands for, and its coordinates: a whole-grid launch over (x, y, z)
+// blocks needs no division; a launch over a cell list reads the grid index. False for the
+// threads past the end. Indices fit 32 bits (the engine refuses grids of 2^32 cells).
+template <class Real, class V>
+__device__ __forceinline__ bool locate(const PartArgs<Real>& a, unsigned& c, unsigned& i, unsigned& j,
+                                       unsigned& k) {
+  const unsigned nx = unsigned(a.nx), ny = unsigned(a.ny);
   if constexpr (!V::cells) {
     i = blockIdx.x * blockDim.x + threadIdx.x;
     j = blockIdx.y * blockDim.y + threadIdx.y;
     k = blockIdx.z;
-    if (i >= nx || j >= ny) return;
+    if (i >= nx || j >= ny) return false;
     c = i + nx * (j + ny * k);
   } else {
     c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= n) return;
+    if (c >= unsigned(a.n)) return false;
     const unsigned g = a.cells[c];
     const unsigned r = g / nx;
     i = g - r * nx;
     j = r % ny;
     k = r / ny;
   }
-  if (*a.fail != ~0ull) return;  // a failed step stops the steps queued after it
-  const unsigned g = i + nx * (j + ny * k);
-  auto base = [&](int jj, int kk) -> unsigned {
-    const unsigned rr = unsigned(jj) + ny * unsigned(kk);
-    if constexpr (V::box)
-      return rr * nx;
-    else
-      return a.base[rr];
+  return true;
+}
+
+// Storage index of cell x = 0 of row (jj, kk).
+template <class Real, class V>
+__device__ __forceinline__ unsigned row_base(const PartArgs<Real>& a, int jj, int kk) {
+  const unsigned rr = unsigned(jj) + unsigned(a.ny) * unsigned(kk);
+  if constexpr (V::box)
+    return rr * unsigned(a.nx);
+  else
+    return a.base[rr];
+}
+
+// (L v)(i, j, k), v in layout storage, the cell's row starting at v + s0: the cpu engine's
+// stencil bodies (kernels/stencil_k.hpp) with the neighbours found here.
+template <class Real, class V>
+__device__ __forceinline__ Real laplacian(const PartArgs<Real>& a, const Real* v, unsigned i,
+                                          unsigned j, unsigned k, unsigned s0) {
+  const Real* v0 = v + s0;
+  const int ii = int(i), jj0 = int(j), kk0 = int(k);
+  const int ip0 = wrap(ii + 1, a.nx, a.periodic_x), im0 = wrap(ii - 1, a.nx, a.periodic_x);
+  const int jp = wrap(jj0 + 1, a.ny, a.periodic_y), jm = wrap(jj0 - 1, a.ny, a.periodic_y);
+  const int kp = wrap(kk0 + 1, a.nz, a.periodic_z), km = wrap(kk0 - 1, a.nz, a.periodic_z);
+  auto vrow = [&](int jj, int kk) -> const Real* {
+    return (jj < 0 || kk < 0) ? v0 : v + row_base<Real, V>(a, jj, kk);
   };
-  const unsigned s0 = base(int(j), int(k));
-  const Real* v0 = a.vin + s0;
-  Real v = v0[i];
+  if constexpr (!V::links) {
+    return kernels::uniform_laplacian(a.w[0], a.w[1], a.w[2], v0[i], v0[ip0 < 0 ? i : ip0],
+                                      v0[im0 < 0 ? i : im0], vrow(jp, kk0)[i], vrow(jm, kk0)[i],
+                                      vrow(jj0, kp)[i], vrow(jj0, km)[i]);
+  } else {
+    auto crow = [&](const Real* f, int jj, int kk) -> const Real* {
+      return (!f || jj < 0 || kk < 0) ? a.zero_row : f + row_base<Real, V>(a, jj, kk);
+    };
+    const kernels::LinkRows<Real, Real> rows{
+        v0, vrow(jp, kk0), vrow(jm, kk0), vrow(jj0, kp), vrow(jj0, km), vrow(jp, kp), vrow(jm, km),
+        vrow(jm, kp), vrow(jp, km), crow(a.face[0], jj0, kk0), crow(a.face[1], jj0, kk0),
+        crow(a.face[1], jm, kk0), crow(a.face[2], jj0, kk0), crow(a.face[2], jj0, km),
+        crow(a.edge[0], jj0, kk0), crow(a.edge[0], jm, kk0), crow(a.edge[1], jj0, kk0),
+        crow(a.edge[1], jj0, km), crow(a.edge[2], jj0, kk0), crow(a.edge[2], jm, km),
+        crow(a.edge[2], jm, kk0), crow(a.edge[2], jj0, km)};
+    // As the cpu rows: a missing x neighbour is the cell itself, its links switched off on
+    // the −x side (mm = 0); on the +x side the face weight is zero there.
+    const int ip = ip0 < 0 ? ii : ip0;
+    const int im = im0 < 0 ? ii : im0;
+    return kernels::links_laplacian(rows, ii, ip, im, im0 < 0 ? Real(0) : Real(1));
+  }
+}
+
+// M: the instantiation's model (static ns, np, nc, kv; constants(); step()). V: what the case
+// needs, known when the kernel is compiled, so a box with uniform σ carries no code for row
+// tables, link coefficients, phase fields or cell lists (static bool box, links, phase,
+// cells, per_cell, stimuli).
+template <class Real, class M, class V>
+__device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
+  unsigned c, i, j, k;
+  if (!locate<Real, V>(a, c, i, j, k)) return;
+  if (*a.fail != ~0ull) return;  // a failed step stops the steps queued after it
+  const unsigned n = unsigned(a.n);
+  const unsigned g = i + unsigned(a.nx) * (j + unsigned(a.ny) * k);
+  const unsigned s0 = row_base<Real, V>(a, int(j), int(k));
+  Real v = a.vin[s0 + i];
   if (a.diffuse) {
-    const int ii = int(i), jj0 = int(j), kk0 = int(k);
-    const int ip0 = wrap(ii + 1, a.nx, a.periodic_x), im0 = wrap(ii - 1, a.nx, a.periodic_x);
-    const int jp = wrap(jj0 + 1, a.ny, a.periodic_y), jm = wrap(jj0 - 1, a.ny, a.periodic_y);
-    const int kp = wrap(kk0 + 1, a.nz, a.periodic_z), km = wrap(kk0 - 1, a.nz, a.periodic_z);
-    auto vrow = [&](int jj, int kk) -> const Real* { return (jj < 0 || kk < 0) ? v0 : a.vin + base(jj, kk); };
-    Real lv;
-    if constexpr (!V::links) {
-      const Real* vyp = vrow(jp, k);
-      const Real* vym = vrow(jm, k);
-      const Real* vzp = vrow(j, kp);
-      const Real* vzm = vrow(j, km);
-      lv = kernels::uniform_laplacian(a.w[0], a.w[1], a.w[2], v, v0[ip0 < 0 ? i : ip0],
-                                      v0[im0 < 0 ? i : im0], vyp[i], vym[i], vzp[i], vzm[i]);
-    } else {
-      auto crow = [&](const Real* f, int jj, int kk) -> const Real* {
-        return (!f || jj < 0 || kk < 0) ? a.zero_row : f + base(jj, kk);
-      };
-      const kernels::LinkRows<Real, Real> rows{
-          v0, vrow(jp, k), vrow(jm, k), vrow(j, kp), vrow(j, km), vrow(jp, kp), vrow(jm, km),
-          vrow(jm, kp), vrow(jp, km), crow(a.face[0], j, k), crow(a.face[1], j, k),
-          crow(a.face[1], jm, k), crow(a.face[2], j, k), crow(a.face[2], j, km),
-          crow(a.edge[0], j, k), crow(a.edge[0], jm, k), crow(a.edge[1], j, k),
-          crow(a.edge[1], j, km), crow(a.edge[2], j, k), crow(a.edge[2], jm, km),
-          crow(a.edge[2], jm, k), crow(a.edge[2], j, km)};
-      // As the cpu rows: a missing x neighbour is the cell itself, its links switched off
-      // on the −x side (mm = 0); on the +x side the face weight is zero there.
-      const int ip = ip0 < 0 ? i : ip0;
-      const int im = im0 < 0 ? i : im0;
-      lv = kernels::links_laplacian(rows, i, ip, im, im0 < 0 ? Real(0) : Real(1));
-    }
+    const Real lv = laplacian<Real, V>(a, a.vin, i, j, k, s0);
     if constexpr (V::phase)
       v = kernels::diffused_phase(lv, v, a.alpha, a.inv_phi[s0 + i]);
     else
