@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "gpu/block_tuner.hpp"
 #include "gpu/compile.hpp"
 #include "gpu/driver.hpp"
 #include "gpu/embedded.hpp"
@@ -83,6 +84,7 @@ class CudaEngine final : public Engine {
     compile();
     fail_ = gpu::DeviceBuffer(2 * sizeof(unsigned long long), "the failure flag");
     reset_failure();
+    tuner_timer_ = std::make_unique<gpu::Timer>();
   }
 
   void step(long n) override {
@@ -202,8 +204,9 @@ class CudaEngine final : public Engine {
                                inv_phi_.empty() ? "" : ", phase-field no-flux boundary (L(phi sigma) V / phi)");
     for (const auto& dp : parts_) {
       const gpu::KernelResources r = gpu::kernel_resources(dp.fn);
-      info.part_kernels.push_back(fmt::format("printed CUDA via NVRTC ({} registers{})", r.registers,
-                                              r.local_bytes ? fmt::format(", {} B local", r.local_bytes) : ""));
+      info.part_kernels.push_back(fmt::format("printed CUDA via NVRTC ({} registers{}; blocks {})", r.registers,
+                                              r.local_bytes ? fmt::format(", {} B local", r.local_bytes) : "",
+                                              dp.tuner.describe()));
     }
     return info;
   }
@@ -250,7 +253,7 @@ class CudaEngine final : public Engine {
   struct DevPart {
     gpu::DeviceBuffer y, p, cells, stim_mask;
     void* fn = nullptr;
-    unsigned threads = kThreads;  // per block
+    gpu::BlockTuner tuner;  // the block shape
   };
 
   static std::size_t slot(const Part& p, int k) { return std::size_t(k < p.kv ? k : k - 1); }
@@ -371,7 +374,20 @@ class CudaEngine final : public Engine {
     for (std::size_t q = 0; q < parts_.size(); ++q) {
       DevPart& d = parts_[q];
       d.fn = module_.function(fmt::format("hw_part{}", q));
-      d.threads = block_size(gpu::kernel_resources(d.fn).registers);
+      const unsigned tb = block_size(gpu::kernel_resources(d.fn).registers);
+      std::vector<gpu::Dim3> shapes;
+      const Part& p = s_.parts[q];
+      if (p.identity) {
+        // (x, y, z) blocks over the grid: whole warps along x, the rest of the block in y;
+        // flatter tiles reuse the y neighbours in L1, longer rows read longer runs.
+        const Grid& g = s_.geo.grid;
+        for (unsigned bx = std::min(tb, (unsigned(g.nx()) + 31) / 32 * 32); bx >= 32; bx /= 2)
+          if (tb / bx == 1 || g.ny() > 1) shapes.push_back({bx, tb / bx, 1});
+      } else {
+        shapes.push_back({tb, 1, 1});
+      }
+      const Grid& g = s_.geo.grid;
+      d.tuner = gpu::BlockTuner(shapes, image_.cache_path + fmt::format(".part{}.{}x{}x{}.block", q, g.nx(), g.ny(), g.nz()));
     }
   }
 
@@ -459,16 +475,17 @@ class CudaEngine final : public Engine {
         a.dt_ms = s_.time.dt;
       }
       void* args[] = {&a};
-      const unsigned tb = d.threads;
-      if (p.identity) {
-        // (x, y, z) blocks over the grid: bx threads along a row (whole warps), by rows.
-        const unsigned bx = std::min(tb, (unsigned(g.nx()) + 31) / 32 * 32);
-        const unsigned by = tb / bx;
-        gpu::launch(d.fn, {(unsigned(g.nx()) + bx - 1) / bx, (unsigned(g.ny()) + by - 1) / by, unsigned(g.nz())},
-                    {bx, by, 1}, args);
-      } else {
-        gpu::launch(d.fn, {unsigned((p.n + tb - 1) / tb), 1, 1}, {tb, 1, 1}, args);
-      }
+      // The diffusing passes time the block shapes under trial (tuner_timer_ synchronises).
+      DevPart& dt = parts_[q];
+      const bool timed = diffuse && dt.tuner.tuning();
+      if (timed) tuner_timer_->start();
+      const gpu::Dim3 b = dt.tuner.shape();
+      if (p.identity)
+        gpu::launch(d.fn, {(unsigned(g.nx()) + b[0] - 1) / b[0], (unsigned(g.ny()) + b[1] - 1) / b[1], unsigned(g.nz())},
+                    b, args);
+      else
+        gpu::launch(d.fn, {unsigned((p.n + b[0] - 1) / b[0]), 1, 1}, b, args);
+      if (timed) dt.tuner.record(tuner_timer_->stop_ms());
     }
   }
 
@@ -644,6 +661,7 @@ class CudaEngine final : public Engine {
   bool links_ = false;
   std::vector<DevPart> parts_;
   DevMaps act_;  // empty until attach_activation
+  std::unique_ptr<gpu::Timer> tuner_timer_;  // times the block shapes under trial
   // Implicit diffusion.
   bool implicit_ = false;
   double theta_ = 1, a_ = 0, cg_tol_ = 1e-8;

@@ -1,0 +1,68 @@
+#include "gpu/block_tuner.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "io/atomic_file.hpp"
+
+namespace hw::gpu {
+
+namespace {
+std::string shape_str(const Dim3& d) { return fmt::format("{}x{}x{}", d[0], d[1], d[2]); }
+}  // namespace
+
+BlockTuner::BlockTuner(std::vector<Dim3> candidates, std::string cache_file, int repeats)
+    : candidates_(std::move(candidates)), cache_file_(std::move(cache_file)),
+      best_ms_(candidates_.size(), std::numeric_limits<double>::infinity()) {
+  if (candidates_.size() < 2) return;
+  if (!cache_file_.empty()) {
+    std::ifstream in(cache_file_);
+    Dim3 d{};
+    if (in >> d[0] >> d[1] >> d[2]) {
+      const auto it = std::find(candidates_.begin(), candidates_.end(), d);
+      if (it != candidates_.end()) {
+        chosen_ = std::size_t(it - candidates_.begin());
+        from_cache_ = true;
+        return;
+      }
+    }
+  }
+  for (int r = 0; r < repeats; ++r)
+    for (std::size_t c = 0; c < candidates_.size(); ++c) trials_.push_back(c);
+}
+
+const Dim3& BlockTuner::shape() const {
+  return candidates_[tuning() ? trials_[next_] : chosen_];
+}
+
+void BlockTuner::record(double ms) {
+  if (!tuning()) return;
+  double& b = best_ms_[trials_[next_]];
+  b = std::min(b, ms);
+  if (++next_ < trials_.size()) return;
+  chosen_ = std::size_t(std::min_element(best_ms_.begin(), best_ms_.end()) - best_ms_.begin());
+  if (cache_file_.empty()) return;
+  try {
+    io::write_file_atomic(cache_file_, fmt::format("{} {} {}\n", candidates_[chosen_][0],
+                                                   candidates_[chosen_][1], candidates_[chosen_][2]),
+                          false);
+  } catch (const std::exception&) {
+    // An unwritable cache costs a tuning next time, nothing else.
+  }
+}
+
+std::string BlockTuner::describe() const {
+  const std::string s = shape_str(candidates_[chosen_]);
+  if (candidates_.size() < 2) return s;
+  if (from_cache_) return s + " (tuned earlier, from the cache)";
+  if (tuning()) return s + " (tuning)";
+  std::string d = s + " (tuned:";
+  for (std::size_t c = 0; c < candidates_.size(); ++c)
+    d += fmt::format("{} {} {:.3g} ms", c ? "," : "", shape_str(candidates_[c]), best_ms_[c]);
+  return d + ")";
+}
+
+}  // namespace hw::gpu

@@ -1,0 +1,41 @@
+// Picks a kernel's block shape by timing it on the run's own launches (seed 002: try shapes,
+// keep the fastest), and remembers the choice in a file beside the kernel's cubin.
+//
+// Why on the run's own steps: every shape computes the same values (a thread's work does not
+// depend on its block), so the launches that time the candidates are real steps of the run
+// and nothing is wasted; the first few steps of a run are a little slower, that is all.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gpu/driver.hpp"
+
+namespace hw::gpu {
+
+class BlockTuner {
+ public:
+  // candidates: block shapes, the first the default. cache_file: where the choice is kept
+  // ("" = not kept); a valid choice found there ends the tuning before it starts.
+  BlockTuner(std::vector<Dim3> candidates, std::string cache_file, int repeats = 3);
+  BlockTuner() : BlockTuner({{256, 1, 1}}, "") {}
+
+  bool tuning() const { return next_ < trials_.size(); }
+  // The shape of the next launch (the candidate under trial while tuning).
+  const Dim3& shape() const;
+  // The device time of the launch just made with shape() (only while tuning).
+  void record(double ms);
+  // "64×4×1 (tuned: 256×1×1 0.41 ms, 128×2×1 0.38 ms, ...)", or "... (from the cache)".
+  std::string describe() const;
+
+ private:
+  std::vector<Dim3> candidates_;
+  std::string cache_file_;
+  std::vector<std::size_t> trials_;  // candidate of each timed launch, round-robin
+  std::size_t next_ = 0;
+  std::vector<double> best_ms_;      // per candidate
+  std::size_t chosen_ = 0;
+  bool from_cache_ = false;
+};
+
+}  // namespace hw::gpu
