@@ -1,10 +1,11 @@
-// The reference and cpu engines: one template that runs a step for Real = float or double.
+// The cpu engine: one template that runs a step for Real = float or double. (The oracle it is
+// tested against is tissue/reference_engine.cpp, which shares none of this.)
 //
 // Layout (docs/tissue.md): per model region ("part") a compact ascending list of its tissue
 // cells' grid indices (none stored when the part is the whole grid), the states other than
 // the voltage in structure-of-arrays over those cells, and V in mV only in two fields
 // (current and next) that the diffusion stencil reads, stored by rows around the tissue
-// (tissue/row_layout.hpp; the whole box on a box or for the reference oracle). A step
+// (tissue/row_layout.hpp; the whole box on a box). A step
 // reads V_cur and writes V_next; the cell states of a block are committed only after its
 // V was found finite.
 #include <algorithm>
@@ -43,14 +44,14 @@ struct Failure {
 template <class Real>
 class CpuEngine final : public Engine {
  public:
-  CpuEngine(const SimSetup& s, bool reference, int threads)
-      : s_(s), reference_(reference), threads_(threads > 0 ? threads : omp_get_max_threads()) {
+  CpuEngine(const SimSetup& s, int threads)
+      : s_(s), threads_(threads > 0 ? threads : omp_get_max_threads()) {
     // The whole-field kernels and CG (implicit diffusion) open their own parallel regions
     // with the default team size: make it the run's thread count, so --threads N means N.
     if (threads > 0) omp_set_num_threads(threads);
     const Grid& g = s.geo.grid;
     // Fields live in compressed rows around the tissue; the oracle keeps the plain box.
-    layout_ = reference ? box_layout(g, s.geo.mask) : row_layout(g, s.geo.mask);
+    layout_ = row_layout(g, s.geo.mask);
     const std::size_t S = layout_.size();
     v_[0] = Field<Real>(S, Real(0));
     v_[1] = Field<Real>(S, Real(0));
@@ -71,7 +72,7 @@ class CpuEngine final : public Engine {
         st.p.assign(p.pcell.begin(), p.pcell.end());
       else
         st.p.assign(p.params.begin(), p.params.end());
-      st.in_place = !reference && p.identity && layout_.box && p.v2mV == 1 && !p.per_cell &&
+      st.in_place = p.identity && layout_.box && p.v2mV == 1 && !p.per_cell &&
                     p.kernel->external_voltage(p.kv);
       // Storage index of each cell, where it differs from the grid index.
       if (!p.identity && !layout_.box) {
@@ -94,9 +95,9 @@ class CpuEngine final : public Engine {
       }
     }
     // Diffusion: fused rows for explicit second order on cpu; a whole-field operator
-    // otherwise (reference oracle, fourth order, implicit schemes).
+    // otherwise (fourth order, implicit schemes).
     const bool expl = s.time.diffusion == DiffusionScheme::forward_euler;
-    fused_ = !reference && expl && s.order == StencilOrder::second;
+    fused_ = expl && s.order == StencilOrder::second;
     // Phase field, explicit: 1/φ on tissue (0 elsewhere), for V += α·(L_{φσ} V)/φ. The
     // implicit schemes hand φ to the DiffusionStepper (Φ-weighted CG system) instead.
     phase_field_ = !s.phi.empty();
@@ -121,7 +122,7 @@ class CpuEngine final : public Engine {
       ds.mask = s.geo.mask;
       ds.order = s.order;
       ds.layout = layout_;
-      op_ = make_diffusion_operator(std::move(ds), reference ? Backend::reference : Backend::cpu);
+      op_ = make_diffusion_operator(std::move(ds), Backend::cpu);
       if (!expl) {
         CgOptions cg;
         cg.rel_tol = s.time.cg_tolerance;
@@ -195,8 +196,7 @@ class CpuEngine final : public Engine {
 
   EngineInfo describe() const override {
     EngineInfo info;
-    info.backend = fmt::format("{} ({}, {} threads)", reference_ ? "reference" : "cpu",
-                               sizeof(Real) == 8 ? "double" : "float", reference_ ? 1 : threads_);
+    info.backend = fmt::format("cpu ({}, {} threads)", sizeof(Real) == 8 ? "double" : "float", threads_);
     info.kernels = kernels();
     info.storage = storage();
     for (const Part& p : s_.parts) info.part_kernels.push_back(p.how);
@@ -255,7 +255,7 @@ class CpuEngine final : public Engine {
       const Real* ip = inv_phi_.data();
       const Real* sv = src.data();
       Real* dv = dst.data();
-#pragma omp parallel for num_threads(threads_) if (!reference_ && N >= long(kernels::kMinParallelCells))
+#pragma omp parallel for num_threads(threads_) if (N >= long(kernels::kMinParallelCells))
       for (long n = 0; n < N; ++n) dv[n] = sv[n] + dv[n] * ip[n];
     } else {
       // V* = V + a·L V
@@ -273,7 +273,7 @@ class CpuEngine final : public Engine {
     const int nx = g.nx(), ny = g.ny();
     const long rows = long(ny) * g.nz();
     const Real alpha = Real(s_.time.dt / (s_.chi * s_.cm));
-    const bool par = !reference_ && long(g.size()) >= kernels::kMinParallelCells;
+    const bool par = long(g.size()) >= kernels::kMinParallelCells;
     // Short rows are grouped, m rows of up to one block of cells, so the per-block costs of
     // the cell step are paid per kBlock cells, not per 64- or 128-cell row of a 3D grid.
     const long m = std::max<long>(1, long(kBlock) / nx);
@@ -282,7 +282,7 @@ class CpuEngine final : public Engine {
     const bool direct = diffuse && s_.parts.size() == 1 && parts_[0].in_place;
 #pragma omp parallel num_threads(threads_) if (par)
     {
-      const kernels::cpu::FlushDenormals ftz(!reference_);
+      const kernels::cpu::FlushDenormals ftz(true);
       // The group's diffused V, indexed like storage from the group's first stored cell; nx
       // cells of slack in front, where rows of a compressed layout start before it in x.
       std::vector<Real> row(diffuse && !direct ? std::size_t(m + 1) * nx : 0);
@@ -454,7 +454,6 @@ class CpuEngine final : public Engine {
   }
 
   const SimSetup& s_;
-  bool reference_;
   int threads_;
   std::array<Field<Real>, 2> v_;
   Field<Real> tmp_;
@@ -473,10 +472,9 @@ class CpuEngine final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_cpu_engine(const SimSetup& s, bool reference, int threads) {
-  if (reference || s.time.precision == Precision::f64)
-    return std::make_unique<CpuEngine<double>>(s, reference, reference ? 1 : threads);
-  return std::make_unique<CpuEngine<float>>(s, false, threads);
+std::unique_ptr<Engine> make_cpu_engine(const SimSetup& s, int threads) {
+  if (s.time.precision == Precision::f64) return std::make_unique<CpuEngine<double>>(s, threads);
+  return std::make_unique<CpuEngine<float>>(s, threads);
 }
 
 }  // namespace hw::tissue

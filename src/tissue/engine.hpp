@@ -89,8 +89,9 @@ struct EngineOptions {
 // hw::Error with the reason when there is no usable GPU or the build has no CUDA.
 std::unique_ptr<Engine> make_engine(const SimSetup& s, const EngineOptions& opt);
 
-// Each backend's factory (the cpu file holds reference and cpu).
-std::unique_ptr<Engine> make_cpu_engine(const SimSetup& s, bool reference, int threads);
+// Each backend's factory.
+std::unique_ptr<Engine> make_reference_engine(const SimSetup& s);
+std::unique_ptr<Engine> make_cpu_engine(const SimSetup& s, int threads);
 std::unique_ptr<Engine> make_cuda_engine(const SimSetup& s);
 
 // A backend by name: reference, cpu, cuda, or auto (cuda where a usable GPU and driver are

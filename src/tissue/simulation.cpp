@@ -44,8 +44,9 @@ struct Simulation::Impl {
 Simulation::Simulation(const TissueCase& c, const SimulationOptions& opt)
     : impl_(std::make_unique<Impl>()) {
   impl_->opt = opt;
-  // The CUDA engine prints its own kernels from the IR: no cpu kernel to build for it.
-  impl_->s = make_sim_setup(c, opt.backend != Backend::cuda);
+  // Only the cpu engine runs the set-up's CellKernels; the reference interprets the IR and
+  // the CUDA engine prints its own kernels from it.
+  impl_->s = make_sim_setup(c, opt.backend == Backend::cpu);
   impl_->engine = make_engine(impl_->s, {opt.backend, opt.threads});
   // Set-up data the engine has copied into its own arrays (per-voxel σ and φ are box-sized:
   // keeping them would make a heart's memory follow its box, not its tissue).

@@ -1,0 +1,214 @@
+// The reference engine: the oracle every fast engine is tested against.
+//
+// Why its own short file: an oracle that shares the fast engines' structure shares their
+// mistakes. This one keeps V on the whole box in double, diffuses with the reference
+// operator (plain loops over every link, kernels/reference) or the diffusion stepper for the
+// implicit schemes, and steps each model region's cells through the IR interpreter
+// (model/emit/interpreter), which shares no code with the printed C++ and CUDA. No row
+// layout, no fusion, no blocks, no threads, no flushing of subnormals. It is slow; it is for
+// tests and small cases.
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "model/emit/interpreter.hpp"
+#include "tissue/diffusion_stepper.hpp"
+#include "tissue/engine.hpp"
+
+namespace hw::tissue {
+
+namespace {
+
+class ReferenceEngine final : public Engine {
+ public:
+  explicit ReferenceEngine(const SimSetup& s) : s_(s) {
+    const Grid& g = s.geo.grid;
+    v_ = Field<double>(g.size(), 0.0);
+    for (const Part& p : s.parts) {
+      Region r;
+      r.kernel = model::make_interpreter(*p.analysed);
+      r.y.assign(std::size_t(p.ns) * p.n, 0.0);  // all states, V included, state-major
+      for (int k = 0; k < p.ns; ++k)
+        for (std::size_t i = 0; i < p.n; ++i) r.y[std::size_t(k) * p.n + i] = p.setup.initial_states[k];
+      for (std::size_t i = 0; i < p.n; ++i) v_[p.grid_index(i)] = p.setup.initial_states[p.kv] * p.v2mV;
+      r.p = p.per_cell ? p.pcell : p.params;
+      r.stim.assign(p.stim.size(), std::vector<bool>(p.n, false));
+      for (std::size_t st = 0; st < p.stim.size(); ++st)
+        for (std::uint32_t i : p.stim[st]) r.stim[st][i] = true;
+      regions_.push_back(std::move(r));
+    }
+    for (const ResolvedInitial& ic : s.initial) {
+      if (ic.part < 0) {
+        for (std::uint32_t n : ic.cells)
+          if (is_tissue(&s.geo.mask, n)) v_[n] = ic.value;
+      } else {
+        const Part& p = s.parts[ic.part];
+        for (std::uint32_t i : ic.cells) regions_[ic.part].y[std::size_t(ic.state) * p.n + i] = ic.value;
+      }
+    }
+    DiffusionSetup ds;
+    ds.grid = g;
+    ds.sigma = s.sigma;
+    ds.mask = s.geo.mask;
+    ds.order = s.order;
+    op_ = make_diffusion_operator(std::move(ds), Backend::reference);
+    if (s.time.diffusion != DiffusionScheme::forward_euler) {
+      CgOptions cg;
+      cg.rel_tol = s.time.cg_tolerance;
+      stepper_ = std::make_unique<DiffusionStepper<double>>(*op_, s.chi, s.cm, s.time.dt, s.time.diffusion, cg, s.phi);
+    } else if (!s.phi.empty()) {
+      phi_ = s.phi;
+    }
+  }
+
+  void step(long n) override {
+    const double dt = s_.time.dt, t = double(n) * dt;
+    std::vector<bool> active(s_.schedules.size());
+    for (std::size_t q = 0; q < active.size(); ++q) active[q] = s_.schedules[q].on(n);
+    // Godunov: D(dt) then R(dt). Strang: R(dt/2), D(dt), R(dt/2). A failure leaves v_ and
+    // every state as they were.
+    Field<double> v = v_;
+    std::vector<std::vector<double>> y;
+    for (const Region& r : regions_) y.push_back(r.y);
+    if (s_.time.splitting == Splitting::godunov) {
+      diffuse(v);
+      react(v, y, dt, t, active, n);
+    } else {
+      react(v, y, 0.5 * dt, t, active, n);
+      diffuse(v);
+      react(v, y, 0.5 * dt, t + 0.5 * dt, active, n);
+    }
+    v_ = std::move(v);
+    for (std::size_t q = 0; q < regions_.size(); ++q) regions_[q].y = std::move(y[q]);
+  }
+
+  void voltage(Field<float>& out) const override {
+    out.resize(v_.size());
+    for (std::size_t n = 0; n < v_.size(); ++n)
+      out[n] = is_tissue(&s_.geo.mask, n) ? float(v_[n]) : std::numeric_limits<float>::quiet_NaN();
+  }
+
+  double voltage_at(std::size_t n) const override {
+    return is_tissue(&s_.geo.mask, n) ? v_[n] : std::numeric_limits<double>::quiet_NaN();
+  }
+
+  void state(std::size_t q, int k, Field<float>& out) const override {
+    const Part& p = s_.parts[q];
+    for (std::size_t i = 0; i < p.n; ++i) out[p.grid_index(i)] = float(regions_[q].y[std::size_t(k) * p.n + i]);
+  }
+
+  CanonicalState save() const override {
+    CanonicalState st;
+    st.bytes = 8;
+    for (std::size_t q = 0; q < regions_.size(); ++q) {
+      const Part& p = s_.parts[q];
+      std::vector<double> y;
+      for (int k = 0; k < p.ns; ++k)
+        if (k != p.kv) y.insert(y.end(), regions_[q].y.begin() + std::ptrdiff_t(k * p.n),
+                                regions_[q].y.begin() + std::ptrdiff_t((k + 1) * p.n));
+      st.parts.push_back(std::move(y));
+    }
+    for (std::size_t n = 0; n < v_.size(); ++n)
+      if (is_tissue(&s_.geo.mask, n)) st.v.push_back(v_[n]);
+    return st;
+  }
+
+  void load(const CanonicalState& st) override {
+    for (std::size_t q = 0; q < regions_.size(); ++q) {
+      const Part& p = s_.parts[q];
+      std::size_t j = 0;
+      for (int k = 0; k < p.ns; ++k)
+        if (k != p.kv)
+          for (std::size_t i = 0; i < p.n; ++i) regions_[q].y[std::size_t(k) * p.n + i] = st.parts[q][j++];
+    }
+    std::size_t i = 0;
+    for (std::size_t n = 0; n < v_.size(); ++n)
+      if (is_tissue(&s_.geo.mask, n)) v_[n] = st.v[i++];
+  }
+
+  EngineInfo describe() const override {
+    EngineInfo info;
+    info.backend = "reference (double, 1 thread)";
+    info.storage = fmt::format("the whole box ({} cells per field)", v_.size());
+    info.kernels = fmt::format("reference diffusion operator on the whole field{}, then the reaction",
+                               stepper_ ? " (implicit, CG)" : phi_.empty() ? "" : " (L(phi sigma) V / phi)");
+    for (std::size_t q = 0; q < regions_.size(); ++q) info.part_kernels.push_back("interpreter (the oracle)");
+    return info;
+  }
+
+ private:
+  struct Region {
+    std::unique_ptr<cell::CellKernel> kernel;
+    std::vector<double> y;                // ns·n, state-major; V's slot holds model units
+    std::vector<double> p;                // np (uniform) or np·n (per cell)
+    std::vector<std::vector<bool>> stim;  // per stimulus: covers compact cell i
+  };
+
+  // V ← V + a·L V (or its phase-field form), or the implicit step.
+  void diffuse(Field<double>& v) const {
+    if (stepper_) {
+      stepper_->step(v);
+      return;
+    }
+    const double a = s_.time.dt / (s_.chi * s_.cm);
+    Field<double> out(v.size(), 0.0);
+    if (phi_.empty()) {
+      op_->apply(v, out, a, 1.0);
+    } else {
+      op_->apply(v, out, a, 0.0);
+      for (std::size_t n = 0; n < v.size(); ++n) out[n] = phi_[n] > 0 ? v[n] + out[n] / phi_[n] : v[n];
+    }
+    v = std::move(out);
+  }
+
+  // Every region's cells over h: V* (+ stimulus) into the model, the interpreter's step, V
+  // back. Throws NumericalError for the first cell (grid order) whose V is not finite.
+  void react(Field<double>& v, std::vector<std::vector<double>>& y, double h, double t,
+             const std::vector<bool>& active, long n) const {
+    std::size_t bad = std::numeric_limits<std::size_t>::max();
+    std::string var;
+    for (std::size_t q = 0; q < regions_.size(); ++q) {
+      const Part& p = s_.parts[q];
+      std::vector<double>& yq = y[q];
+      double* yv = yq.data() + std::size_t(p.kv) * p.n;
+      for (std::size_t i = 0; i < p.n; ++i) {
+        yv[i] = v[p.grid_index(i)] / p.v2mV;
+        for (std::size_t st = 0; st < active.size(); ++st)
+          if (active[st] && regions_[q].stim[st][i]) yv[i] += h * p.stim_rate[st];
+      }
+      const int sub = s_.time.ode_substeps;
+      const cell::Batch<double> b{p.n, p.n, yq.data(), regions_[q].p.data(), p.per_cell};
+      regions_[q].kernel->step(s_.integrator, t / p.t2ms, h / sub / p.t2ms, sub, b);
+      for (std::size_t i = 0; i < p.n; ++i) {
+        const std::size_t g = p.grid_index(i);
+        if (std::isfinite(yv[i])) {
+          v[g] = yv[i] * p.v2mV;
+        } else if (g < bad) {
+          bad = g;
+          var = "V";
+          for (int k = 0; k < p.ns; ++k)
+            if (k != p.kv && !std::isfinite(yq[std::size_t(k) * p.n + i])) {
+              var = p.setup.state_names[k];
+              break;
+            }
+        }
+      }
+    }
+    if (bad != std::numeric_limits<std::size_t>::max())
+      throw_numerical_error(s_.geo.grid, bad, var, double(n) * s_.time.dt, s_.time.dt);
+  }
+
+  const SimSetup& s_;
+  Field<double> v_;
+  std::vector<Region> regions_;
+  std::unique_ptr<DiffusionOperator> op_;
+  std::unique_ptr<DiffusionStepper<double>> stepper_;
+  Field<double> phi_;  // explicit phase field: φ per cell (> 0 on tissue)
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_reference_engine(const SimSetup& s) { return std::make_unique<ReferenceEngine>(s); }
+
+}  // namespace hw::tissue
