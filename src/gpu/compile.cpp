@@ -64,6 +64,29 @@ std::string read_all(const fs::path& p) {
 
 }  // namespace
 
+bool nvrtc_available() { return true; }
+
+std::string compile_cuda_to_ptx(const std::string& source, const std::string& arch,
+                                std::vector<std::string> extra_options) {
+  Program p;
+  check(nvrtcCreateProgram(&p.prog, source.c_str(), "heartwave_model.cu", 0, nullptr, nullptr),
+        "create program");
+  std::vector<std::string> opts = {"--gpu-architecture=" + (arch.empty() ? std::string("sm_90") : arch),
+                                   "-std=c++17"};
+  for (auto& o : extra_options) opts.push_back(std::move(o));
+  std::vector<const char*> argv;
+  for (const auto& o : opts) argv.push_back(o.c_str());
+  const nvrtcResult r = nvrtcCompileProgram(p.prog, static_cast<int>(argv.size()), argv.data());
+  if (r != NVRTC_SUCCESS)
+    throw Error(std::string("NVRTC compilation failed (") + nvrtcGetErrorString(r) + "):\n" + log_of(p.prog));
+  std::size_t size = 0;
+  check(nvrtcGetPTXSize(p.prog, &size), "PTX size");
+  std::string ptx(size, '\0');
+  check(nvrtcGetPTX(p.prog, ptx.data()), "get PTX");
+  if (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
+  return ptx;
+}
+
 std::string nvrtc_version() {
   int major = 0, minor = 0;
   nvrtcVersion(&major, &minor);
@@ -150,6 +173,12 @@ CompiledImage compile_cuda(const CudaSource& src, const std::string& arch) {
 #else
 
 std::string nvrtc_version() { return {}; }
+
+bool nvrtc_available() { return false; }
+
+std::string compile_cuda_to_ptx(const std::string&, const std::string&, std::vector<std::string>) {
+  throw Error("cannot compile CUDA: heartwave was built without NVRTC");
+}
 
 CompiledImage compile_cuda(const CudaSource&, const std::string&) {
   throw Error("cannot compile GPU kernels: heartwave was built without NVRTC (the CUDA toolkit)");

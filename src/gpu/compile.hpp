@@ -1,4 +1,4 @@
-// CUDA source to a loadable GPU image with NVRTC, cached on disk.
+// CUDA source to a loadable GPU image with NVRTC, cached on disk; and plain PTX, uncached.
 //
 // Why a cache: NVRTC takes seconds for a large model (O'Hara-Rudy) and a run or a test
 // suite builds the same kernels again and again. The key is SHA-256 of (source, every
@@ -35,5 +35,14 @@ CompiledImage compile_cuda(const CudaSource& src, const std::string& arch);
 
 // NVRTC's version as "major.minor"; "" when built without NVRTC.
 std::string nvrtc_version();
+
+// True when this build can compile CUDA (callers and tests use it to skip politely).
+bool nvrtc_available();
+
+// PTX for `source`, compiled for `arch` (e.g. "sm_90") with -std=c++17 and the extra options,
+// not cached: what the model compiler's tests use to prove every printed model compiles.
+// Throws hw::Error with NVRTC's log on failure (and "built without NVRTC" without it).
+std::string compile_cuda_to_ptx(const std::string& source, const std::string& arch = "sm_90",
+                                std::vector<std::string> extra_options = {});
 
 }  // namespace hw::gpu

@@ -30,6 +30,21 @@ struct LinkRows {
   const Coef *exy, *exy_m, *exz, *exz_m, *eyz, *eyz_mm, *eyz_m0, *eyz_0m;
 };
 
+// The rows of LinkRows around row (j, k), whose neighbouring rows are jp, jm (y) and kp, km
+// (z), −1 outside a no-flux wall. vrow(jj, kk): V's row (this row when jj or kk is −1);
+// crow(family, jj, kk): a coefficient row of face[a] or edge[f] (a zero row when missing).
+// The cpu rows and the GPU cells both find their neighbourhood here.
+template <class Real, class Coef, class VRow, class CRow, class Family>
+HW_HD inline LinkRows<Real, Coef> link_rows(VRow vrow, CRow crow, const Family* face, const Family* edge,
+                                            int j, int k, int jp, int jm, int kp, int km) {
+  return {vrow(j, k),           vrow(jp, k),          vrow(jm, k),          vrow(j, kp),
+          vrow(j, km),          vrow(jp, kp),         vrow(jm, km),         vrow(jm, kp),
+          vrow(jp, km),         crow(face[0], j, k),  crow(face[1], j, k),  crow(face[1], jm, k),
+          crow(face[2], j, k),  crow(face[2], j, km), crow(edge[0], j, k),  crow(edge[0], jm, k),
+          crow(edge[1], j, k),  crow(edge[1], j, km), crow(edge[2], j, k),  crow(edge[2], jm, km),
+          crow(edge[2], jm, k), crow(edge[2], j, km)};
+}
+
 // (L v) at x = i of the row: Σ_faces w (v_m − v) + Σ_edges ±e (v_diag − v). ip, im are the
 // x neighbours; mm = 0 switches off the links to a missing −x neighbour (im then is i).
 template <class Real, class Coef>

@@ -116,13 +116,7 @@ class CpuEngine final : public Engine {
         links_ = kernels::build_link_coeffs<Real>(g, s.sigma, s.geo.mask.empty() ? nullptr : &s.geo.mask,
                                            layout_);
     } else {
-      DiffusionSetup ds;
-      ds.grid = g;
-      ds.sigma = s.sigma;
-      ds.mask = s.geo.mask;
-      ds.order = s.order;
-      ds.layout = layout_;
-      op_ = make_diffusion_operator(std::move(ds), Backend::cpu);
+      op_ = make_diffusion_operator(diffusion_setup(s, layout_), Backend::cpu);
       if (!expl) {
         CgOptions cg;
         cg.rel_tol = s.time.cg_tolerance;

@@ -532,13 +532,7 @@ class CudaEngine final : public Engine {
     if (sizeof(Real) == 4) cg_tol_ = std::max(cg_tol_, 1e-6);
     // diag(Φ − θ·a·L) = w − θ·a·L_nn from the cpu operator's diagonal (w = φ on tissue, 1
     // elsewhere), as the cpu stepper builds its preconditioner.
-    DiffusionSetup ds;
-    ds.grid = g;
-    ds.sigma = s_.sigma;
-    ds.mask = s_.geo.mask;
-    ds.order = s_.order;
-    ds.layout = layout_;
-    const auto op = make_diffusion_operator(std::move(ds), Backend::cpu);
+    const auto op = make_diffusion_operator(diffusion_setup(s_, layout_), Backend::cpu);
     std::vector<double> w(S, 1.0);
     if (!s_.phi.empty())
       for (std::size_t n = 0; n < g.size(); ++n)

@@ -202,6 +202,12 @@ DiffusionSetup make_case_diffusion(const TissueCase& c) {
   return ds;
 }
 
+DiffusionSetup diffusion_setup(const SimSetup& s, RowLayout layout) {
+  DiffusionSetup ds{s.geo.grid, s.sigma, s.geo.mask, s.order};
+  ds.layout = std::move(layout);
+  return ds;
+}
+
 SimSetup make_sim_setup(const TissueCase& c, bool cpu_kernels) {
   SimSetup s;
   s.tcase = c;

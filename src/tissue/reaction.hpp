@@ -19,6 +19,7 @@
 #include "tissue/case.hpp"
 #include "tissue/conductivity.hpp"
 #include "tissue/diffusion.hpp"
+#include "tissue/row_layout.hpp"
 #include "tissue/stimuli.hpp"
 
 namespace hw::tissue {
@@ -90,6 +91,10 @@ SimSetup make_sim_setup(const TissueCase& c, bool cpu_kernels = true);
 // The run's diffusion operator set-up alone (grid, mask, σ or φσ, order, the row layout),
 // without loading any model: for outputs that apply L V themselves (the pseudo-ECG).
 DiffusionSetup make_case_diffusion(const TissueCase& c);
+
+// The diffusion operator's set-up of a resolved case (σ or φσ, mask, order), its fields in
+// `layout` (empty: the box), for the engines that build a DiffusionOperator.
+DiffusionSetup diffusion_setup(const SimSetup& s, RowLayout layout = {});
 
 // See stable_dt_limit in simulation.hpp (estimate_memory is defined with these too).
 double sim_stable_dt(const TissueCase& c);

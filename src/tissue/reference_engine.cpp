@@ -47,12 +47,7 @@ class ReferenceEngine final : public Engine {
         for (std::uint32_t i : ic.cells) regions_[ic.part].y[std::size_t(ic.state) * p.n + i] = ic.value;
       }
     }
-    DiffusionSetup ds;
-    ds.grid = g;
-    ds.sigma = s.sigma;
-    ds.mask = s.geo.mask;
-    ds.order = s.order;
-    op_ = make_diffusion_operator(std::move(ds), Backend::reference);
+    op_ = make_diffusion_operator(diffusion_setup(s), Backend::reference);
     if (s.time.diffusion != DiffusionScheme::forward_euler) {
       CgOptions cg;
       cg.rel_tol = s.time.cg_tolerance;

@@ -19,6 +19,8 @@ using namespace hw::tissue;
 using hw::tissue::testing::add_box_region;
 using hw::tissue::testing::box_initial;
 using hw::tissue::testing::box_stimulus;
+using hw::tissue::testing::ellipsoid_shell;
+using hw::tissue::testing::rotating_fibres;
 using hw::tissue::testing::sheet;
 
 namespace {
@@ -132,9 +134,7 @@ TEST(CudaTissue, RotatingFibresPeriodicStrangSubsteps) {
   HW_REQUIRE_GPU();
   TissueCase c = sheet(14, 9, 7, 0.25, "bueno_orovio_2008_epi");
   c.grid.bc[1] = Boundary::periodic;
-  c.fibres.kind = FibreSpec::Kind::rotating;
-  c.fibres.angle_from = 60;
-  c.fibres.angle_to = -60;
+  rotating_fibres(c);
   ModelRegion m2;
   m2.model = "bueno_orovio_2008_endo";
   m2.where.kind = Region::Kind::face;
@@ -152,13 +152,8 @@ TEST(CudaTissue, RotatingFibresPeriodicStrangSubsteps) {
 TEST(CudaTissue, ShellInCompressedRows) {
   HW_REQUIRE_GPU();
   TissueCase c = sheet(24, 20, 16, 0.25, "bueno_orovio_2008_epi");
-  c.geometry.kind = GeometrySpec::Kind::ellipsoid_shell;
-  c.geometry.centre = {3, 2.5, 2};
-  c.geometry.radii_outer = {2.9, 2.4, 1.9};
-  c.geometry.radii_inner = {1.9, 1.4, 0.9};
-  c.fibres.kind = FibreSpec::Kind::rotating;
-  c.fibres.angle_from = 60;
-  c.fibres.angle_to = -60;
+  ellipsoid_shell(c);
+  rotating_fibres(c);
   add_box_region(c, "bueno_orovio_2008_endo", {0, 0, 0}, {6, 2.5, 2});
   c.stimuli.push_back(box_stimulus({0, 0, 0}, {1.5, 5, 4}));
   {
@@ -173,10 +168,7 @@ TEST(CudaTissue, ShellInCompressedRows) {
 TEST(CudaTissue, PhaseFieldShell) {
   HW_REQUIRE_GPU();
   TissueCase c = sheet(24, 20, 16, 0.25, "bueno_orovio_2008_epi");
-  c.geometry.kind = GeometrySpec::Kind::ellipsoid_shell;
-  c.geometry.centre = {3, 2.5, 2};
-  c.geometry.radii_outer = {2.9, 2.4, 1.9};
-  c.geometry.radii_inner = {1.9, 1.4, 0.9};
+  ellipsoid_shell(c);
   c.geometry.phase_field = true;
   c.stimuli.push_back(box_stimulus({0, 0, 0}, {1.5, 5, 4}));
   compare_with_reference(c, 16, "3D shell with a phase-field boundary");
@@ -307,10 +299,7 @@ TEST(CudaTissue, ImplicitDiffusion) {
   box.stimuli.push_back(box_stimulus({0, 0, 0}, {0.75, 4, 2}));
   compare_with_reference(box, 8, "21x13x7 box, backward Euler by CG");
   TissueCase shell = sheet(24, 20, 16, 0.25, "bueno_orovio_2008_epi");
-  shell.geometry.kind = GeometrySpec::Kind::ellipsoid_shell;
-  shell.geometry.centre = {3, 2.5, 2};
-  shell.geometry.radii_outer = {2.9, 2.4, 1.9};
-  shell.geometry.radii_inner = {1.9, 1.4, 0.9};
+  ellipsoid_shell(shell);
   shell.fibres.kind = FibreSpec::Kind::rotating;
   shell.time.diffusion = DiffusionScheme::crank_nicolson;
   shell.time.cg_tolerance = 1e-12;

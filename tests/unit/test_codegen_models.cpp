@@ -12,7 +12,7 @@
 
 #include "model/emit/cuda_printer.hpp"
 #include "model/emit/interpreter.hpp"
-#include "model/emit/nvrtc.hpp"
+#include "gpu/compile.hpp"
 #include "model/frontend/cellml/cellml.hpp"
 #include "model/frontend/hwm/hwm.hpp"
 #include "model/jit/builtin_registry.hpp"
@@ -22,6 +22,8 @@
 #include "test_codegen_support.hpp"
 
 using namespace hw::model;
+using hw::gpu::compile_cuda_to_ptx;
+using hw::gpu::nvrtc_available;
 namespace fs = std::filesystem;
 
 namespace {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu/compile.hpp"
-#include "model/emit/nvrtc.hpp"
+#include "gpu/compile.hpp"
 #include "test_tissue_util.hpp"
 #include "tissue/engine.hpp"
 #include "tissue/reaction.hpp"
@@ -28,7 +28,7 @@ void compiles(const TissueCase& c, bool f32) {
 }  // namespace
 
 TEST(CudaSource, TissueKernelsCompileForSm90) {
-  if (!hw::model::nvrtc_available()) GTEST_SKIP() << "built without NVRTC";
+  if (!hw::gpu::nvrtc_available()) GTEST_SKIP() << "built without NVRTC";
   TissueCase c = sheet(8, 6, 4, 0.25, "karma1993");
   compiles(c, true);
   TissueCase two = sheet(8, 6, 4, 0.25, "bueno_orovio_2008_epi");

@@ -4,10 +4,12 @@
 
 #include "core/error.hpp"
 #include "model/emit/cuda_printer.hpp"
-#include "model/emit/nvrtc.hpp"
+#include "gpu/compile.hpp"
 #include "test_codegen_support.hpp"
 
 using namespace hw::model;
+using hw::gpu::compile_cuda_to_ptx;
+using hw::gpu::nvrtc_available;
 
 TEST(Nvrtc, AwkwardModelCompilesInFloatAndDouble) {
   if (!nvrtc_available()) GTEST_SKIP() << "built without NVRTC";

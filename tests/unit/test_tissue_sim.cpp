@@ -26,6 +26,8 @@ using hw::tissue::testing::box_initial;
 using hw::tissue::testing::box_region;
 using hw::tissue::testing::box_stimulus;
 using hw::tissue::testing::add_box_region;
+using hw::tissue::testing::ellipsoid_shell;
+using hw::tissue::testing::rotating_fibres;
 using hw::tissue::testing::sheet;
 
 // Bytes of heap in use (glibc: small blocks plus mmap'ed large ones).
@@ -132,9 +134,7 @@ TEST(TissueSim, ReferenceVsCpuWholeGridInPlace) {
 TEST(TissueSim, ReferenceVsCpu3DRotatingFibresPeriodic) {
   TissueCase c = sheet(14, 8, 6, 0.25, "bueno_orovio_2008_epi");
   c.grid.bc[1] = Boundary::periodic;
-  c.fibres.kind = FibreSpec::Kind::rotating;
-  c.fibres.angle_from = 60;
-  c.fibres.angle_to = -60;
+  rotating_fibres(c);
   ModelRegion m2;
   m2.model = "bueno_orovio_2008_endo";
   m2.where.kind = Region::Kind::face;
@@ -165,13 +165,8 @@ TEST(TissueSim, ReferenceVsCpuMaskedSlabWithHole) {
 // coefficients in compressed rows around it, the reference the whole box.
 TEST(TissueSim, ReferenceVsCpuShellInCompressedRows) {
   TissueCase c = sheet(24, 20, 16, 0.25, "bueno_orovio_2008_epi");
-  c.geometry.kind = GeometrySpec::Kind::ellipsoid_shell;
-  c.geometry.centre = {3, 2.5, 2};
-  c.geometry.radii_outer = {2.9, 2.4, 1.9};
-  c.geometry.radii_inner = {1.9, 1.4, 0.9};
-  c.fibres.kind = FibreSpec::Kind::rotating;
-  c.fibres.angle_from = 60;
-  c.fibres.angle_to = -60;
+  ellipsoid_shell(c);
+  rotating_fibres(c);
   add_box_region(c, "bueno_orovio_2008_endo", {0, 0, 0}, {6, 2.5, 2});
   c.stimuli.push_back(box_stimulus({0, 0, 0}, {1.5, 5, 4}));
   {

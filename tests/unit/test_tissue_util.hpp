@@ -70,6 +70,22 @@ inline void add_box_region(TissueCase& c, const std::string& model, std::array<d
   c.models.push_back(r);
 }
 
+// The ellipsoidal shell of the compressed-row tests in a 24×20×16 grid of 0.25 mm (a third of
+// the box is tissue).
+inline void ellipsoid_shell(TissueCase& c) {
+  c.geometry.kind = GeometrySpec::Kind::ellipsoid_shell;
+  c.geometry.centre = {3, 2.5, 2};
+  c.geometry.radii_outer = {2.9, 2.4, 1.9};
+  c.geometry.radii_inner = {1.9, 1.4, 0.9};
+}
+
+// Rotating fibres, +60° to −60° through z.
+inline void rotating_fibres(TissueCase& c) {
+  c.fibres.kind = FibreSpec::Kind::rotating;
+  c.fibres.angle_from = 60;
+  c.fibres.angle_to = -60;
+}
+
 inline Grid make_grid(int nx, int ny, int nz, double hx, double hy, double hz, Boundary bx,
                       Boundary by, Boundary bz) {
   Grid g;

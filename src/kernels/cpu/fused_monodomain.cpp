@@ -51,17 +51,11 @@ void diffusion2_links_row(const tissue::Grid& g, const tissue::RowLayout& layout
   const int kp = g.neighbour(2, k, 1), km = g.neighbour(2, k, -1);
   auto vrow = [&](int jj, int kk) -> const Real* {
     return (jj < 0 || kk < 0) ? v0 : v + base(jj, kk);
-  };
+  };  // vrow(j, k) is v0
   auto crow = [&](const std::vector<Coef>& f, int jj, int kk) -> const Coef* {
     return (f.empty() || jj < 0 || kk < 0) ? zero : f.data() + base(jj, kk);
   };
-  const LinkRows<Real, Coef> rows{
-      v0, vrow(jp, k), vrow(jm, k), vrow(j, kp), vrow(j, km), vrow(jp, kp), vrow(jm, km),
-      vrow(jm, kp), vrow(jp, km), crow(cf.face[0], j, k), crow(cf.face[1], j, k),
-      crow(cf.face[1], jm, k), crow(cf.face[2], j, k), crow(cf.face[2], j, km),
-      crow(cf.edge[0], j, k), crow(cf.edge[0], jm, k), crow(cf.edge[1], j, k),
-      crow(cf.edge[1], j, km), crow(cf.edge[2], j, k), crow(cf.edge[2], jm, km),
-      crow(cf.edge[2], jm, k), crow(cf.edge[2], j, km)};
+  const auto rows = link_rows<Real, Coef>(vrow, crow, cf.face.data(), cf.edge.data(), j, k, jp, jm, kp, km);
   auto cell = [&](int i, int ip, int im, Real mm) {
     o[i] = diffused(links_laplacian(rows, i, ip, im, mm), v0[i], alpha, beta);
   };

@@ -108,13 +108,7 @@ __device__ __forceinline__ Real laplacian(const PartArgs<Real>& a, const Real* v
     auto crow = [&](const Real* f, int jj, int kk) -> const Real* {
       return (!f || jj < 0 || kk < 0) ? a.zero_row : f + row_base<Real, V>(a, jj, kk);
     };
-    const kernels::LinkRows<Real, Real> rows{
-        v0, vrow(jp, kk0), vrow(jm, kk0), vrow(jj0, kp), vrow(jj0, km), vrow(jp, kp), vrow(jm, km),
-        vrow(jm, kp), vrow(jp, km), crow(a.face[0], jj0, kk0), crow(a.face[1], jj0, kk0),
-        crow(a.face[1], jm, kk0), crow(a.face[2], jj0, kk0), crow(a.face[2], jj0, km),
-        crow(a.edge[0], jj0, kk0), crow(a.edge[0], jm, kk0), crow(a.edge[1], jj0, kk0),
-        crow(a.edge[1], jj0, km), crow(a.edge[2], jj0, kk0), crow(a.edge[2], jm, km),
-        crow(a.edge[2], jm, kk0), crow(a.edge[2], jj0, km)};
+    const auto rows = kernels::link_rows<Real, Real>(vrow, crow, a.face, a.edge, jj0, kk0, jp, jm, kp, km);
     // As the cpu rows: a missing x neighbour is the cell itself, its links switched off on
     // the −x side (mm = 0); on the +x side the face weight is zero there.
     const int ip = ip0 < 0 ? ii : ip0;
