@@ -7,6 +7,7 @@
 
 #include "cell/json_writer.hpp"
 #include "cell/population.hpp"
+#include "cell/population_gpu.hpp"
 #include "cell/restitution.hpp"
 #include "common.hpp"
 
@@ -125,6 +126,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
   auto seed = std::make_shared<unsigned long long>(1);
   auto threads = std::make_shared<int>(0);
   auto output = std::make_shared<std::string>();
+  auto backend = std::make_shared<std::string>("auto");
   f->add_to(*cmd, false);
   cmd->add_option("--grid", *grid, "scale a parameter on a grid: NAME=LO:HI:N (repeatable; all combinations)");
   cmd->add_option("--random", *random, "scale uniformly at random: NAME=LO:HI (repeatable; with --cells)");
@@ -132,15 +134,23 @@ void add_sweep_command(CLI::App& app, Action& action) {
   cmd->add_option("--csv", *csv, "CSV of absolute parameter values: header of names, one row per cell");
   cmd->add_option("--cells", *cells, "number of cells for --random/--lhs");
   cmd->add_option("--seed", *seed, "random seed")->capture_default_str();
-  cmd->add_option("--threads", *threads, "OpenMP threads (0 = default)")->check(kNonNegative);
+  cmd->add_option("--threads", *threads, "OpenMP threads of the cpu backend (0 = default)")->check(kNonNegative);
+  cmd->add_option("--backend", *backend,
+                  "auto (the GPU where one and its driver are found, else cpu), cpu, cuda")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
   cmd->add_option("--output,-o", *output, "biomarkers per cell (CSV); default: stdout");
   cmd->footer(
       "Biomarkers are those of the last beat of each cell. Grid, random and LHS values scale\n"
-      "the model's defaults; --csv gives absolute values.\n\n"
+      "the model's defaults; --csv gives absolute values. On the GPU (--backend cuda, or auto\n"
+      "where one is found) one thread runs each cell; the biomarkers match the cpu's to\n"
+      "rounding (docs/single-cell.md). --kernel names a cpu kernel, so with --kernel other\n"
+      "than auto, --backend auto runs on the cpu.\n\n"
       "Examples:\n"
       "  heartwave sweep tentusscher_2006_epi --grid g_Kr=0.5:1.5:5 --grid g_CaL=0.5:1.5:5 -o bio.csv\n"
       "  heartwave sweep ohara.cellml --lhs GKr_b=0.5:2 --lhs GNaL_b=0.5:2 --cells 1000 --seed 7\n"
-      "  heartwave sweep luo_rudy_1991.cellml --csv cells.csv --threads 2 -o bio.csv");
+      "  heartwave sweep luo_rudy_1991.cellml --csv cells.csv --threads 2 -o bio.csv\n"
+      "  heartwave sweep tentusscher_2006_epi --lhs g_Kr=0.5:1.5 --cells 100000 --backend cuda -o bio.csv");
   cmd->callback([=, &action] {
     action = [=]() {
       const int modes = !grid->empty() + !random->empty() + !lhs->empty() + !csv->empty();
@@ -162,14 +172,36 @@ void add_sweep_command(CLI::App& app, Action& action) {
         for (const auto& s : random->empty() ? *lhs : *random) r.push_back(cell::parse_range(s, false));
         design = cell::random_design(r, *cells, *seed, !lhs->empty());
       }
-      Prepared p = prepare(flags);
+      // --kernel names a cpu kernel: asked for by name, the run stays on the cpu.
+      if (flags.kernel != "auto" && *backend == "cuda")
+        throw CLI::ValidationError("--kernel", "--kernel " + flags.kernel + " names a cpu kernel; "
+                                   "the GPU prints its own: leave --kernel auto or use --backend cpu");
+      cell::SolverOptions solver;
+      solver.cvode = flags.integrator == "cvode";
+      std::string note;
+      bool gpu = false;
+      if (flags.kernel != "auto" && *backend == "auto")
+        note = "backend auto: cpu, as --kernel " + flags.kernel + " names a cpu kernel";
+      else
+        gpu = cell::choose_population_gpu(*backend, solver, &note);
+      Prepared p = prepare(flags, !gpu);
       print_notes(p.loaded.notes);
       cell::PopulationOptions opt;
       opt.solver = p.solver;
       opt.threads = *threads;
+      std::cerr << "sweep: " << note << "\n";
       std::cerr << fmt::format("sweep: {} cells of {} ({}), {}\n", design.cells(),
                                p.setup.model_name, p.how, cell::solver_name(p.solver));
-      const auto r = cell::run_population(*p.kernel, p.setup, design, p.train, opt);
+      cell::PopulationResult r;
+      if (gpu) {
+        cell::GpuPopulationInfo info;
+        r = cell::run_population_gpu(p.loaded.analysed, p.setup, design, p.train, opt, &info);
+        std::cerr << fmt::format("sweep: GPU kernel {}; {:.2f} s on the device{}\n", info.kernel,
+                                 info.device_ms / 1000,
+                                 info.batch < design.cells() ? fmt::format(", {} cells at a time", info.batch) : "");
+      } else {
+        r = cell::run_population(*p.kernel, p.setup, design, p.train, opt);
+      }
       if (output->empty()) {
         cell::write_population_csv(p.setup, design, r, std::cout);
       } else {

@@ -123,7 +123,7 @@ std::pair<std::string, double> parse_assignment(const std::string& a) {
 
 }  // namespace
 
-Prepared prepare(const SimFlags& f) {
+Prepared prepare(const SimFlags& f, bool cpu_kernel) {
   Prepared r;
   model::LoadOptions lo;
   lo.roles = f.roles.overrides();
@@ -132,7 +132,10 @@ Prepared prepare(const SimFlags& f) {
   const auto choice = f.kernel == "interpreter" ? model::KernelChoice::interpreter
                       : f.kernel == "compiled"  ? model::KernelChoice::compiled
                                                 : model::KernelChoice::automatic;
-  r.kernel = model::make_kernel(r.loaded.analysed, choice, &r.how);
+  if (cpu_kernel)
+    r.kernel = model::make_kernel(r.loaded.analysed, choice, &r.how);
+  else
+    r.how = "CUDA printed from the model";
   r.setup = cell::make_cell_setup(r.loaded.analysed, r.loaded.stimulus);
   for (const auto& a : f.params) {
     const auto [name, value] = parse_assignment(a);

@@ -60,7 +60,9 @@ struct Prepared {
   double stim_duration_ms = 1;
 };
 
-Prepared prepare(const SimFlags& f);
+// cpu_kernel = false: no cpu kernel is built (a run on the GPU prints its own from
+// loaded.analysed; a user's model then skips the C++ compile), kernel stays null.
+Prepared prepare(const SimFlags& f, bool cpu_kernel = true);
 
 // Validators with short messages (CLI11's PositiveNumber prints the whole double range).
 extern const CLI::Validator kPositive;

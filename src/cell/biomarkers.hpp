@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/beat_k.hpp"
+
 namespace hw::cell {
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -38,25 +40,25 @@ struct BeatBiomarkers {
   double catd90 = kNaN;         // ms
 };
 
+// The update itself is kernels/beat_k.hpp, which the GPU population kernel runs too.
 class BeatTracker {
  public:
+  BeatTracker() = default;
+  // Resumes from a state kept elsewhere (a GPU population's tracker, read back).
+  explicit BeatTracker(const kernels::BeatState& s) : s_(s) {}
   // Starts a beat at its stimulus onset; ca is NaN when the model has no calcium role.
-  void begin(int beat, double t, double v, double ca = kNaN);
+  void begin(int beat, double t, double v, double ca = kNaN) {
+    kernels::beat_begin(s_, beat, t, v, ca);
+  }
   // Feeds the next sample (t strictly increasing).
-  void sample(double t, double v, double ca = kNaN);
+  void sample(double t, double v, double ca = kNaN) { kernels::beat_sample(s_, t, v, ca); }
   // The finished beat's biomarkers.
   BeatBiomarkers finish() const;
-  bool active() const { return active_; }
+  bool active() const { return s_.active != 0; }
+  const kernels::BeatState& state() const { return s_; }
 
  private:
-  bool active_ = false;
-  int beat_ = 0;
-  double t0_ = 0, t_prev_ = 0, v_prev_ = 0, v_rest_ = 0;
-  double v_peak_ = 0, t_peak_ = 0;
-  double dvdt_max_ = 0, t_act_ = kNaN;
-  double cross_[3] = {kNaN, kNaN, kNaN};  // APD30, 50, 90 crossing times
-  bool has_ca_ = false;
-  double ca_prev_ = 0, ca_rest_ = 0, ca_peak_ = 0, ca_cross_ = kNaN;
+  kernels::BeatState s_{};
 };
 
 // Rows of the table the CLI prints for people.

@@ -92,26 +92,12 @@ template <class Real>
 PopulationResult run_typed(const CellKernel& k, const CellSetup& s, const PopulationDesign& d,
                            const StimulusTrain& train, const PopulationOptions& o) {
   const std::size_t n = d.cells();
-  const int ns = k.n_states(), np = k.n_params();
-  std::vector<int> cols;
-  for (const auto& name : d.names) {
-    const int i = s.param_index(name);
-    if (i < 0) {
-      CellSetup probe = s;
-      probe.set_param(name, 0.0);  // throws the located "no such parameter" message
-    }
-    cols.push_back(i);
-  }
-  std::vector<Real> y(static_cast<std::size_t>(ns) * n), p(static_cast<std::size_t>(np) * n);
-  for (int k2 = 0; k2 < ns; ++k2)
-    std::fill_n(y.begin() + k2 * n, n, static_cast<Real>(s.initial_states[k2]));
-  for (int k2 = 0; k2 < np; ++k2)
-    std::fill_n(p.begin() + k2 * n, n, static_cast<Real>(s.params[k2]));
-  for (std::size_t c = 0; c < n; ++c)
-    for (std::size_t j = 0; j < cols.size(); ++j) {
-      const double v = d.values[c * cols.size() + j];
-      p[cols[j] * n + c] = static_cast<Real>(d.scaling ? v * s.params[cols[j]] : v);
-    }
+  if (k.n_states() != static_cast<int>(s.initial_states.size()) ||
+      k.n_params() != static_cast<int>(s.params.size()))
+    throw Error(fmt::format("population: the kernel ({} states, {} parameters) does not match "
+                            "the setup of model '{}'", k.n_states(), k.n_params(), s.model_name));
+  std::vector<Real> y, p;
+  population_arrays(s, d, y, p);
   const StepSchedule sched(train, o.solver.dt_ms);
   PopulationResult r;
   r.last_beat.resize(n);
@@ -236,6 +222,39 @@ PopulationDesign csv_design(const std::string& path) {
     throw InputError(SourceLoc{path, line_no, 0}, "the CSV needs a header and at least one row");
   return d;
 }
+
+template <class Real>
+void population_arrays(const CellSetup& s, const PopulationDesign& d, std::vector<Real>& y,
+                       std::vector<Real>& p) {
+  const std::size_t n = d.cells();
+  const int ns = static_cast<int>(s.initial_states.size());
+  const int np = static_cast<int>(s.params.size());
+  std::vector<int> cols;
+  for (const auto& name : d.names) {
+    const int i = s.param_index(name);
+    if (i < 0) {
+      CellSetup probe = s;
+      probe.set_param(name, 0.0);  // throws the located "no such parameter" message
+    }
+    cols.push_back(i);
+  }
+  y.assign(static_cast<std::size_t>(ns) * n, Real(0));
+  p.assign(static_cast<std::size_t>(np) * n, Real(0));
+  for (int k2 = 0; k2 < ns; ++k2)
+    std::fill_n(y.begin() + k2 * n, n, static_cast<Real>(s.initial_states[k2]));
+  for (int k2 = 0; k2 < np; ++k2)
+    std::fill_n(p.begin() + k2 * n, n, static_cast<Real>(s.params[k2]));
+  for (std::size_t c = 0; c < n; ++c)
+    for (std::size_t j = 0; j < cols.size(); ++j) {
+      const double v = d.values[c * cols.size() + j];
+      p[cols[j] * n + c] = static_cast<Real>(d.scaling ? v * s.params[cols[j]] : v);
+    }
+}
+
+template void population_arrays<float>(const CellSetup&, const PopulationDesign&,
+                                       std::vector<float>&, std::vector<float>&);
+template void population_arrays<double>(const CellSetup&, const PopulationDesign&,
+                                        std::vector<double>&, std::vector<double>&);
 
 PopulationResult run_population(const CellKernel& k, const CellSetup& s,
                                 const PopulationDesign& d, const StimulusTrain& train,

@@ -50,6 +50,8 @@ struct PopulationOptions {
   SolverOptions solver;   // fixed-step only
   int threads = 0;        // 0 = OpenMP's default
   std::size_t chunk = 64;  // cells per task
+  // GPU (cell/population_gpu.hpp): cells on the device at once; 0 = as many as fit.
+  std::size_t gpu_batch = 0;
 };
 
 struct PopulationResult {
@@ -59,6 +61,14 @@ struct PopulationResult {
 PopulationResult run_population(const CellKernel& kernel, const CellSetup& setup,
                                 const PopulationDesign& design, const StimulusTrain& train,
                                 const PopulationOptions& options);
+
+// The population's starting arrays, structure-of-arrays over the n cells: state k of cell c
+// at y[k*n + c] (initial values), parameter k at p[k*n + c] (the setup's values with the
+// design's applied). Unknown design names throw the located "no such parameter" error.
+// Shared by the cpu and GPU runners so both start from the same numbers.
+template <class Real>
+void population_arrays(const CellSetup& setup, const PopulationDesign& design,
+                       std::vector<Real>& y, std::vector<Real>& p);
 
 // One row per cell: "cell,<parameter names...>,apd90,..." with the absolute values used.
 void write_population_csv(const CellSetup& setup, const PopulationDesign& design,

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 
+#include "gpu/driver.hpp"
+
 namespace {
 
 struct Run {
@@ -20,6 +22,20 @@ struct Run {
 Run cli(const std::string& args) {
   Run r;
   const std::string cmd = std::string(HW_CLI_PATH) + " " + args + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// Runs the CLI capturing stderr only (stdout discarded).
+Run cli_stderr(const std::string& args) {
+  Run r;
+  const std::string cmd = std::string(HW_CLI_PATH) + " " + args + " 2>&1 >/dev/null";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
   char buf[4096];
@@ -120,6 +136,34 @@ TEST(Cli, SweepGridWritesOneRowPerCell) {
   std::size_t rows = 0;
   for (std::string line; std::getline(f, line);) ++rows;
   EXPECT_EQ(rows, 3u);
+}
+
+// --backend: one line says what runs; without a GPU, cuda is a one-line error and auto is
+// the cpu. (tests/gpu/test_cuda_population.cpp compares the numbers where there is one.)
+TEST(Cli, SweepBackendChoiceIsOneLine) {
+  const std::string sweep = "sweep mfhn --beats 1 --grid b=0.8:1.2:2 --threads 2 ";
+  auto r = cli_stderr(sweep + "--backend cpu");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("sweep: backend cpu\n"), std::string::npos) << r.out;
+  r = cli_stderr(sweep + "--kernel interpreter");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("sweep: backend auto: cpu, as --kernel interpreter names a cpu kernel\n"),
+            std::string::npos) << r.out;
+  EXPECT_EQ(cli(sweep + "--backend gpu").code, 2);
+  EXPECT_EQ(cli(sweep + "--kernel interpreter --backend cuda").code, 2);
+  const auto& g = hw::gpu::gpu_status();
+  r = cli_stderr(sweep);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(count(r.out, "sweep: backend"), 1u) << r.out;
+  if (g.usable) {
+    EXPECT_NE(r.out.find("sweep: backend auto: cuda on " + g.device.name), std::string::npos) << r.out;
+  } else {
+    EXPECT_NE(r.out.find("sweep: backend auto: cpu (" + g.why + ")\n"), std::string::npos) << r.out;
+    r = cli_stderr(sweep + "--backend cuda");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.out, "heartwave: error: --backend cuda: " + g.why + "\n");
+    EXPECT_EQ(cli(sweep + "--backend auto").out, cli(sweep + "--backend cpu").out);
+  }
 }
 
 TEST(Cli, BadCommandLinesHaveExitCodes) {

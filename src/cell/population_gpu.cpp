@@ -1,0 +1,237 @@
+// See population_gpu.hpp.
+#include "cell/population_gpu.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "gpu/driver.hpp"
+#include "gpu/embedded.hpp"
+#include "model/emit/cuda_printer.hpp"
+
+namespace hw::cell {
+
+namespace {
+
+constexpr unsigned kThreads = 128;  // per block; the kernel's __launch_bounds__
+
+// Appends launches for steps [a, z), split into pieces of at most max_steps.
+void add_launches(std::vector<kernels::PopulationLaunch>& out, long a, long z, bool on,
+                  bool track, int beat, long max_steps) {
+  for (long f = a; f < z; f += max_steps) {
+    kernels::PopulationLaunch l{};
+    l.first = f;
+    l.steps = static_cast<int>(std::min(max_steps, z - f));
+    l.stim_on = on ? 1 : 0;
+    l.interval = a;
+    l.track = track ? 1 : 0;
+    l.beat = beat;
+    out.push_back(l);
+  }
+}
+
+template <class Real>
+PopulationResult run_typed(const model::Model& m, const CellSetup& s, const PopulationDesign& d,
+                           const StimulusTrain& train, const PopulationOptions& o,
+                           GpuPopulationInfo* info) {
+  const gpu::DeviceInfo& dev = gpu::gpu_status().device;
+  const std::size_t n = d.cells();
+  const std::size_t ns = s.initial_states.size(), np = s.params.size();
+  std::vector<Real> y, p;
+  population_arrays(s, d, y, p);  // before compiling: an unknown name fails fast
+
+  const gpu::CudaSource src =
+      population_kernel_source(m, s, o.solver.method, sizeof(Real) == 4);
+  const gpu::CompiledImage image = gpu::compile_cuda(src, dev.arch());
+  const gpu::Module module(image.image);
+  void* fn = module.function("hw_population");
+  void* fn_track = module.function("hw_population_track");
+
+  // Cells per batch: all of them where they fit in half the free memory (the rest is
+  // headroom for the driver and other processes), else as many as do.
+  const std::size_t per_cell = (ns + np) * sizeof(Real) + sizeof(kernels::BeatState);
+  const auto [free, total] = gpu::memory_info();
+  std::size_t batch = o.gpu_batch > 0 ? o.gpu_batch : std::max<std::size_t>(1, free / 2 / per_cell);
+  batch = std::min(batch, n);
+  if (batch * per_cell > free)
+    throw Error(fmt::format("GPU out of memory: {} cells need {:.1f} MiB on the GPU, {:.1f} MiB of "
+                            "{:.1f} MiB are free; run fewer cells at once or use --backend cpu",
+                            batch, batch * per_cell / 1048576.0, free / 1048576.0, total / 1048576.0));
+
+  const auto launches = population_launches(train, o.solver.dt_ms, kPopulationMaxLaunchSteps);
+  PopulationResult r;
+  r.last_beat.resize(n);
+  gpu::Timer timer;
+  double device_ms = 0;
+  gpu::DeviceBuffer dy(ns * batch * sizeof(Real), "the population's states");
+  gpu::DeviceBuffer dp(np * batch * sizeof(Real), "the population's parameters");
+  gpu::DeviceBuffer dtr(batch * sizeof(kernels::BeatState), "the population's beat trackers");
+  std::vector<kernels::BeatState> tracks(batch);
+  for (std::size_t first = 0; first < n; first += batch) {
+    const std::size_t count = std::min(batch, n - first);
+    // The batch's rows of the full arrays, packed with stride `count`.
+    for (std::size_t k = 0; k < ns; ++k)
+      dy.upload(y.data() + k * n + first, count * sizeof(Real), k * count * sizeof(Real));
+    for (std::size_t k = 0; k < np; ++k)
+      dp.upload(p.data() + k * n + first, count * sizeof(Real), k * count * sizeof(Real));
+    dtr.fill_zero();
+    kernels::PopulationArgs<Real> a{};
+    a.n = count;
+    a.y = reinterpret_cast<Real*>(dy.ptr());
+    a.p = reinterpret_cast<const Real*>(dp.ptr());
+    a.track = reinterpret_cast<kernels::BeatState*>(dtr.ptr());
+    a.dt_model = o.solver.dt_ms / s.time_to_ms;
+    a.dt_ms = o.solver.dt_ms;
+    a.to_mv = s.voltage_to_mV;
+    const unsigned blocks = static_cast<unsigned>((count + kThreads - 1) / kThreads);
+    timer.start();
+    for (const kernels::PopulationLaunch& l : launches) {
+      a.l = l;
+      void* args[] = {&a};
+      gpu::launch(l.track ? fn_track : fn, blocks, 1, kThreads, args);
+    }
+    device_ms += timer.stop_ms();
+    dtr.download(tracks.data(), count * sizeof(kernels::BeatState));
+    for (std::size_t i = 0; i < count; ++i) r.last_beat[first + i] = BeatTracker(tracks[i]).finish();
+  }
+  if (info) {
+    auto resources = [](void* f) {
+      const gpu::KernelResources res = gpu::kernel_resources(f);
+      return fmt::format("{} registers{}", res.registers,
+                         res.local_bytes ? fmt::format(" + {} B local", res.local_bytes) : "");
+    };
+    info->device = fmt::format("{} ({})", dev.name, dev.arch());
+    info->kernel = fmt::format("{}; {}, last beat {}",
+                               image.from_cache ? "from the cache"
+                                                : fmt::format("compiled in {:.1f} s", image.compile_seconds),
+                               resources(fn), resources(fn_track));
+    info->batch = batch;
+    info->device_ms = device_ms;
+  }
+  return r;
+}
+
+}  // namespace
+
+void check_gpu_population(const SolverOptions& solver) {
+  if (solver.cvode)
+    throw InputError(SourceLoc{}, "--integrator cvode does not run on the GPU: populations there use "
+                                  "the fixed-step integrators (fe, rk2, rk4, rl1, rl2, sbe); use one "
+                                  "of them or --backend cpu");
+}
+
+bool choose_population_gpu(const std::string& backend, const SolverOptions& solver,
+                           std::string* note) {
+  const gpu::GpuStatus& g = gpu::gpu_status();
+  auto say = [&](std::string s) {
+    if (note) *note = std::move(s);
+  };
+  if (backend == "cpu") return say("backend cpu"), false;
+  if (backend == "cuda") {
+    if (!g.usable) throw Error("--backend cuda: " + g.why);
+    check_gpu_population(solver);
+    say(fmt::format("backend cuda on {} ({})", g.device.name, g.device.arch()));
+    return true;
+  }
+  if (backend == "auto") {
+    if (!g.usable) return say(fmt::format("backend auto: cpu ({})", g.why)), false;
+    try {
+      check_gpu_population(solver);
+    } catch (const InputError& e) {
+      say(fmt::format("backend auto: cpu, as the GPU does not run this: {}",
+                      e.diagnostics().empty() ? e.what() : e.diagnostics().front().message));
+      return false;
+    }
+    say(fmt::format("backend auto: cuda on {} ({})", g.device.name, g.device.arch()));
+    return true;
+  }
+  throw InputError(SourceLoc{}, fmt::format("--backend \"{}\": expected auto, cpu or cuda", backend));
+}
+
+std::vector<kernels::PopulationLaunch> population_launches(const StimulusTrain& train,
+                                                           double dt_ms, long max_steps) {
+  const StepSchedule sched(train, dt_ms);
+  if (sched.onset_steps().empty()) throw InputError(SourceLoc{}, "the stimulus train has no beats");
+  max_steps = std::max(1L, max_steps);
+  const long total = sched.total_steps();
+  const long last_onset = sched.onset_steps().back();
+  const auto edges = sched.edges();
+  const int beat = static_cast<int>(sched.onset_steps().size());  // the last, 1-based
+  std::vector<kernels::PopulationLaunch> out;
+  // Before the last beat: as run_chunk, one interval of constant stimulus per cpu call.
+  for (std::size_t e = 0; e + 1 < edges.size() && edges[e] < last_onset; ++e) {
+    const long a = edges[e], z = std::min(edges[e + 1], last_onset);
+    add_launches(out, a, z, sched.on(a), false, beat, max_steps);
+  }
+  // The last beat, tracked; the stimulus is constant between edges.
+  const std::size_t first_tracked = out.size();
+  long a = last_onset;
+  for (long e : edges) {
+    if (e <= a) continue;
+    const long z = std::min(e, total);
+    add_launches(out, a, z, sched.on(a), true, beat, max_steps);
+    a = z;
+    if (a >= total) break;
+  }
+  if (out.size() == first_tracked) {  // an empty last beat still begins its tracker
+    kernels::PopulationLaunch l{};
+    l.first = last_onset;
+    l.interval = last_onset;
+    l.track = 1;
+    l.beat = beat;
+    out.push_back(l);
+  }
+  out[first_tracked].begin = 1;
+  return out;
+}
+
+gpu::CudaSource population_kernel_source(const model::Model& m, const CellSetup& s,
+                                         Integrator method, bool f32) {
+  if (m.states.size() != s.initial_states.size() || m.parameters.size() != s.params.size())
+    throw Error(fmt::format("population on the GPU: the model '{}' ({} states, {} parameters) is "
+                            "not the one the setup was made from",
+                            m.name, m.states.size(), m.parameters.size()));
+  const char* real = f32 ? "float" : "double";
+  gpu::CudaSource src;
+  src.name = "heartwave_population.cu";
+  src.headers = gpu::embedded_sources();
+  src.options = {"-default-device"};
+  model::CudaOptions co;
+  co.use_float = f32;
+  co.function_prefix = "hw_pop";
+  co.demo_kernel = false;
+  std::string& t = src.text;
+  t = "#include \"kernels/population_k.hpp\"\n";
+  t += fmt::format("\n// ---- model {} ----\n", m.name);
+  t += model::print_cuda(m, co);
+  t += fmt::format(
+      "struct hw_pop_M {{\n"
+      "  static constexpr int ns = hw_pop_n_states, np = hw_pop_n_params, nc = hw_pop_n_constants;\n"
+      "  static constexpr int kv = {1}, kc = {2}, kon = {3};\n"
+      "  static __device__ __forceinline__ void constants(const {0}* p, {0}* c) {{ hw_pop_constants(p, c); }}\n"
+      "  static __device__ __forceinline__ void step({0} t, {0} dt, {0}* y, const {0}* p, const {0}* c) {{\n"
+      "    hw_pop_step_{4}(t, dt, y, p, c);\n  }}\n}};\n"
+      // Two kernels: the last beat's launches carry the trackers, the others do not.
+      "extern \"C\" __global__ void __launch_bounds__({5}) hw_population(const hw::kernels::PopulationArgs<{0}> a) {{\n"
+      "  const unsigned long long c = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (c < a.n) hw::kernels::population_cell<{0}, hw_pop_M, false>(a, c);\n}}\n"
+      "extern \"C\" __global__ void __launch_bounds__({5}) hw_population_track(const hw::kernels::PopulationArgs<{0}> a) {{\n"
+      "  const unsigned long long c = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (c < a.n) hw::kernels::population_cell<{0}, hw_pop_M, true>(a, c);\n}}\n",
+      real, s.voltage, s.calcium, s.stim_on, integrator_name(method), kThreads);
+  return src;
+}
+
+PopulationResult run_population_gpu(const model::Model& analysed, const CellSetup& s,
+                                    const PopulationDesign& d, const StimulusTrain& train,
+                                    const PopulationOptions& o, GpuPopulationInfo* info) {
+  check_gpu_population(o.solver);
+  if (d.cells() == 0) throw InputError(SourceLoc{}, "the population has no cells");
+  const gpu::GpuStatus& g = gpu::gpu_status();
+  if (!g.usable) throw Error("--backend cuda: " + g.why);
+  gpu::make_current();
+  return o.solver.single_precision ? run_typed<float>(analysed, s, d, train, o, info)
+                                   : run_typed<double>(analysed, s, d, train, o, info);
+}
+
+}  // namespace hw::cell
