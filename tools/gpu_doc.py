@@ -61,8 +61,8 @@ def block(data):
     rows, notes = bench_rows(read(os.path.join(data, 'bench.log')))
     roof = s.get('roof', '?')
     lines = [
-        f"Device: {s.get('device', '?')}. Commit {s.get('commit', '?')}. Command: `bash tools/device/gpu-check.sh 2` "
-        f"(`heartwave bench all --backend cuda --seconds 2`), logs in `docs/data/gpu/`. Roof: {roof}.",
+        f"Device: {s.get('device', '?')}. Commit {s.get('commit', '?')}. Command: `{s.get('command', '?')}`, "
+        f"logs in `docs/data/gpu/`. Roof: {roof}.",
         '',
         '| case | tissue cells | cell-steps/s | steps/s | wall s per simulated s | B/cell-step | GB/s | achieved/roof |',
         '|---|---|---|---|---|---|---|---|',
@@ -83,6 +83,10 @@ def block(data):
             extra = f"; {50000 / r['steps_s']:.1f}x from real time"
         met = '—' if ok is None else ('yes' if ok(r) else 'no')
         lines.append(f"| {r['name']} | {what} | {r['steps_s']:,.0f} steps/s, {r['ach']:.3f} of the roof{extra} | {met} |")
+    if 'population ord-1m' in s:
+        lines += ['', f"Population: 10^6 O'Hara-Rudy cells (`heartwave sweep ohara_rudy_2011_endo --lhs GKr_b=0.5:1.5 "
+                      f"--cells 1000000 --bcl 400 --beats 1 --precision float --integrator rl1 --backend cuda`): "
+                      f"{s['population ord-1m']}."]
     lines += ['', 'Kernels (from `describe()`; registers per thread from the loaded module):', '']
     for name, n in notes.items():
         lines.append(f'- {name}: {n}')

@@ -24,6 +24,7 @@ commit=$(cat .devrun/commit 2>/dev/null || git rev-parse --short HEAD 2>/dev/nul
 gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)
 row "device" "$gpu"
 row "commit" "$commit"
+row "command" "bash tools/device/gpu-check.sh $secs (heartwave bench all --backend cuda --seconds $secs)"
 
 # 1. The gpu tests.
 start=$(date +%s)
@@ -53,6 +54,15 @@ while read -r name cells steps s cs sps wall bpc gbs roof ach; do
 done < <(grep -E '^(karma|tt06|niederer|rabbit|ord)[^:]* ' "$out/bench.log")
 roof=$(grep -m1 'copy roof' "$out/bench.log")
 row "roof" "${roof#copy roof: }"
+
+# 4. A population of 10^6 O'Hara-Rudy cells (float, RL1, dt 0.01 ms, one 400 ms beat):
+# 4·10^10 cell-steps, timed from the command's start to its end (compilation included).
+start=$(date +%s.%N)
+"$hw" sweep ohara_rudy_2011_endo --lhs GKr_b=0.5:1.5 --cells 1000000 --bcl 400 --beats 1 --precision float \
+  --integrator rl1 --backend cuda -o /tmp/gpu-check-population.csv > "$out/population.log" 2>&1
+rc=$?
+row "population ord-1m" "$(awk -v a="$start" -v b="$(date +%s.%N)" -v rc="$rc" \
+  'BEGIN { printf "rc %d; 4e10 cell-steps in %.2f s wall: %.3g cell-steps/s", rc, b - a, 4e10 / (b - a) }')"
 
 echo
 echo "==== gpu-check (device, commit, results) ===="
