@@ -22,7 +22,9 @@ namespace {
 
 class ReferenceEngine final : public Engine {
  public:
-  explicit ReferenceEngine(const SimSetup& s) : s_(s) {
+  // The set-up's box-sized φ and σ are freed once the engines are built (simulation.cpp):
+  // what is needed of them is copied here.
+  explicit ReferenceEngine(const SimSetup& s) : s_(s), phase_(!s.phi.empty()) {
     const Grid& g = s.geo.grid;
     v_ = Field<double>(g.size(), 0.0);
     for (const Part& p : s.parts) {
@@ -126,8 +128,9 @@ class ReferenceEngine final : public Engine {
     EngineInfo info;
     info.backend = "reference (double, 1 thread)";
     info.storage = fmt::format("the whole box ({} cells per field)", v_.size());
-    info.kernels = fmt::format("reference diffusion operator on the whole field{}, then the reaction",
-                               stepper_ ? " (implicit, CG)" : phi_.empty() ? "" : " (L(phi sigma) V / phi)");
+    info.kernels = fmt::format("reference diffusion operator on the whole field{}{}, then the reaction",
+                               phase_ ? ", phase-field no-flux boundary" : "",
+                               stepper_ ? " (implicit, Jacobi-preconditioned CG)" : phi_.empty() ? "" : " (L(phi sigma) V / phi)");
     for (std::size_t q = 0; q < regions_.size(); ++q) info.part_kernels.push_back("interpreter (the oracle)");
     return info;
   }
@@ -200,6 +203,7 @@ class ReferenceEngine final : public Engine {
   std::unique_ptr<DiffusionOperator> op_;
   std::unique_ptr<DiffusionStepper<double>> stepper_;
   Field<double> phi_;  // explicit phase field: φ per cell (> 0 on tissue)
+  bool phase_ = false;
 };
 
 }  // namespace
