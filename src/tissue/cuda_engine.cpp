@@ -94,24 +94,23 @@ class CudaEngine final : public Engine {
 
   // Queues `count` steps from step n, then checks the failure flag once.
   void advance(long n, long count, long& done) override {
-    batch_start_ = n;
     done = 0;
     if (implicit_) {
       // The CG reads its residuals on the host every iteration anyway; stepping one step at a
       // time keeps it from ever running on the V of a failed step.
       for (long m = 0; m < count; ++m) {
         long one = 0;
-        batch_start_ = n + m;
-        advance_explicit(n + m, 1, one);
+        queue_and_check(n + m, 1, one);
         done += one;
       }
       return;
     }
-    advance_explicit(n, count, done);
+    queue_and_check(n, count, done);
   }
 
   // Queues `count` steps from step n, then reads the failure flag once.
-  void advance_explicit(long n, long count, long& done) {
+  void queue_and_check(long n, long count, long& done) {
+    batch_start_ = n;
     done = 0;
     for (long m = n; m < n + count; ++m) enqueue(m);
     unsigned long long f[2];
@@ -264,7 +263,6 @@ class CudaEngine final : public Engine {
 
   // Refuses, before allocating anything, a case whose arrays do not fit in free memory.
   void check_memory() {
-    const Grid& g = s_.geo.grid;
     const std::size_t S = layout_.size();
     std::size_t need = 2 * S * sizeof(Real);
     if (s_.time.splitting == Splitting::strang) need += S * sizeof(Real);
@@ -283,7 +281,6 @@ class CudaEngine final : public Engine {
                               "{:.1f} MiB are free; run in float (time.precision = \"float\"), on a "
                               "smaller case, or with --backend cpu",
                               need / 1048576.0, free / 1048576.0, total / 1048576.0));
-    (void)g;
   }
 
   bool uniform_case() const { return uniform_sigma_case(s_); }

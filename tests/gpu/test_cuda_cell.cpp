@@ -14,6 +14,7 @@
 #include "cell/cell_setup.hpp"
 #include "gpu/compile.hpp"
 #include "gpu/driver.hpp"
+#include "gpu_test_util.hpp"
 #include "model/emit/cuda_printer.hpp"
 #include "model/emit/interpreter.hpp"
 #include "model/load.hpp"
@@ -139,11 +140,11 @@ void check_model(const std::string& name, double tol) {
 }  // namespace
 
 TEST(CudaCell, PrintedStepMatchesInterpreterDouble) {
-  if (!hw::gpu::gpu_status().usable) GTEST_SKIP() << "no usable GPU: " << hw::gpu::gpu_status().why;
+  HW_REQUIRE_GPU();
   for (const std::string& m : all_models()) check_model<double>(m, 1e-12);
 }
 
 TEST(CudaCell, PrintedStepMatchesInterpreterFloat) {
-  if (!hw::gpu::gpu_status().usable) GTEST_SKIP() << "no usable GPU: " << hw::gpu::gpu_status().why;
+  HW_REQUIRE_GPU();
   for (const std::string& m : all_models()) check_model<float>(m, 1e-5);
 }

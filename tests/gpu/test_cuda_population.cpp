@@ -26,18 +26,13 @@
 #include "cell/population.hpp"
 #include "cell/population_gpu.hpp"
 #include "gpu/driver.hpp"
+#include "gpu_test_util.hpp"
 #include "model/jit/jit.hpp"
 #include "model/load.hpp"
 
 using namespace hw::cell;
 
 namespace {
-
-#define HW_REQUIRE_GPU()                                                           \
-  do {                                                                             \
-    if (!hw::gpu::gpu_status().usable)                                             \
-      GTEST_SKIP() << "no usable GPU: " << hw::gpu::gpu_status().why;              \
-  } while (0)
 
 struct Loaded {
   hw::model::LoadedModel lm;

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "gpu/driver.hpp"
+#include "gpu_test_util.hpp"
 #include "io/maps.hpp"
 #include "test_tissue_util.hpp"
 #include "tissue/simulation.hpp"
@@ -21,15 +22,10 @@ using hw::tissue::testing::box_initial;
 using hw::tissue::testing::box_stimulus;
 using hw::tissue::testing::ellipsoid_shell;
 using hw::tissue::testing::rotating_fibres;
+using hw::tissue::testing::max_diff;
 using hw::tissue::testing::sheet;
 
 namespace {
-
-#define HW_REQUIRE_GPU()                                                           \
-  do {                                                                             \
-    if (!hw::gpu::gpu_status().usable)                                             \
-      GTEST_SKIP() << "no usable GPU: " << hw::gpu::gpu_status().why;              \
-  } while (0)
 
 struct Run {
   std::vector<double> act;  // activation time (ms) per grid cell, NaN where none
@@ -64,16 +60,6 @@ Run run(const TissueCase& c, Backend b, double t_end, long early = 100, double t
   return r;
 }
 
-// max |a − b| where both are defined; *same_nan: whether the NaN patterns agree.
-double max_diff(const std::vector<double>& a, const std::vector<double>& b, bool* same_nan) {
-  double d = 0;
-  *same_nan = a.size() == b.size();
-  for (std::size_t n = 0; n < a.size() && n < b.size(); ++n) {
-    if (std::isnan(a[n]) != std::isnan(b[n])) *same_nan = false;
-    if (!std::isnan(a[n]) && !std::isnan(b[n])) d = std::max(d, std::fabs(a[n] - b[n]));
-  }
-  return d;
-}
 
 double max_abs(const std::vector<double>& a) {
   double m = 0;

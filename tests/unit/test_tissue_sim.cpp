@@ -28,6 +28,7 @@ using hw::tissue::testing::box_stimulus;
 using hw::tissue::testing::add_box_region;
 using hw::tissue::testing::ellipsoid_shell;
 using hw::tissue::testing::rotating_fibres;
+using hw::tissue::testing::max_diff;
 using hw::tissue::testing::sheet;
 
 // Bytes of heap in use (glibc: small blocks plus mmap'ed large ones).
@@ -64,16 +65,6 @@ SimRun run(const TissueCase& c, Backend b, double t_end, double thr = -20) {
   return r;
 }
 
-// Max |a − b| over cells where both are defined, and whether NaN patterns match.
-double max_diff(const std::vector<double>& a, const std::vector<double>& b, bool* same_nan) {
-  double d = 0;
-  *same_nan = true;
-  for (std::size_t n = 0; n < a.size(); ++n) {
-    if (std::isnan(a[n]) != std::isnan(b[n])) *same_nan = false;
-    if (!std::isnan(a[n]) && !std::isnan(b[n])) d = std::max(d, std::fabs(a[n] - b[n]));
-  }
-  return d;
-}
 
 double max_vdiff(const Field<float>& a, const Field<float>& b) {
   double d = 0;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "tissue/case.hpp"
 #include "tissue/conductivity.hpp"
@@ -130,6 +131,18 @@ inline Conductivity random_tensor(const Grid& g, unsigned seed, const Mask* mask
     }
   fib.s = s;
   return Conductivity::from_fibres(g, fib, {0.25, 0.06, 0.02}, mask);
+}
+
+// max |a − b| over the cells where both are defined (not NaN); *same_nan: whether the NaN
+// patterns (and sizes) agree.
+inline double max_diff(const std::vector<double>& a, const std::vector<double>& b, bool* same_nan) {
+  double d = 0;
+  *same_nan = a.size() == b.size();
+  for (std::size_t n = 0; n < a.size() && n < b.size(); ++n) {
+    if (std::isnan(a[n]) != std::isnan(b[n])) *same_nan = false;
+    if (!std::isnan(a[n]) && !std::isnan(b[n])) d = std::max(d, std::fabs(a[n] - b[n]));
+  }
+  return d;
 }
 
 inline double max_abs(const Field<double>& f) {
