@@ -39,7 +39,7 @@ void BM_Roof(benchmark::State& state) {
 void BM_Tissue(benchmark::State& state, const std::string& name) {
   hw::tissue::BenchResult r;
   const double rf = roof();
-  for (auto _ : state) r = hw::tissue::run_tissue_benchmark(name, threads(), 2.0, 0, rf);
+  for (auto _ : state) r = hw::tissue::run_tissue_benchmark(name, {.threads = threads(), .seconds = 2.0, .roof_gbs = rf});
   state.counters["cells"] = double(r.cells);
   state.counters["cell-steps/s"] = r.cell_steps_per_s;
   state.counters["B/cell-step"] = r.bytes_per_cell_step;

@@ -15,6 +15,8 @@
 #include "common.hpp"
 #include "core/error.hpp"
 #include "gpu/driver.hpp"
+#include "parallel/competing_load.hpp"
+#include "parallel/team.hpp"
 #include "tissue/benchmarks.hpp"
 #include "tissue/engine.hpp"
 
@@ -52,7 +54,7 @@ int run_tissue_bench(const std::string& what, const TissueBenchFlags& f) {
   for (const std::string& n : names) {
     BenchResult r;
     try {
-      r = run_tissue_benchmark(n, f.threads, f.seconds, 0, roof, backend);
+      r = run_tissue_benchmark(n, {.backend = backend, .threads = f.threads, .seconds = f.seconds, .roof_gbs = roof});
     } catch (const InputError& e) {
       if (what != "all") throw;
       std::cout << fmt::format("{:<14} skipped: {}\n", n, e.diagnostics().empty() ? e.what() : e.diagnostics()[0].message);
@@ -69,6 +71,61 @@ int run_tissue_bench(const std::string& what, const TissueBenchFlags& f) {
   return 0;
 }
 
+struct LoadBenchFlags {
+  int threads = 0;
+  double seconds = 10;  // runs of minutes are what a busy machine slows: long rows, 2 s warm-up
+  std::vector<std::string> cases = {"karma2d", "tt06-3d"};
+  std::vector<int> competitors = {0, 1, 2};
+};
+
+// `bench load`: each case with 1 thread, N fixed and N adaptive threads, on a quiet machine
+// and beside busy processes this command starts (docs/benchmarks.md, "A busy machine").
+int run_load_bench(const LoadBenchFlags& f) {
+  using namespace hw::tissue;
+  const int n = f.threads > 0 ? f.threads : par::usable_cores();
+  std::cout << fmt::format("load benchmark on the cpu backend: {} usable core(s), up to {} threads, {} s per row;\n"
+                           "competing processes spin on one core each, started by this command\n",
+                           par::usable_cores(), n, f.seconds);
+  struct Config {
+    int threads;
+    bool adapt;
+    std::string label;
+  };
+  std::vector<Config> configs = {{1, false, "1"}};
+  if (n > 1) {
+    configs.push_back({n, false, fmt::format("{} fixed", n)});
+    configs.push_back({n, true, fmt::format("{} adaptive", n)});
+  }
+  std::cout << fmt::format("{:<10} {:>9} {:>12} {:>14} {:>10} {:>12}\n", "case", "competing", "threads",
+                           "cell-steps/s", "mean team", "vs quiet " + std::to_string(n));
+  for (const std::string& name : f.cases) {
+    double quiet_n = 0;
+    for (const int busy : f.competitors) {
+      // Bounded by time even if this process were stopped before it ends them.
+      const par::CompetingLoad load(busy, (f.seconds + 30) * double(configs.size()) + 60);
+      double one = 0, adaptive = 0;
+      for (const Config& c : configs) {
+        const BenchResult r = run_tissue_benchmark(name, {.threads = c.threads,
+                                                                    .adapt_threads = c.adapt,
+                                                                    .seconds = f.seconds,
+                                                                    .warmup_seconds = 2.0,
+                                                                    .roof_gbs = 0});
+        if (c.threads == 1) one = r.cell_steps_per_s;
+        if (busy == 0 && c.threads == n && !c.adapt) quiet_n = r.cell_steps_per_s;
+        if (c.adapt) adaptive = r.cell_steps_per_s;
+        std::cout << fmt::format("{:<10} {:>9} {:>12} {:>14.4g} {:>10.2f} {:>12.2f}\n", name, busy, c.label,
+                                 r.cell_steps_per_s, r.threads, quiet_n > 0 ? r.cell_steps_per_s / quiet_n : 0.0)
+                  << std::flush;
+      }
+      if (busy > 0 && n > 1 && quiet_n > 0)
+        std::cout << fmt::format("{:<10} {:>9} {:>12} adaptive {:.2f}x quiet {}-thread (target >= 0.45), "
+                                 "{:.2f}x 1 thread under the same load (target >= 1)\n",
+                                 name, busy, "", adaptive / quiet_n, n, one > 0 ? adaptive / one : 0.0);
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 // Called by add_bench_command (cmd_bench.cpp) with its `bench` command.
@@ -77,6 +134,24 @@ void add_tissue_bench_subcommands(CLI::App* bench, Action& action) {
   for (const auto& n : hw::tissue::gpu_benchmark_names()) names.push_back(n);
   names.push_back("roof");
   names.push_back("all");
+  {
+    auto* cmd = bench->add_subcommand("load", "Tissue speed with 1 and N threads beside busy processes it starts");
+    auto f = std::make_shared<LoadBenchFlags>();
+    cmd->add_option("--threads", f->threads, "threads N to compare with 1 (0: the cores this process may use)")
+        ->check(CLI::Range(0, 4096))
+        ->capture_default_str();
+    cmd->add_option("--seconds", f->seconds, "timed seconds per row")->check(kPositive)->capture_default_str();
+    cmd->add_option("--cases", f->cases, "tissue benchmark cases")->delimiter(',')->capture_default_str();
+    cmd->add_option("--competing", f->competitors, "numbers of busy processes to run beside")
+        ->delimiter(',')
+        ->check(CLI::Range(0, 64))
+        ->capture_default_str();
+    cmd->footer("Each case runs with 1 thread, N threads fixed and N threads adaptive (the default of `run`:\n"
+                "fewer threads while that is faster), first on its own, then beside 1 and 2 processes that\n"
+                "each keep a core busy. Cpu backend only. Results: docs/benchmarks.md, \"A busy machine\".\n"
+                "Example:\n  heartwave bench load --seconds 2 --competing 0,1");
+    cmd->callback([f, &action] { action = [f]() { return run_load_bench(*f); }; });
+  }
   for (const std::string& n : names) {
     const std::string help = n == "roof"  ? "Copy bandwidth of this machine (the memory roof), GB/s"
                              : n == "all" ? "The roof and every tissue case, as a table"

@@ -159,7 +159,7 @@ int run_case(const RunFlags& f) {
     } catch (const Error& e) {
       throw InputError(SourceLoc{f.restart, 0, 0}, std::string("cannot restart from this checkpoint: ") + e.what());
     }
-    if (!f.quiet) std::cout << fmt::format("restart: continuing from t = {} ms (step {})\n", sim.time(), sim.steps_done());
+    if (!f.quiet) std::cout << fmt::format("restart: continuing from t = {} ms (step {})\n", format_ms(sim.time(), sim.dt()), sim.steps_done());
   }
   if (!f.quiet) std::cout << "  engine    " << sim.describe() << "\n";
 
@@ -193,7 +193,8 @@ int run_case(const RunFlags& f) {
           "  the last good state (t = {} ms) is in {} and {} (--restart continues from it)\n"
           "  usual causes: dt too large for the model (try a smaller time.dt or more time.ode_substeps), "
           "a stimulus far too strong, or a parameter out of range\n",
-          e.time, e.cell[0], e.cell[1], e.cell[2], e.variable, e.what(), sim.time(), last, ckpt);
+          format_ms(e.time, sim.dt()), e.cell[0], e.cell[1], e.cell[2], e.variable, e.what(),
+          format_ms(sim.time(), sim.dt()), last, ckpt);
       return 1;
     }
     out.after_step();
@@ -207,7 +208,7 @@ int run_case(const RunFlags& f) {
       checkpoint();
       std::cerr << fmt::format("heartwave run: stopped by signal {} at t = {} ms; checkpoint {}\n"
                                "  continue with: heartwave run {}--restart {}\n",
-                               io::stop_signal(), sim.time(), ckpt, builtin ? "" : f.file + " ", ckpt);
+                               io::stop_signal(), format_ms(sim.time(), sim.dt()), ckpt, builtin ? "" : f.file + " ", ckpt);
       return 130;
     }
   }

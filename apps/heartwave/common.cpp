@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <iostream>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -179,21 +180,33 @@ Prepared prepare(const SimFlags& f, bool cpu_kernel) {
   return r;
 }
 
+std::string format_ms(double t, double dt) {
+  int decimals = 0;
+  while (decimals < 9 && std::fabs(dt * std::pow(10.0, decimals) - std::round(dt * std::pow(10.0, decimals))) >
+                             1e-9 * std::pow(10.0, decimals))
+    ++decimals;
+  return fmt::format("{:.{}f}", t, decimals);
+}
+
+bool g_verbose = false;
+
 void print_notes(const std::vector<Diagnostic>& notes) {
-  // A few warnings help; fifty unit warnings of a published model bury the results.
-  constexpr std::size_t kShown = 3;
-  std::size_t shown = 0, total = 0;
+  // One line per kind: fifty unit warnings of a published model bury the results, and a
+  // count says as much as the list.
+  std::vector<const Diagnostic*> first;
+  std::map<std::string, std::size_t> count;  // by code; uncoded warnings each their own
   for (const auto& d : notes) {
     if (d.severity == Severity::note) continue;
-    if (++total <= kShown) {
-      std::cerr << d.str() << '\n';
-      ++shown;
-    }
+    if (g_verbose || d.code.empty() || count[d.code]++ == 0) first.push_back(&d);
   }
-  if (total > shown)
-    std::cerr << fmt::format("... and {} more warnings (`heartwave model inspect FILE` lists "
-                             "them all)\n",
-                             total - shown);
+  for (const Diagnostic* d : first) {
+    std::cerr << d->str() << '\n';
+    const std::size_t more = d->code.empty() || g_verbose ? 0 : count[d->code] - 1;
+    if (more > 0)
+      std::cerr << fmt::format("  ... and {} more warning{} of this kind [{}] (--verbose, or `heartwave model "
+                               "inspect FILE`, lists them all)\n",
+                               more, more > 1 ? "s" : "", d->code);
+  }
 }
 
 }  // namespace hw::cli

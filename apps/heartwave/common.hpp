@@ -68,7 +68,14 @@ Prepared prepare(const SimFlags& f, bool cpu_kernel = true);
 extern const CLI::Validator kPositive;
 extern const CLI::Validator kNonNegative;
 
-// Prints notes and warnings from loading (stderr).
+// A time in ms with as many decimals as dt has ("390.34", not "390.34000000000003").
+std::string format_ms(double t_ms, double dt_ms);
+
+// --verbose (any command): every warning, not one per kind.
+extern bool g_verbose;
+
+// Prints the warnings from loading (stderr): the first of each kind (Diagnostic::code)
+// with a count of the others, or all of them with --verbose.
 void print_notes(const std::vector<Diagnostic>& notes);
 
 }  // namespace hw::cli

@@ -31,6 +31,8 @@ int main(int argc, char** argv) {
       "  heartwave sweep mfhn --grid b=0.5:1.5:5 -o biomarkers.csv\n"
       "Run `heartwave COMMAND --help` for each command's options. Docs: docs/cli.md");
   app.set_help_all_flag("--help-all", "help for every command");
+  app.add_flag("-v,--verbose", g_verbose, "every warning of a model, not one line per kind (any command)");
+  app.fallthrough();  // so `heartwave cell FILE --verbose` works as well as `heartwave --verbose cell FILE`
   Action action;
   add_model_commands(app, action);
   add_cell_command(app, action);

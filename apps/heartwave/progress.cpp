@@ -41,9 +41,25 @@ std::string Progress::line(double t0, double t_end, double t, double wall, bool 
   return buf;
 }
 
+std::string Progress::estimate(double t0, double t_end, double t, double wall) {
+  const double rate = wall > 0 ? (t - t0) / wall : 0;
+  const double total = rate > 0 ? (t_end - t0) / rate : NAN;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "expected wall time: about %s (%.3g simulated ms per second over the first %s)",
+                format_duration(total).c_str(), rate, format_duration(wall).c_str());
+  return buf;
+}
+
 void Progress::update(double t) {
   if (quiet_) return;
   const double now = elapsed();
+  if (!estimated_ && now >= kWarmup && t > t0_ && t < t_end_) {
+    // Once, so a user knows early what they have started (the bar's ETA moves; this stays).
+    interrupt();
+    std::fprintf(out_, "%s\n", estimate(t0_, t_end_, t, now).c_str());
+    estimated_ = true;
+    last_draw_ = -1e9;
+  }
   const double frac = (t - t0_) / std::max(t_end_ - t0_, 1e-300);
   if (tty_) {
     if (now - last_draw_ < 0.2) return;

@@ -1,7 +1,6 @@
 // See population.hpp.
 #include "cell/population.hpp"
-
-#include <omp.h>
+#include "parallel/team.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -103,7 +102,7 @@ PopulationResult run_typed(const CellKernel& k, const CellSetup& s, const Popula
   r.last_beat.resize(n);
   const std::size_t chunk = std::max<std::size_t>(1, o.chunk);
   const long n_chunks = static_cast<long>((n + chunk - 1) / chunk);
-  const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+  const int threads = o.threads > 0 ? o.threads : par::usable_cores();
   std::string failure;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (long ch = 0; ch < n_chunks; ++ch) {

@@ -32,17 +32,18 @@ InputError::InputError(std::vector<Diagnostic> diags)
     : Error(join(diags)), diags_(std::move(diags)) {}
 
 InputError::InputError(SourceLoc loc, const std::string& message)
-    : InputError(std::vector<Diagnostic>{{Severity::error, std::move(loc), message}}) {}
+    : InputError(std::vector<Diagnostic>{{Severity::error, std::move(loc), message, {}}}) {}
 
 void DiagnosticSink::error(SourceLoc loc, std::string message) {
-  diags_.push_back({Severity::error, std::move(loc), std::move(message)});
+  diags_.push_back({Severity::error, std::move(loc), std::move(message), {}});
 }
-void DiagnosticSink::warning(SourceLoc loc, std::string message) {
-  diags_.push_back({Severity::warning, std::move(loc), std::move(message)});
+void DiagnosticSink::warning(SourceLoc loc, std::string message, std::string code) {
+  diags_.push_back({Severity::warning, std::move(loc), std::move(message), std::move(code)});
 }
-void DiagnosticSink::note(SourceLoc loc, std::string message) {
-  diags_.push_back({Severity::note, std::move(loc), std::move(message)});
+void DiagnosticSink::note(SourceLoc loc, std::string message, std::string code) {
+  diags_.push_back({Severity::note, std::move(loc), std::move(message), std::move(code)});
 }
+void DiagnosticSink::add(Diagnostic d) { diags_.push_back(std::move(d)); }
 bool DiagnosticSink::has_errors() const {
   for (const auto& d : diags_)
     if (d.severity == Severity::error) return true;

@@ -26,6 +26,9 @@ struct Diagnostic {
   Severity severity = Severity::error;
   SourceLoc loc;
   std::string message;  // what is wrong and, where possible, what to do
+  // A stable name for the kind of problem ("units.dimension"): users and scripts can look
+  // it up or filter on it, and a tool can group many of one kind; empty where not given.
+  std::string code;
 
   std::string str() const;  // "file:line:col: error: message"
 };
@@ -51,8 +54,9 @@ class InputError : public Error {
 class DiagnosticSink {
  public:
   void error(SourceLoc loc, std::string message);
-  void warning(SourceLoc loc, std::string message);
-  void note(SourceLoc loc, std::string message);
+  void warning(SourceLoc loc, std::string message, std::string code = {});
+  void note(SourceLoc loc, std::string message, std::string code = {});
+  void add(Diagnostic d);
   bool has_errors() const;
   const std::vector<Diagnostic>& all() const { return diags_; }
   // Throws InputError with every diagnostic collected so far if any is an error.

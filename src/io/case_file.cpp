@@ -992,7 +992,8 @@ void validate_regions(const TissueCase& c, const Grid& g) {
     sink.error(c.output.loc, "output.png_slice_position is outside the domain; " + extent());
   for (const auto& gr : c.gradients)
     if (g.n[gr.axis] < 2 && gr.from != gr.to)
-      sink.warning(gr.loc, "gradient along " + std::string(1, "xyz"[gr.axis]) + ", an axis with one cell: only 'from' applies");
+      sink.warning(gr.loc, "gradient along " + std::string(1, "xyz"[gr.axis]) + ", an axis with one cell: only 'from' applies",
+                   "case.gradient-axis");
   sink.throw_if_errors();
 }
 

@@ -78,9 +78,7 @@ LoadedModel load_model(const std::string& what, const LoadOptions& opt) {
     DiagnosticSink units;
     check_units(out.source, units);
     // Unit problems are reported, not fatal: many published models are inconsistent.
-    for (const auto& d : units.all())
-      (d.severity == Severity::note ? sink.note(d.loc, d.message)
-                                    : sink.warning(d.loc, d.message));
+    for (const auto& d : units.all()) sink.add(d);
   }
   out.analysed = out.source;
   if (!opt.keep_model_stimulus) out.stimulus = hw::cell::prepare_pacing(out.analysed);

@@ -1,8 +1,6 @@
 // The tissue benchmark cases and the copy-bandwidth roof (see benchmarks.hpp).
 #include "tissue/benchmarks.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -15,6 +13,7 @@
 #include "core/error.hpp"
 #include "gpu/driver.hpp"
 #include "model/load.hpp"
+#include "parallel/team.hpp"
 #include "tissue/niederer.hpp"
 #include "tissue/simulation.hpp"
 
@@ -134,7 +133,7 @@ TissueCase named(TissueCase c, const std::string& name) {
 }  // namespace
 
 double measure_copy_bandwidth_gbs(int threads, int array_mib) {
-  const int nt = threads > 0 ? threads : omp_get_max_threads();
+  const int nt = threads > 0 ? threads : par::usable_cores();
   const long n = long(std::max(1, array_mib)) * (1L << 20) / long(sizeof(float));
   // Raw allocations: std::vector would touch every page from the calling thread and undo
   // the first-touch placement below.
@@ -197,17 +196,20 @@ TissueCase tissue_benchmark_case(const std::string& name, int n) {
                                             name));
 }
 
-BenchResult run_tissue_benchmark(const std::string& name, int threads, double seconds_budget,
-                                 int n, double roof_gbs, Backend backend) {
-  const TissueCase c = tissue_benchmark_case(name, n);
+BenchResult run_tissue_benchmark(const std::string& name, const BenchOptions& o) {
+  const TissueCase c = tissue_benchmark_case(name, o.n);
+  const double seconds_budget = o.seconds, roof_gbs = o.roof_gbs;
+  const Backend backend = o.backend;
   SimulationOptions opt;
   opt.backend = backend;
-  opt.threads = threads;
+  opt.threads = o.threads;
+  opt.adapt_threads = o.adapt_threads;
   Simulation sim(c, opt);
   const int ns = int(model::load_model(c.models.front().model).analysed.states.size());
   const std::size_t real = c.time.precision == Precision::f32 ? 4 : 8;
 
   sim.step();  // untimed: page faults of the second V field, kernel first use
+  for (const auto w0 = Clock::now(); since(w0) < o.warmup_seconds;) sim.step();
   const auto t0 = Clock::now();
   long steps = 0;
   double s = 0;
@@ -228,6 +230,7 @@ BenchResult run_tissue_benchmark(const std::string& name, int threads, double se
   r.cells = long(sim.tissue_cells());
   r.steps = steps;
   r.seconds = s;
+  r.threads = sim.mean_threads();
   r.cell_steps_per_s = double(r.cells) * double(steps) / s;
   // Fused explicit step: V read (neighbours from cache) and written, each other state read
   // and written: 2·sizeof(Real)·ns bytes per cell (docs/benchmarks.md).
@@ -237,7 +240,7 @@ BenchResult run_tissue_benchmark(const std::string& name, int threads, double se
   r.wall_per_simulated_s = s / (double(steps) * c.time.dt * 1e-3);
   r.roof_gbs = roof_gbs >= 0           ? roof_gbs
                : backend == Backend::cuda ? gpu::measure_copy_roof() / 1e9
-                                          : measure_copy_bandwidth_gbs(threads);
+                                          : measure_copy_bandwidth_gbs(o.threads);
   const std::string d = sim.describe();
   const auto p = d.find("diffusion: ");
   r.notes = fmt::format("{}, {}", c.time.precision == Precision::f32 ? "float" : "double",

@@ -33,6 +33,7 @@ struct BenchResult {
                                    // (a device-to-device copy on the GPU)
   double steps_per_s = 0;
   double wall_per_simulated_s = 0;  // wall seconds per simulated second
+  double threads = 0;               // cpu: mean team size over the timed steps
   std::string notes;               // diffusion scheme, kernel, precision
 };
 
@@ -47,11 +48,19 @@ std::vector<std::string> gpu_benchmark_names();
 // spacing 20 mm / n) so tests can run the same set-up tiny. InputError for an unknown name.
 TissueCase tissue_benchmark_case(const std::string& name, int n = 0);
 
-// Builds the case on `backend` (cpu: `threads` threads, 0 = OpenMP default), takes one
-// untimed step, then steps for about seconds_budget (at least 2 steps). roof_gbs < 0
-// measures the roof here (the GPU's device-to-device copy for cuda); pass a value to reuse
-// one measured earlier (`bench all`), 0 to skip it.
-BenchResult run_tissue_benchmark(const std::string& name, int threads, double seconds_budget,
-                                 int n = 0, double roof_gbs = -1, Backend backend = Backend::cpu);
+struct BenchOptions {
+  Backend backend = Backend::cpu;
+  int threads = 0;            // cpu: the most threads (0: the cores this process may use)
+  bool adapt_threads = true;  // cpu: fewer threads while that is faster (parallel/governor.hpp)
+  double seconds = 3;         // timed stepping, at least 2 steps
+  double warmup_seconds = 0;  // untimed stepping first (at least one step)
+  int n = 0;                  // cells per axis, 0: the case's own (tissue_benchmark_case)
+  double roof_gbs = -1;       // < 0: measure the roof here; 0: skip it; else reuse this value
+};
+
+// Builds the case, steps for the warm-up (one step at least: page faults of the second V
+// field, a kernel's first use), then for about o.seconds. The roof is the machine's copy
+// bandwidth on o.threads (a device-to-device copy for cuda).
+BenchResult run_tissue_benchmark(const std::string& name, const BenchOptions& o);
 
 }  // namespace hw::tissue

@@ -16,6 +16,7 @@
 #include <cstddef>
 
 #include "kernels/diffusion_k.hpp"
+#include "parallel/team.hpp"
 #include "tissue/grid.hpp"
 
 namespace hw::tissue {
@@ -39,7 +40,7 @@ double dot(const Field<Real>& a, const Field<Real>& b) {
   const Real* x = a.data();
   const Real* y = b.data();
   double s = 0.0;
-#pragma omp parallel for reduction(+ : s) schedule(static) if (n >= kernels::kMinParallelCells)
+#pragma omp parallel for reduction(+ : s) schedule(static) num_threads(par::team()) if (n >= kernels::kMinParallelCells)
   for (std::ptrdiff_t i = 0; i < n; ++i) s += double(x[i]) * double(y[i]);
   return s;
 }
@@ -66,7 +67,7 @@ class JacobiPreconditioner {
     const Real* rp = r.data();
     const Real* ip = inv_.data();
     Real* zp = z.data();
-#pragma omp parallel for schedule(static) if (n >= kernels::kMinParallelCells)
+#pragma omp parallel for schedule(static) num_threads(par::team()) if (n >= kernels::kMinParallelCells)
     for (std::ptrdiff_t i = 0; i < n; ++i) zp[i] = ip[i] * rp[i];
   }
 
@@ -94,7 +95,7 @@ CgResult cg_solve(const Op& a, const Field<Real>& b, Field<Real>& x, const Preco
     const Real* bp = b.data();
     const Real* qp = q.data();
     Real* rp = r.data();
-#pragma omp parallel for schedule(static) if (sn >= kernels::kMinParallelCells)
+#pragma omp parallel for schedule(static) num_threads(par::team()) if (sn >= kernels::kMinParallelCells)
     for (std::ptrdiff_t i = 0; i < sn; ++i) rp[i] = bp[i] - qp[i];
   }
   double rnorm = std::sqrt(cg_detail::dot(r, r));
@@ -119,7 +120,7 @@ CgResult cg_solve(const Op& a, const Field<Real>& b, Field<Real>& x, const Preco
     const Real* pp = p.data();
     const Real* qp = q.data();
     double rr = 0.0;
-#pragma omp parallel for reduction(+ : rr) schedule(static) if (sn >= kernels::kMinParallelCells)
+#pragma omp parallel for reduction(+ : rr) schedule(static) num_threads(par::team()) if (sn >= kernels::kMinParallelCells)
     for (std::ptrdiff_t i = 0; i < sn; ++i) {
       xp[i] += alpha * pp[i];
       rp[i] -= alpha * qp[i];
@@ -137,7 +138,7 @@ CgResult cg_solve(const Op& a, const Field<Real>& b, Field<Real>& x, const Preco
     rz = rz_new;
     Real* pw = p.data();
     const Real* zp = z.data();
-#pragma omp parallel for schedule(static) if (sn >= kernels::kMinParallelCells)
+#pragma omp parallel for schedule(static) num_threads(par::team()) if (sn >= kernels::kMinParallelCells)
     for (std::ptrdiff_t i = 0; i < sn; ++i) pw[i] = zp[i] + beta * pw[i];
   }
   return res;

@@ -10,18 +10,21 @@
 // V was found finite.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
 #include <fmt/format.h>
-#include <omp.h>
 
 #include "cell/cell_kernel.hpp"
+#include "io/activation_k.hpp"
 #include "kernels/cpu/flush_denormals.hpp"
 #include "kernels/cpu/fused_monodomain.hpp"
 #include "kernels/diffusion_k.hpp"
 #include "kernels/diffusion_kernels.hpp"
+#include "parallel/governor.hpp"
+#include "parallel/team.hpp"
 #include "tissue/diffusion_stepper.hpp"
 #include "tissue/engine.hpp"
 #include "tissue/row_layout.hpp"
@@ -44,11 +47,8 @@ struct Failure {
 template <class Real>
 class CpuEngine final : public Engine {
  public:
-  CpuEngine(const SimSetup& s, int threads)
-      : s_(s), threads_(threads > 0 ? threads : omp_get_max_threads()) {
-    // The whole-field kernels and CG (implicit diffusion) open their own parallel regions
-    // with the default team size: make it the run's thread count, so --threads N means N.
-    if (threads > 0) omp_set_num_threads(threads);
+  CpuEngine(const SimSetup& s, int threads, bool adapt)
+      : s_(s), governor_(threads > 0 ? threads : par::usable_cores(), adapt) {
     const Grid& g = s.geo.grid;
     // Fields live in compressed rows around the tissue; the oracle keeps the plain box.
     layout_ = row_layout(g, s.geo.mask);
@@ -128,6 +128,16 @@ class CpuEngine final : public Engine {
   }
 
   void step(long n) override {
+    // The whole step runs with the governor's team (parallel/governor.hpp), the whole-field
+    // kernels and CG too (through the TeamScope), and reports its wall time back.
+    const auto start = std::chrono::steady_clock::now();
+    team_ = governor_.threads();
+    const par::TeamScope scope(team_);
+    step_team(n);
+    governor_.record(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+
+  void step_team(long n) {
     const double dt = s_.time.dt, t = n * dt;
     active_.clear();
     for (std::size_t q = 0; q < s_.schedules.size(); ++q)
@@ -144,6 +154,7 @@ class CpuEngine final : public Engine {
       if (!fail.any) diffuse_react(tmp_, next, 0.5 * dt, t + 0.5 * dt, fail);
     }
     if (fail.any) throw_numerical_error(s_.geo.grid, fail.cell, fail.variable, t, dt);
+    if (!track_.empty()) track(cur.data(), next.data(), t);
     cur_ = 1 - cur_;
   }
 
@@ -188,9 +199,52 @@ class CpuEngine final : public Engine {
       if (is_tissue(&s_.geo.mask, n)) v_[cur_][layout_.index(n)] = Real(st.v[i++]);
   }
 
+  // The activation/APD90 maps follow V here, by the update the GPU kernel runs
+  // (io/activation_k.hpp), over the tissue cells in parallel: the run loop then needs no
+  // copy of the whole grid's V per step.
+  bool attach_activation(const ActivationMaps& m) override {
+    const Grid& g = s_.geo.grid;
+    if (m.act.size() != g.size() ||
+        (m.with_apd && (m.apd.size() != g.size() || m.v_rest.size() != g.size() || m.v_peak.size() != g.size())))
+      throw Error("activation maps: arrays of the wrong size for this grid");
+    maps_ = m;
+    track_.clear();
+    for (std::size_t n = 0; n < g.size(); ++n)
+      if (is_tissue(&s_.geo.mask, n)) track_.push_back(std::uint32_t(layout_.index(n)));
+    const std::size_t T = track_.size();
+    act_.assign(T, 0);
+    apd_.assign(m.with_apd ? T : 0, 0);
+    v_rest_.assign(apd_.size(), 0);
+    v_peak_.assign(apd_.size(), 0);
+    for_tissue([&](std::size_t k, std::size_t n) {
+      act_[k] = m.act[n];
+      if (m.with_apd) {
+        apd_[k] = m.apd[n];
+        v_rest_[k] = m.v_rest[n];
+        v_peak_[k] = m.v_peak[n];
+      }
+    });
+    return true;
+  }
+
+  void read_activation(ActivationMaps& m) const override {
+    m = maps_;
+    for_tissue([&](std::size_t k, std::size_t n) {
+      m.act[n] = act_[k];
+      if (m.with_apd) {
+        m.apd[n] = apd_[k];
+        m.v_rest[n] = v_rest_[k];
+        m.v_peak[n] = v_peak_[k];
+      }
+    });
+  }
+
   EngineInfo describe() const override {
     EngineInfo info;
-    info.backend = fmt::format("cpu ({}, {} threads)", sizeof(Real) == 8 ? "double" : "float", threads_);
+    info.backend = fmt::format("cpu ({}, {} thread{}{})", sizeof(Real) == 8 ? "double" : "float",
+                               governor_.max(), governor_.max() > 1 ? "s" : "",
+                               governor_.adapts() ? ", fewer while the machine is busy" : "");
+    info.threads = governor_.mean_threads();
     info.kernels = kernels();
     info.storage = storage();
     for (const Part& p : s_.parts) info.part_kernels.push_back(p.how);
@@ -249,13 +303,45 @@ class CpuEngine final : public Engine {
       const Real* ip = inv_phi_.data();
       const Real* sv = src.data();
       Real* dv = dst.data();
-#pragma omp parallel for num_threads(threads_) if (N >= long(kernels::kMinParallelCells))
+#pragma omp parallel for num_threads(team_) if (N >= long(kernels::kMinParallelCells))
       for (long n = 0; n < N; ++n) dv[n] = sv[n] + dv[n] * ip[n];
     } else {
       // V* = V + a·L V
       op_->apply(src, dst, Real(alpha), Real(1));
     }
     pass(dst.data(), dst.data(), false, h, t, fail);
+  }
+
+  // f(k, n) for the k-th tissue cell, grid index n.
+  template <class F>
+  void for_tissue(F&& f) const {
+    const Grid& g = s_.geo.grid;
+    for (std::size_t n = 0, k = 0; n < g.size(); ++n)
+      if (is_tissue(&s_.geo.mask, n)) f(k++, n);
+  }
+
+  // The maps' update for the step from t (V in a) to t + dt (V in b).
+  void track(const Real* a, const Real* b, double t) {
+    const long T = long(track_.size());
+    const float thr = maps_.threshold;
+    const double dt = s_.time.dt;
+    const std::uint32_t* at = track_.data();
+    float* act = act_.data();
+    if (!maps_.with_apd) {
+#pragma omp parallel for schedule(static) num_threads(team_) if (T >= long(kernels::kMinParallelCells))
+      for (long k = 0; k < T; ++k) {
+        if (act[k] == act[k]) continue;
+        float none = 0;
+        io::activation_update(float(a[at[k]]), float(b[at[k]]), thr, t, dt, false, act[k], none, none, none);
+      }
+      return;
+    }
+    float *apd = apd_.data(), *vr = v_rest_.data(), *vp = v_peak_.data();
+#pragma omp parallel for schedule(static) num_threads(team_) if (T >= long(kernels::kMinParallelCells))
+    for (long k = 0; k < T; ++k) {
+      if (act[k] == act[k] && apd[k] == apd[k]) continue;
+      io::activation_update(float(a[at[k]]), float(b[at[k]]), thr, t, dt, true, act[k], apd[k], vr[k], vp[k]);
+    }
   }
 
   // For every group of rows: (fused) V* = vin + a·L vin into a row buffer (or straight
@@ -274,7 +360,7 @@ class CpuEngine final : public Engine {
     const long groups = (rows + m - 1) / m;
     // A single whole-grid part stepped in place: diffuse straight into the next V field.
     const bool direct = diffuse && s_.parts.size() == 1 && parts_[0].in_place;
-#pragma omp parallel num_threads(threads_) if (par)
+#pragma omp parallel num_threads(team_) if (par)
     {
       const kernels::cpu::FlushDenormals ftz(true);
       // The group's diffused V, indexed like storage from the group's first stored cell; nx
@@ -448,7 +534,8 @@ class CpuEngine final : public Engine {
   }
 
   const SimSetup& s_;
-  int threads_;
+  par::ThreadGovernor governor_;
+  int team_ = 1;  // the current step's team
   std::array<Field<Real>, 2> v_;
   Field<Real> tmp_;
   Field<Real> inv_phi_;  // 1/φ on tissue, 0 elsewhere; empty without a phase field
@@ -457,6 +544,11 @@ class CpuEngine final : public Engine {
   std::vector<int> active_;
   bool fused_ = false, uniform_ = false, phase_field_ = false;
   RowLayout layout_;  // where V (and 1/φ, the link coefficients) live
+  // Activation/APD90 maps once attached: the maps as handed over (grid-sized), and the
+  // working copies over the tissue cells, track_[k] being the k-th one's storage index.
+  ActivationMaps maps_;
+  std::vector<std::uint32_t> track_;
+  std::vector<float> act_, apd_, v_rest_, v_peak_;
   std::size_t scratch_states_ = 0, scratch_params_ = 0;  // per cell of a scratch block
   std::array<double, 3> w_{0, 0, 0};
   kernels::LinkCoeffs<Real> links_;
@@ -466,9 +558,10 @@ class CpuEngine final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_cpu_engine(const SimSetup& s, int threads) {
-  if (s.time.precision == Precision::f64) return std::make_unique<CpuEngine<double>>(s, threads);
-  return std::make_unique<CpuEngine<float>>(s, threads);
+std::unique_ptr<Engine> make_cpu_engine(const SimSetup& s, int threads, bool adapt_threads) {
+  if (s.time.precision == Precision::f64)
+    return std::make_unique<CpuEngine<double>>(s, threads, adapt_threads);
+  return std::make_unique<CpuEngine<float>>(s, threads, adapt_threads);
 }
 
 }  // namespace hw::tissue

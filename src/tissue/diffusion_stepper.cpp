@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "parallel/team.hpp"
+
 namespace hw::tissue {
 
 double explicit_dt_limit(const DiffusionOperator& op, double chi, double cm) {
@@ -99,7 +101,7 @@ void DiffusionStepper<Real>::Shifted::apply(const Field<Real>& x, Field<Real>& y
   const Real* xp = x.data();
   const Real* wp = w->data();
   Real* yp = y.data();
-#pragma omp parallel for schedule(static) if (n >= kernels::kMinParallelCells)
+#pragma omp parallel for schedule(static) num_threads(par::team()) if (n >= kernels::kMinParallelCells)
   for (std::ptrdiff_t i = 0; i < n; ++i) yp[i] += wp[i] * xp[i];
 }
 
@@ -123,7 +125,7 @@ void DiffusionStepper<Real>::step(Field<Real>& v) {
         const Real* iw = inv_w_.data();
         const Real* vp = v.data();
         Real* op = work_.data();
-#pragma omp parallel for schedule(static) if (n >= kernels::kMinParallelCells)
+#pragma omp parallel for schedule(static) num_threads(par::team()) if (n >= kernels::kMinParallelCells)
         for (std::ptrdiff_t i = 0; i < n; ++i) op[i] = vp[i] + op[i] * iw[i];
       }
       std::swap(v.vec(), work_.vec());

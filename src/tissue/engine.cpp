@@ -119,7 +119,7 @@ Backend choose_backend(const std::string& name, const TissueCase* c, std::string
 std::unique_ptr<Engine> make_engine(const SimSetup& s, const EngineOptions& opt) {
   switch (opt.backend) {
     case Backend::reference: return make_reference_engine(s);
-    case Backend::cpu: return make_cpu_engine(s, opt.threads);
+    case Backend::cpu: return make_cpu_engine(s, opt.threads, opt.adapt_threads);
     case Backend::cuda: return make_cuda_engine(s);
   }
   throw Error("unknown backend");

@@ -26,6 +26,7 @@ struct EngineInfo {
   std::string storage;   // how the fields are stored
   std::string kernels;   // the diffusion/reaction kernels and why
   std::vector<std::string> part_kernels;  // per part: the cell kernel that runs it
+  double threads = 0;  // cpu: the mean team size over the steps so far (it follows the load)
 };
 
 // The canonical dynamic state, the same bytes whichever engine wrote it: for each part its
@@ -82,7 +83,8 @@ class Engine {
 
 struct EngineOptions {
   Backend backend = Backend::cpu;
-  int threads = 0;
+  int threads = 0;            // cpu: the most threads (0: the cores this process may use)
+  bool adapt_threads = true;  // cpu: fewer threads while that is faster (parallel/governor.hpp)
 };
 
 // The engine for opt.backend on set-up s (which must outlive it). Backend::cuda throws
@@ -91,7 +93,7 @@ std::unique_ptr<Engine> make_engine(const SimSetup& s, const EngineOptions& opt)
 
 // Each backend's factory.
 std::unique_ptr<Engine> make_reference_engine(const SimSetup& s);
-std::unique_ptr<Engine> make_cpu_engine(const SimSetup& s, int threads);
+std::unique_ptr<Engine> make_cpu_engine(const SimSetup& s, int threads, bool adapt_threads = true);
 std::unique_ptr<Engine> make_cuda_engine(const SimSetup& s);
 
 // A backend by name: reference, cpu, cuda, or auto (cuda where a usable GPU and driver are

@@ -35,7 +35,7 @@ io::ImageVolume load_image(const TissueCase& c, const std::string& p, const Sour
   try {
     return io::read_image(path);
   } catch (const InputError& e) {
-    std::vector<Diagnostic> d{{Severity::error, loc, fmt::format("{} = '{}' cannot be read", key, p)}};
+    std::vector<Diagnostic> d{{Severity::error, loc, fmt::format("{} = '{}' cannot be read", key, p), {}}};
     for (const auto& x : e.diagnostics()) d.push_back(x);
     throw InputError(std::move(d));
   } catch (const Error& e) {
@@ -158,16 +158,16 @@ Geometry build_geometry(const TissueCase& c) {
       break;
     case GeometrySpec::Kind::mask_file:
     case GeometrySpec::Kind::phase_field_file: {
-      const io::ImageVolume img = load_image(c, s.path, s.loc, "geometry.path");
+      const io::ImageVolume img = load_image(c, s.path, s.loc, "geometry.file");
       if (img.components != 1)
-        throw InputError(s.loc, fmt::format("geometry.path = '{}' holds {}-component vectors; a geometry needs "
+        throw InputError(s.loc, fmt::format("geometry.file = '{}' holds {}-component vectors; a geometry needs "
                                             "one value per voxel", s.path, img.components));
       geo.grid.n = img.sizes;
       geo.grid.h = img.spacing;
       check_size(geo.grid, s.loc);
       for (int a = 0; a < 3; ++a)
         if (!(img.spacing[a] > 0) || !std::isfinite(img.spacing[a]))
-          throw InputError(s.loc, fmt::format("geometry.path = '{}': spacing {} mm along axis {} must be > 0",
+          throw InputError(s.loc, fmt::format("geometry.file = '{}': spacing {} mm along axis {} must be > 0",
                                               s.path, img.spacing[a], a));
       geo.mask = Mask(geo.grid, 0);
       const std::size_t nv = img.voxels();

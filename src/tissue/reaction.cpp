@@ -272,7 +272,7 @@ SimSetup make_sim_setup(const TissueCase& c, bool cpu_kernels) {
         it = loaded.emplace(path, model::load_model(path)).first;
       } catch (const InputError& e) {
         std::vector<Diagnostic> d{{Severity::error, mr.loc,
-                                   fmt::format("model = \"{}\" could not be loaded", mr.model)}};
+                                   fmt::format("model = \"{}\" could not be loaded", mr.model), {}}};
         d.insert(d.end(), e.diagnostics().begin(), e.diagnostics().end());
         throw InputError(d);
       }

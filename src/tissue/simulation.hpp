@@ -27,7 +27,8 @@ namespace hw::tissue {
 
 struct SimulationOptions {
   Backend backend = Backend::cpu;
-  int threads = 0;  // 0 = OpenMP default
+  int threads = 0;            // cpu: the most threads (0: the cores this process may use)
+  bool adapt_threads = true;  // cpu: fewer threads while the machine is busy (parallel/governor.hpp)
 };
 
 // A NaN or infinity appeared in a step. The Simulation keeps the last good V, time and
@@ -80,6 +81,9 @@ class Simulation {
   void load_state(const std::vector<std::uint8_t>& bytes);
 
   std::string describe() const;
+  // cpu: the mean number of threads the steps so far ran with (it follows the machine's
+  // load, parallel/governor.hpp); 0 on other backends.
+  double mean_threads() const;
 
   // Activation maps kept by the engine where V lives (the GPU), so following them needs no
   // copy of V per step; false when the engine does not (the caller then feeds V itself).

@@ -369,7 +369,7 @@ TEST(GeometryBuild, ErrorsNameTheCaseKey) {
     c.geometry.path = "/nonexistent/heart.nrrd";
     expect_input_error([&] { build_geometry(c); }, 7, "not found");
     c.geometry.path = "";
-    expect_input_error([&] { build_geometry(c); }, 7, "geometry.path is required");
+    expect_input_error([&] { build_geometry(c); }, 7, "geometry.file is required");
   }
   {
     TissueCase c = shell_case();

@@ -30,7 +30,7 @@ TEST(TissueBench, CasesAreStableAndStartWithAWave) {
 TEST(TissueBench, RunReportsConsistentNumbers) {
   for (const std::string& name : {std::string("karma2d"), std::string("tt06-3d")}) {
     SCOPED_TRACE(name);
-    const BenchResult r = run_tissue_benchmark(name, 1, 0.0, 8, 0.0);
+    const BenchResult r = run_tissue_benchmark(name, {.threads = 1, .seconds = 0.0, .n = 8, .roof_gbs = 0.0});
     EXPECT_EQ(r.name, name);
     EXPECT_EQ(r.cells, name == "karma2d" ? 64 : 512);
     EXPECT_GE(r.steps, 2);

@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "io/case_file.hpp"
+#include "io/maps.hpp"
 #include "test_tissue_util.hpp"
 #include "tissue/niederer.hpp"
 #include "tissue/simulation.hpp"
@@ -596,4 +597,57 @@ TEST(TissueSim, NiedererCoarse) {
   EXPECT_GT(r.activation[1].second, 30);   // 20 mm along the fibres
   EXPECT_LT(r.activation[1].second, 60);
   EXPECT_GT(r.activation[7].second, r.activation[1].second);
+}
+
+// The cpu engine keeps the activation and APD90 maps itself once attached (no copy of V per
+// step): against the same tracker fed with V after every step, on a sheet large enough for
+// the parallel loops and on the ellipsoidal shell's compressed rows (tissue and holes).
+TEST(TissueSim, CpuEngineKeepsTheActivationMaps) {
+  TissueCase big = sheet(200, 200, 1, 0.3, "aliev_panfilov_1996");
+  big.conductivity.sigma_l = big.conductivity.sigma_t = 1.4;
+  big.initial.push_back(box_initial({0, 0, 0}, {3, 60, 1}, "V", 1.0));
+  TissueCase shell = sheet(24, 20, 16, 0.25, "aliev_panfilov_1996");
+  ellipsoid_shell(shell);
+  shell.conductivity.sigma_l = shell.conductivity.sigma_t = 0.5;
+  shell.initial.push_back(box_initial({0, 0, 0}, {2, 5, 4}, "V", 1.0));
+  for (TissueCase* c : {&big, &shell}) {
+    SCOPED_TRACE(c->grid.n[2] == 1 ? "sheet" : "shell");
+    c->time.dt = 0.02;
+    Simulation fed(*c, {Backend::cpu, 2}), kept(*c, {Backend::cpu, 2});
+    const Mask* mask = fed.mask().empty() ? nullptr : &fed.mask();
+    hw::io::ActivationTracker host(c->grid, mask, 0.5, true), engine(c->grid, mask, 0.5, true);
+    Field<float> v;
+    fed.voltage(v);
+    host.update(0, v);
+    engine.update(0, v);
+    ASSERT_TRUE(engine.attach(kept));
+    const long steps = 2500;  // 50 time units: the fronts cross and the cells recover
+    for (long n = 0; n < steps; ++n) {
+      fed.step();
+      fed.voltage(v);
+      host.update(fed.time(), v);
+    }
+    kept.run_until(steps * c->time.dt);
+    // Copies: each read of an attached tracker's map fetches it from the engine.
+    const Field<float> ha = host.activation(), hp = host.apd90();
+    const Field<float> ea = engine.activation(), ep = engine.apd90();
+    std::size_t acts = 0, apds = 0;
+    double dact = 0, dapd = 0;
+    for (std::size_t n = 0; n < v.size(); ++n) {
+      ASSERT_EQ(std::isnan(ha[n]), std::isnan(ea[n])) << n;
+      ASSERT_EQ(std::isnan(hp[n]), std::isnan(ep[n])) << n;
+      if (!std::isnan(ha[n])) {
+        ++acts;
+        dact = std::max(dact, double(std::fabs(ha[n] - ea[n])));
+      }
+      if (!std::isnan(hp[n])) {
+        ++apds;
+        dapd = std::max(dapd, double(std::fabs(hp[n] - ep[n])));
+      }
+    }
+    EXPECT_GT(acts, fed.tissue_cells() / 2);
+    EXPECT_GT(apds, 0u);
+    EXPECT_LE(dact, 1e-4);
+    EXPECT_LE(dapd, 1e-4);
+  }
 }

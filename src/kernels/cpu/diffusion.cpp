@@ -11,6 +11,7 @@
 #include "kernels/diffusion_k.hpp"
 #include "kernels/diffusion_kernels.hpp"
 #include "kernels/diffusion_links.hpp"
+#include "parallel/team.hpp"
 
 namespace hw::kernels {
 
@@ -54,7 +55,7 @@ template <class Real>
 void diffusion2_uniform_apply(const tissue::Grid& g, std::array<double, 3> w, const Real* v,
                               Real* out, Real alpha, Real beta) {
   const int ny = g.ny(), nz = g.nz();
-#pragma omp parallel for collapse(2) schedule(static) if (long(g.size()) >= kMinParallelCells)
+#pragma omp parallel for collapse(2) schedule(static) num_threads(par::team()) if (long(g.size()) >= kMinParallelCells)
   for (int k = 0; k < nz; ++k)
     for (int j = 0; j < ny; ++j)
       diffusion2_uniform_row(g, w, j, k, v, out + g.index(0, j, k), alpha, beta);
@@ -69,7 +70,7 @@ void diffusion2_links_apply(const tissue::Grid& g, const tissue::RowLayout& layo
   // Off the tissue L v = 0: out = β·v on the padding and on each row's stored cells
   // outside its tissue range, the stencil on the tissue range.
   for (std::size_t s = 0; s < layout.pad; ++s) out[s] = beta * v[s];
-#pragma omp parallel for schedule(static) if (long(layout.size()) >= kMinParallelCells)
+#pragma omp parallel for schedule(static) num_threads(par::team()) if (long(layout.size()) >= kMinParallelCells)
   for (long r = 0; r < rows; ++r) {
     const std::size_t b = layout.base[r];
     const int lo = int(layout.lo[r]), hi = int(layout.hi[r]);
@@ -98,7 +99,7 @@ void diffusion4_apply(const tissue::Grid& g, double sigma, const Real* v, Real* 
   Real c12[3];
   for (int a = 0; a < 3; ++a) c12[a] = g.active(a) ? Real(sigma / (12.0 * g.h[a] * g.h[a])) : Real(0);
   const int nx = g.nx(), ny = g.ny(), nz = g.nz();
-#pragma omp parallel for collapse(2) schedule(static) if (long(g.size()) >= kMinParallelCells)
+#pragma omp parallel for collapse(2) schedule(static) num_threads(par::team()) if (long(g.size()) >= kMinParallelCells)
   for (int k = 0; k < nz; ++k)
     for (int j = 0; j < ny; ++j) {
       const std::size_t base = g.index(0, j, k);

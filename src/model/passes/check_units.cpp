@@ -133,8 +133,8 @@ void report(DiagnosticSink& sink, const SourceLoc& loc, const std::string& where
             const std::vector<Issue>& issues) {
   for (const auto& i : issues) {
     std::string msg = "units in " + where + ": " + i.text;
-    if (i.dimension) sink.warning(loc, msg);
-    else sink.note(loc, msg);
+    if (i.dimension) sink.warning(loc, msg, "units.dimension");
+    else sink.note(loc, msg, "units.scale");
   }
 }
 

@@ -207,7 +207,8 @@ class Repairer {
         const std::string& xname = m_.states[x].name;
         if (found == kNoExpr) {
           sink_.warning(loc, "in " + where + ": a denominator vanishes at " + xname + " = " +
-                                 fmt_num(v0) + " and the expression is not finite there");
+                                 fmt_num(v0) + " and the expression is not finite there",
+                        "singularity.unrepaired");
           continue;
         }
         if (replacement_.count(found)) continue;

@@ -1,0 +1,79 @@
+#include "parallel/governor.hpp"
+
+#include <algorithm>
+
+namespace hw::par {
+
+ThreadGovernor::ThreadGovernor(int max, bool adapt)
+    : max_(std::max(1, max)), best_(max_), current_(max_), adapt_(adapt) {}
+
+int ThreadGovernor::candidate() const {
+  const bool down = best_ == max_ || (direction_ < 0 && best_ > 1);
+  return down ? std::max(1, best_ - down_step_) : best_ + 1;
+}
+
+void ThreadGovernor::start_window(Phase next, int team) {
+  if (next == Phase::probe) probe_team_ = team;
+  phase_ = next;
+  window_time_ = 0;
+  window_steps_ = team == current_ ? 0 : -1;  // a new team's first step warms it up: untimed
+  current_ = team;
+}
+
+bool ThreadGovernor::window_step(double seconds) {
+  if (window_steps_ < 0) {
+    window_steps_ = 0;
+    return false;
+  }
+  window_time_ += seconds;
+  ++window_steps_;
+  return window_time_ >= kWindow && window_steps_ >= kWindowSteps;
+}
+
+void ThreadGovernor::record(double seconds) {
+  busy_ += seconds;
+  thread_seconds_ += seconds * current_;
+  if (!adapts()) return;
+  switch (phase_) {
+    case Phase::run:
+      since_probe_ += seconds;
+      if (since_probe_ >= interval_) start_window(Phase::base, best_);
+      return;
+    case Phase::base:
+      if (!window_step(seconds)) return;
+      base_per_step_ = window_time_ / window_steps_;
+      start_window(Phase::probe, candidate());
+      return;
+    case Phase::probe:
+      if (!window_step(seconds)) return;
+      probe_per_step_ = window_time_ / window_steps_;
+      start_window(Phase::rebase, best_);
+      return;
+    case Phase::rebase: {
+      if (!window_step(seconds)) return;
+      // The probe against the mean of the windows before and after it: a load that grows
+      // or fades during the three cancels to first order.
+      const double base = 0.5 * (base_per_step_ + window_time_ / window_steps_);
+      const int tried = probe_team_;
+      const bool down = tried < best_;
+      if (probe_per_step_ < base * (1 - kMargin)) {
+        direction_ = down ? -1 : 1;  // keep going the way that paid, soon
+        best_ = current_ = tried;
+        down_step_ = 1;
+        const bool further = direction_ < 0 ? best_ > 1 : best_ < max_;
+        interval_ = further ? kFirstInterval : std::min(2 * interval_, kMaxInterval);
+      } else {
+        // A team a little smaller can be no faster while a much smaller one is (two busy
+        // processes on 16 cores: 15 threads still share a core): look further down next time.
+        if (down) down_step_ = best_ - 2 * down_step_ >= 1 ? 2 * down_step_ : 1;
+        if (best_ > 1 && best_ < max_) direction_ = -direction_;
+        interval_ = std::min(2 * interval_, kMaxInterval);
+      }
+      phase_ = Phase::run;
+      since_probe_ = 0;
+      return;
+    }
+  }
+}
+
+}  // namespace hw::par

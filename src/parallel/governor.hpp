@@ -1,0 +1,56 @@
+// The team size of a stepping loop, chosen by measuring it while it runs.
+//
+// Why: on a machine shared with other processes (a laptop, CI, a login node) a thread that
+// the OS has taken off its core holds every other thread at the end-of-step barrier. With
+// steps of a fraction of a millisecond two threads then run slower than one, and no count
+// fixed in advance is right both on a quiet and on a loaded machine (docs/benchmarks.md,
+// "A busy machine"). So now and then the governor times a short window of steps with the
+// current team, an equal window with one thread fewer (or more), and the current team
+// again, back to back so all three see the same load, and keeps the faster. A probe that loses makes the next one wait twice
+// as long (up to kMaxInterval); one that wins is followed soon by another. Downward probes
+// that lose try twice as many threads fewer the next time, so a plateau of equally slow
+// team sizes is crossed.
+#pragma once
+
+namespace hw::par {
+
+class ThreadGovernor {
+ public:
+  // At most `max` threads; with adapt false, always `max`.
+  ThreadGovernor(int max, bool adapt);
+
+  int threads() const { return current_; }  // the team for the next step
+  int max() const { return max_; }
+  bool adapts() const { return adapt_ && max_ > 1; }
+  // Reports the wall seconds of one step run with threads().
+  void record(double seconds);
+  // Time-weighted mean team size over the steps recorded so far.
+  double mean_threads() const { return busy_ > 0 ? thread_seconds_ / busy_ : double(current_); }
+
+  static constexpr double kFirstInterval = 0.25;  // s of stepping before a probe
+  static constexpr double kMaxInterval = 8.0;
+  static constexpr double kWindow = 0.2;  // s per timed window (and at least kWindowSteps)
+  static constexpr int kWindowSteps = 4;
+  static constexpr double kMargin = 0.10;  // a probe must be this much faster to win: a loaded
+                                           // machine times steps to ±5 %, and a needless switch costs
+
+ private:
+  enum class Phase { run, base, probe, rebase };
+  int candidate() const;
+  void start_window(Phase next, int team);
+  // Adds a step to the current window; true when the window is complete.
+  bool window_step(double seconds);
+
+  int max_, best_, current_;
+  bool adapt_;
+  Phase phase_ = Phase::run;
+  double since_probe_ = 0, interval_ = kFirstInterval;
+  double window_time_ = 0, base_per_step_ = 0, probe_per_step_ = 0;
+  int probe_team_ = 0;
+  int window_steps_ = -1;  // −1: the window's first step, not timed (a new team warms up)
+  int direction_ = -1;
+  int down_step_ = 1;  // how many threads fewer the next downward probe tries
+  double busy_ = 0, thread_seconds_ = 0;
+};
+
+}  // namespace hw::par

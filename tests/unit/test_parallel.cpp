@@ -1,0 +1,105 @@
+// Thread teams (parallel/team.hpp) and the governor that sizes them by measurement
+// (parallel/governor.hpp), driven here by synthetic step times so the tests are exact.
+#include <gtest/gtest.h>
+
+#include <omp.h>
+
+#include <functional>
+
+#include "parallel/competing_load.hpp"
+#include "parallel/governor.hpp"
+#include "parallel/team.hpp"
+
+using hw::par::ThreadGovernor;
+
+namespace {
+
+// Steps the governor for `seconds` of simulated wall time, each step taking
+// per_step(threads) seconds; returns the time-weighted mean team over that stretch.
+double drive(ThreadGovernor& g, double seconds, const std::function<double(int)>& per_step) {
+  double t = 0, weighted = 0;
+  while (t < seconds) {
+    const int n = g.threads();
+    const double s = per_step(n);
+    g.record(s);
+    t += s;
+    weighted += s * n;
+  }
+  return weighted / t;
+}
+
+// Time per step of perfectly parallel work of 1 ms on n threads when only `cores` cores
+// are ours, plus a barrier stall when threads outnumber them (a busy machine).
+double loaded(int n, double cores) { return 1e-3 / std::min<double>(n, cores) * (n > cores ? 3.0 : 1.0); }
+
+}  // namespace
+
+TEST(Team, UsableCoresFollowTheAffinityMask) {
+  EXPECT_GE(hw::par::usable_cores(), 1);
+  EXPECT_LE(hw::par::usable_cores(), omp_get_num_procs());
+}
+
+TEST(Team, ScopesNestAndRestore) {
+  const int outer = hw::par::team();
+  {
+    const hw::par::TeamScope a(3);
+    EXPECT_EQ(hw::par::team(), 3);
+    {
+      const hw::par::TeamScope b(1);
+      EXPECT_EQ(hw::par::team(), 1);
+    }
+    EXPECT_EQ(hw::par::team(), 3);
+  }
+  EXPECT_EQ(hw::par::team(), outer);
+  // The process-wide OpenMP default is left alone.
+  const int before = omp_get_max_threads();
+  { const hw::par::TeamScope c(1); }
+  EXPECT_EQ(omp_get_max_threads(), before);
+}
+
+TEST(Governor, FixedWhenNotAdapting) {
+  ThreadGovernor g(4, false);
+  EXPECT_FALSE(g.adapts());
+  EXPECT_DOUBLE_EQ(drive(g, 5.0, [](int n) { return loaded(n, 1); }), 4.0);
+  ThreadGovernor one(1, true);
+  EXPECT_FALSE(one.adapts());
+  EXPECT_EQ(one.threads(), 1);
+}
+
+TEST(Governor, KeepsEveryThreadOnAQuietMachine) {
+  ThreadGovernor g(2, true);
+  drive(g, 1.0, [](int n) { return loaded(n, 2); });
+  EXPECT_EQ(g.threads(), 2);
+  // Probes of one thread cost little once they keep losing (the interval doubles to 8 s).
+  const double mean = drive(g, 60.0, [](int n) { return loaded(n, 2); });
+  EXPECT_GT(mean, 1.97);
+}
+
+TEST(Governor, DropsToOneThreadBesideABusyProcess) {
+  ThreadGovernor g(2, true);
+  drive(g, 1.0, [](int n) { return loaded(n, 1); });
+  EXPECT_EQ(g.threads(), 1);
+  const double mean = drive(g, 60.0, [](int n) { return loaded(n, 1); });
+  EXPECT_LT(mean, 1.02);
+}
+
+TEST(Governor, FindsTheBestTeamBetweenTheEnds) {
+  // 8 threads allowed, 5 cores ours: the best team is 5.
+  ThreadGovernor g(8, true);
+  drive(g, 30.0, [](int n) { return loaded(n, 5); });
+  EXPECT_EQ(g.threads(), 5);
+}
+
+TEST(Governor, FollowsTheLoadWhenItGoes) {
+  ThreadGovernor g(2, true);
+  drive(g, 5.0, [](int n) { return loaded(n, 1); });
+  EXPECT_EQ(g.threads(), 1);
+  // The competing process ends: within a probe interval (at most 8 s) both threads return.
+  drive(g, 20.0, [](int n) { return loaded(n, 2); });
+  EXPECT_EQ(g.threads(), 2);
+}
+
+TEST(CompetingLoad, StartsAndStopsItsProcesses) {
+  const hw::par::CompetingLoad load(2, 30.0);
+  EXPECT_EQ(load.processes(), 2);
+}
