@@ -185,7 +185,12 @@ std::string format_ms(double t, double dt) {
   while (decimals < 9 && std::fabs(dt * std::pow(10.0, decimals) - std::round(dt * std::pow(10.0, decimals))) >
                              1e-9 * std::pow(10.0, decimals))
     ++decimals;
-  return fmt::format("{:.{}f}", t, decimals);
+  std::string s = fmt::format("{:.{}f}", t, decimals);
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();  // 0.5, not 0.50 (dt 0.05)
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
 }
 
 bool g_verbose = false;

@@ -68,7 +68,7 @@ Prepared prepare(const SimFlags& f, bool cpu_kernel = true);
 extern const CLI::Validator kPositive;
 extern const CLI::Validator kNonNegative;
 
-// A time in ms with as many decimals as dt has ("390.34", not "390.34000000000003").
+// A time in ms with at most as many decimals as dt has ("390.34", not "390.34000000000003").
 std::string format_ms(double t_ms, double dt_ms);
 
 // --verbose (any command): every warning, not one per kind.

@@ -1,0 +1,191 @@
+#include "run/run.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "gpu/driver.hpp"
+#include "io/case_file.hpp"
+#include "io/checkpoint.hpp"
+#include "io/output_manager.hpp"
+#include "tissue/engine.hpp"
+
+namespace hw::run {
+
+namespace fs = std::filesystem;
+using namespace hw::tissue;
+
+namespace {
+
+std::size_t available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key, unit;
+  std::size_t kb = 0;
+  while (in >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024;
+  return 0;
+}
+
+std::string format_bytes(double b) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+  int u = 0;
+  while (b >= 1000 && u < 5) b /= 1000, ++u;
+  return u == 0 ? fmt::format("{:.0f} {}", b, units[u]) : fmt::format("{:.1f} {}", b, units[u]);
+}
+
+}  // namespace
+
+std::vector<std::string> Plan::describe() const {
+  std::vector<std::string> l;
+  l.push_back(fmt::format("  memory    {} ({} bytes) needed, {} available", format_bytes(double(memory.peak())),
+                          memory.peak(), host_available ? format_bytes(double(host_available)) : "unknown"));
+  if (memory.setup > 0)
+    l.push_back(fmt::format("            {} while running; {} of box-sized set-up data is freed before the first step",
+                            format_bytes(double(memory.run)), format_bytes(double(memory.setup))));
+  if (stable_dt > 0) l.push_back(fmt::format("  stability explicit diffusion needs dt ≤ {:.4g} ms", stable_dt));
+  l.push_back("  " + backend_note);
+  if (backend == Backend::cuda)
+    l.push_back(fmt::format("  GPU memory {} needed, {} of {} free", format_bytes(double(memory.run)),
+                            format_bytes(double(gpu_free)), format_bytes(double(gpu_total))));
+  return l;
+}
+
+Plan plan(const TissueCase& c, const std::string& backend) {
+  Plan p;
+  p.memory = estimate_memory(c);
+  p.host_available = available_memory_bytes();
+  const std::size_t need = p.memory.peak();
+  if (p.host_available > 0 && need > p.host_available)
+    throw InputError(SourceLoc{c.source_file, 0, 0},
+                     fmt::format("the case needs {} ({} bytes) but only {} ({} bytes) of memory is available "
+                                 "(MemAvailable in /proc/meminfo): use a coarser grid or a smaller domain",
+                                 format_bytes(double(need)), need, format_bytes(double(p.host_available)),
+                                 p.host_available));
+  if (c.time.diffusion == DiffusionScheme::forward_euler && !io::grid_from_file(c)) {
+    // The Simulation checks this too; here it also covers a plan (--check) before any model loads.
+    const double lim = stable_dt_limit(c);
+    if (std::isfinite(lim)) {
+      p.stable_dt = lim;
+      if (c.time.dt > lim)
+        throw InputError(c.time.loc, fmt::format("time.dt = {} ms is above the stability limit of explicit diffusion, "
+                                                 "dt ≤ {:.4g} ms for this grid and conductivity: use a smaller "
+                                                 "time.dt or time.diffusion = \"crank-nicolson\"",
+                                                 c.time.dt, lim));
+    }
+  }
+  p.backend = choose_backend(backend, &c, &p.backend_note);
+  if (p.backend == Backend::cuda) {
+    std::tie(p.gpu_free, p.gpu_total) = gpu::memory_info();
+    if (p.memory.run > p.gpu_free)
+      throw InputError(SourceLoc{c.source_file, 0, 0},
+                       fmt::format("the case needs {} on the GPU but {} is free: run in float (time.precision = "
+                                   "\"float\"), on a coarser grid, or with --backend cpu",
+                                   format_bytes(double(p.memory.run)), format_bytes(double(p.gpu_free))));
+  }
+  return p;
+}
+
+std::uint64_t case_identity(const std::string& text, const std::vector<std::string>& sets) {
+  std::uint64_t h = io::fnv1a64(text);
+  for (const auto& s : sets) {
+    if (s.rfind("time.t_end", 0) == 0 || s.rfind("output.", 0) == 0) continue;
+    h = io::fnv1a64(s.data(), s.size(), h ^ 0x9e3779b97f4a7c15ull);
+  }
+  return h;
+}
+
+struct Run::Impl {
+  TissueCase c;
+  std::uint64_t identity = 0;
+  std::unique_ptr<Simulation> sim;
+  std::unique_ptr<io::OutputManager> out;
+  std::string ckpt;
+  bool begun = false;
+
+  void checkpoint() {
+    io::write_checkpoint(ckpt, sim->save_state(), io::CheckpointMeta{identity, sim->time(), sim->steps_done()},
+                         out->save_state());
+  }
+};
+
+Run::Run(const TissueCase& c, const Options& o) : impl_(std::make_unique<Impl>()) {
+  Impl& r = *impl_;
+  r.c = c;
+  r.identity = o.identity;
+  r.sim = std::make_unique<Simulation>(c, o.sim);
+  if (io::grid_from_file(c)) io::validate_regions(c, r.sim->grid());
+  std::optional<io::Checkpoint> ck;
+  if (!o.restart.empty()) {
+    ck = io::read_checkpoint(o.restart, o.identity);
+    try {
+      r.sim->load_state(ck->bytes);
+    } catch (const InputError&) {
+      throw;
+    } catch (const Error& e) {
+      throw InputError(SourceLoc{o.restart, 0, 0}, std::string("cannot restart from this checkpoint: ") + e.what());
+    }
+  }
+  r.out = std::make_unique<io::OutputManager>(c, *r.sim, ck ? &ck->outputs : nullptr);
+  r.ckpt = (fs::path(c.output.directory) / "checkpoint.hwck").string();
+}
+
+Run::~Run() = default;
+
+const Simulation& Run::simulation() const { return *impl_->sim; }
+std::vector<std::string> Run::notes() const { return impl_->out->notes(); }
+const std::string& Run::checkpoint_path() const { return impl_->ckpt; }
+
+Result Run::advance(double t_end, const std::function<void(double)>& progress, bool finish) {
+  Impl& r = *impl_;
+  Simulation& sim = *r.sim;
+  if (t_end < 0) t_end = r.c.time.t_end;
+  if (!r.begun) {
+    r.out->begin();
+    r.begun = true;
+  }
+  Result res;
+  res.checkpoint = r.ckpt;
+  const io::StopSignalGuard guard;
+  const double eps = 1e-3 * sim.dt();
+  const double every = r.c.output.checkpoint_interval;
+  double next_ckpt = every > 0 ? (std::floor(sim.time() / every + 1e-9) + 1) * every : INFINITY;
+  while (sim.time() < t_end - eps) {
+    try {
+      sim.step();
+    } catch (const NumericalError& e) {
+      // The simulation kept the last good state: checkpoint it and keep its fields.
+      r.checkpoint();
+      res.outcome = Result::Outcome::failed;
+      res.t_ms = sim.time();
+      res.failed_at_ms = e.time;
+      res.cell = e.cell;
+      res.variable = e.variable;
+      res.message = e.what();
+      res.last_good = r.out->write_last_good();
+      return res;
+    }
+    r.out->after_step();
+    if (sim.time() >= next_ckpt - eps) {
+      r.checkpoint();
+      while (next_ckpt <= sim.time() + eps) next_ckpt += every;
+    }
+    if (progress) progress(sim.time());
+    if (io::stop_requested()) {
+      r.checkpoint();
+      res.outcome = Result::Outcome::stopped;
+      res.signal = io::stop_signal();
+      res.t_ms = sim.time();
+      return res;
+    }
+  }
+  r.checkpoint();
+  res.t_ms = sim.time();
+  if (finish) res.summary = r.out->finish(true);
+  return res;
+}
+
+}  // namespace hw::run
