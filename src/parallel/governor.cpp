@@ -1,11 +1,34 @@
 #include "parallel/governor.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <fstream>
+#include <string>
 
 namespace hw::par {
 
-ThreadGovernor::ThreadGovernor(int max, bool adapt)
-    : max_(std::max(1, max)), best_(max_), current_(max_), adapt_(adapt) {}
+double IdleCores::operator()() {
+  std::ifstream f("/proc/stat");
+  std::string cpu;
+  std::uint64_t v[8] = {}, total = 0;
+  if (!(f >> cpu) || cpu != "cpu") return -1;
+  for (auto& x : v) {
+    if (!(f >> x)) return -1;
+    total += x;  // user nice system idle iowait irq softirq steal (guest is inside user)
+  }
+  const std::uint64_t idle = v[3] + v[4];
+  const double d_total = double(total - total_), d_idle = double(idle - idle_);
+  idle_ = idle;
+  total_ = total;
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return d_total > 0 && cores > 0 ? d_idle / d_total * double(cores) : -1;
+}
+
+ThreadGovernor::ThreadGovernor(int max, bool adapt, std::function<double()> idle_cores)
+    : max_(std::max(1, max)), best_(max_), current_(max_), adapt_(adapt), idle_cores_(std::move(idle_cores)) {
+  if (adapts() && idle_cores_) idle_cores_();  // the first interval's starting point
+}
 
 int ThreadGovernor::candidate() const {
   const bool down = best_ == max_ || (direction_ < 0 && best_ > 1);
@@ -37,7 +60,17 @@ void ThreadGovernor::record(double seconds) {
   switch (phase_) {
     case Phase::run:
       since_probe_ += seconds;
-      if (since_probe_ >= interval_) start_window(Phase::base, best_);
+      if (since_probe_ < interval_) return;
+      if (candidate() > best_ && idle_cores_) {
+        // Grow only into idle cores; without one the probe would lose: wait twice as long.
+        const double idle = idle_cores_();
+        if (idle >= 0 && idle < kIdleToGrow) {
+          since_probe_ = 0;
+          interval_ = std::min(2 * interval_, kMaxInterval);
+          return;
+        }
+      }
+      start_window(Phase::base, best_);
       return;
     case Phase::base:
       if (!window_step(seconds)) return;

@@ -9,15 +9,32 @@
 // again, back to back so all three see the same load, and keeps the faster. A probe that loses makes the next one wait twice
 // as long (up to kMaxInterval); one that wins is followed soon by another. Downward probes
 // that lose try twice as many threads fewer the next time, so a plateau of equally slow
-// team sizes is crossed.
+// team sizes is crossed. A larger team is only tried when the machine has had an idle core
+// since the last probe (IdleCores): more threads than free cores can only share them, and
+// on a busy 2-core machine a probe of the second thread is a loss every time.
 #pragma once
+
+#include <cstdint>
+#include <functional>
 
 namespace hw::par {
 
+// Idle cores of the machine averaged since the previous call (from /proc/stat's cpu line:
+// idle + iowait jiffies over all jiffies, times the online cores); the first call measures
+// since the process started reading. Negative when unknown (no /proc/stat).
+class IdleCores {
+ public:
+  double operator()();
+
+ private:
+  std::uint64_t idle_ = 0, total_ = 0;
+};
+
 class ThreadGovernor {
  public:
-  // At most `max` threads; with adapt false, always `max`.
-  ThreadGovernor(int max, bool adapt);
+  // At most `max` threads; with adapt false, always `max`. idle_cores says how many cores
+  // stood idle since its last call (IdleCores; tests pass their own).
+  ThreadGovernor(int max, bool adapt, std::function<double()> idle_cores = IdleCores());
 
   int threads() const { return current_; }  // the team for the next step
   int max() const { return max_; }
@@ -31,6 +48,7 @@ class ThreadGovernor {
   static constexpr double kMaxInterval = 8.0;
   static constexpr double kWindow = 0.2;  // s per timed window (and at least kWindowSteps)
   static constexpr int kWindowSteps = 4;
+  static constexpr double kIdleToGrow = 0.5;  // idle cores (mean) before a larger team is tried
   static constexpr double kMargin = 0.10;  // a probe must be this much faster to win: a loaded
                                            // machine times steps to ±5 %, and a needless switch costs
 
@@ -48,6 +66,7 @@ class ThreadGovernor {
   double window_time_ = 0, base_per_step_ = 0, probe_per_step_ = 0;
   int probe_team_ = 0;
   int window_steps_ = -1;  // −1: the window's first step, not timed (a new team warms up)
+  std::function<double()> idle_cores_;
   int direction_ = -1;
   int down_step_ = 1;  // how many threads fewer the next downward probe tries
   double busy_ = 0, thread_seconds_ = 0;

@@ -4,6 +4,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "parallel/competing_load.hpp"
@@ -32,6 +33,15 @@ double drive(ThreadGovernor& g, double seconds, const std::function<double(int)>
 // are ours, plus a barrier stall when threads outnumber them (a busy machine).
 double loaded(int n, double cores) { return 1e-3 / std::min<double>(n, cores) * (n > cores ? 3.0 : 1.0); }
 
+// A machine of `cores` cores for us, the rest busy: its idle cores are those our team leaves.
+struct Machine {
+  double cores;
+  const ThreadGovernor* g = nullptr;
+  std::function<double()> idle() {
+    return [this] { return std::max(0.0, cores - (g ? g->threads() : 0)); };
+  }
+};
+
 }  // namespace
 
 TEST(Team, UsableCoresFollowTheAffinityMask) {
@@ -57,6 +67,14 @@ TEST(Team, ScopesNestAndRestore) {
   EXPECT_EQ(omp_get_max_threads(), before);
 }
 
+TEST(Governor, IdleCoresReadsTheMachine) {
+  hw::par::IdleCores idle;
+  idle();
+  const double v = idle();
+  EXPECT_GE(v, -1.0);
+  EXPECT_LE(v, double(omp_get_num_procs()) + 1e-9);
+}
+
 TEST(Governor, FixedWhenNotAdapting) {
   ThreadGovernor g(4, false);
   EXPECT_FALSE(g.adapts());
@@ -67,34 +85,52 @@ TEST(Governor, FixedWhenNotAdapting) {
 }
 
 TEST(Governor, KeepsEveryThreadOnAQuietMachine) {
-  ThreadGovernor g(2, true);
+  Machine m{2};
+  ThreadGovernor g(2, true, m.idle());
+  m.g = &g;
   drive(g, 1.0, [](int n) { return loaded(n, 2); });
   EXPECT_EQ(g.threads(), 2);
   // Probes of one thread cost little once they keep losing (the interval doubles to 8 s).
   const double mean = drive(g, 60.0, [](int n) { return loaded(n, 2); });
-  EXPECT_GT(mean, 1.97);
+  EXPECT_GT(mean, 1.96);  // one probe window of 0.2 s in 8 s
 }
 
 TEST(Governor, DropsToOneThreadBesideABusyProcess) {
-  ThreadGovernor g(2, true);
+  Machine m{1};
+  ThreadGovernor g(2, true, m.idle());
+  m.g = &g;
+  drive(g, 1.0, [](int n) { return loaded(n, 1); });
+  EXPECT_EQ(g.threads(), 1);
+  // No idle core: the second thread is never tried again while the load lasts.
+  const double mean = drive(g, 60.0, [](int n) { return loaded(n, 1); });
+  EXPECT_EQ(mean, 1.0);
+}
+
+TEST(Governor, TriesMoreThreadsWhenItCannotTellTheIdleCores) {
+  ThreadGovernor g(2, true, [] { return -1.0; });
   drive(g, 1.0, [](int n) { return loaded(n, 1); });
   EXPECT_EQ(g.threads(), 1);
   const double mean = drive(g, 60.0, [](int n) { return loaded(n, 1); });
-  EXPECT_LT(mean, 1.02);
+  EXPECT_LT(mean, 1.04);  // probes of two threads, ever rarer
 }
 
 TEST(Governor, FindsTheBestTeamBetweenTheEnds) {
   // 8 threads allowed, 5 cores ours: the best team is 5.
-  ThreadGovernor g(8, true);
+  Machine m{5};
+  ThreadGovernor g(8, true, m.idle());
+  m.g = &g;
   drive(g, 30.0, [](int n) { return loaded(n, 5); });
   EXPECT_EQ(g.threads(), 5);
 }
 
 TEST(Governor, FollowsTheLoadWhenItGoes) {
-  ThreadGovernor g(2, true);
+  Machine m{1};
+  ThreadGovernor g(2, true, m.idle());
+  m.g = &g;
   drive(g, 5.0, [](int n) { return loaded(n, 1); });
   EXPECT_EQ(g.threads(), 1);
   // The competing process ends: within a probe interval (at most 8 s) both threads return.
+  m.cores = 2;
   drive(g, 20.0, [](int n) { return loaded(n, 2); });
   EXPECT_EQ(g.threads(), 2);
 }
