@@ -61,11 +61,8 @@ void CellSetup::set_stimulus_magnitude(double x) {
     throw InputError(SourceLoc{}, "--stim-amplitude: this run keeps the model's own stimulus");
   if (!std::isfinite(x))
     throw InputError(SourceLoc{}, "--stim-amplitude must be a finite number");
-  double sign = 1.0;
-  if (stimulus.kind == StimulusInfo::Kind::rewritten && stimulus.default_amplitude &&
-      *stimulus.default_amplitude < 0)
-    sign = -1.0;
-  params[stim_amplitude] = sign * std::fabs(x) / stimulus.amplitude_scale;
+  // A magnitude: the parameter gets the sign that depolarises (StimulusInfo).
+  params[stim_amplitude] = stimulus.depolarising_sign * std::fabs(x) / std::fabs(stimulus.amplitude_scale);
 }
 
 CellSetup make_cell_setup(const model::Model& m, const StimulusInfo& info) {

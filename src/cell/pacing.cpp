@@ -117,6 +117,24 @@ double evaluate(const Model& m, ExprId e, double t, const std::vector<double>* s
   return ev.at(e, t);
 }
 
+namespace {
+
+// +1 when a positive amplitude parameter (index amp) raises dV/dt with the stimulus on
+// (parameter on = 1), −1 when it lowers it; +1 when dV/dt does not tell (not finite).
+double depolarising_sign(const Model& m, std::uint32_t amp, std::uint32_t on) {
+  std::vector<double> p;
+  for (const auto& q : m.parameters) p.push_back(q.value);
+  p[on] = 1;
+  const ExprId dv = m.derivatives[*m.roles.voltage_state];
+  p[amp] = 0;
+  const double base = evaluate(m, dv, 0.0, nullptr, &p);
+  p[amp] = 1;
+  const double pushed = evaluate(m, dv, 0.0, nullptr, &p);
+  return std::isfinite(base) && std::isfinite(pushed) && pushed < base ? -1.0 : 1.0;
+}
+
+}  // namespace
+
 StimulusInfo prepare_pacing(Model& m) {
   if (!m.roles.voltage_state)
     throw InputError(SourceLoc{m.source_file, 0, 0},
@@ -169,6 +187,7 @@ StimulusInfo prepare_pacing(Model& m) {
       amp = m.pool.param(new_amp);
     }
     alg.expr = m.pool.mul(amp, on_e);
+    info.depolarising_sign = depolarising_sign(m, *m.find_parameter(info.amplitude_param), on);
     return info;
   }
 

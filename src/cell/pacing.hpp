@@ -47,6 +47,10 @@ struct StimulusInfo {
   std::optional<double> default_duration_ms;
   std::optional<double> default_period_ms;
   std::optional<double> default_start_ms;
+  // The sign of the amplitude parameter that raises dV/dt (found by evaluating dV/dt): a
+  // pacing amplitude given as a magnitude gets this sign, so a model whose own stimulus is
+  // zero (or written with either sign convention) is still depolarised.
+  double depolarising_sign = 1;
 };
 
 // Rewrites the model (before the passes) so the driver controls the stimulus. Needs

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "cell/cell_setup.hpp"
 #include "cell/pacing.hpp"
 #include "cell/single_cell.hpp"
 #include "cell_test_models.hpp"
@@ -106,6 +107,39 @@ TEST(Pacing, RewritesTheModelStimulusKeepingItsSignAndAmplitude) {
   EXPECT_EQ(evaluate(m, m.algebraics[0].expr, 10.5, nullptr, &p), 0.0);  // switch off
   p[*on] = 1.0;
   EXPECT_EQ(evaluate(m, m.algebraics[0].expr, 500.0, nullptr, &p), -52.0);  // any time
+  EXPECT_EQ(info.depolarising_sign, 1.0);  // dV/dt = +stim_amplitude while on
+}
+
+// A stimulus of amplitude 0 in the file (Noble 1962 in ../shared) entering as
+// dV/dt = −i_stim: a magnitude asked for on the command line must still depolarise.
+TEST(Pacing, AZeroStimulusGetsTheSignThatDepolarises) {
+  Model m;
+  m.name = "zero_stim";
+  m.states.push_back({});
+  m.states[0].name = "V";
+  m.states[0].initial = -80;
+  hw::model::Parameter a;
+  a.name = "stim_amplitude";
+  a.value = 0.0;
+  m.parameters.push_back(a);
+  hw::model::Algebraic stim;
+  stim.name = "i_stim";
+  stim.expr = m.pool.param(0);
+  m.algebraics.push_back(stim);
+  m.derivatives.push_back(m.pool.neg(m.pool.algebraic(0)));
+  m.roles.voltage_state = 0;
+  m.roles.stimulus_current = 0;
+  const StimulusInfo info = prepare_pacing(m);
+  EXPECT_EQ(info.depolarising_sign, -1.0);
+  CellSetup s = make_cell_setup(m, info);
+  s.set_stimulus_magnitude(200);
+  std::vector<double> p = s.params;
+  p[*m.find_parameter(info.on_param)] = 1.0;
+  EXPECT_GT(evaluate(m, m.derivatives[0], 0.0, nullptr, &p), 0.0);  // V rises
+  s.set_stimulus_magnitude(-200);  // a magnitude: the sign given does not matter
+  p = s.params;
+  p[*m.find_parameter(info.on_param)] = 1.0;
+  EXPECT_GT(evaluate(m, m.derivatives[0], 0.0, nullptr, &p), 0.0);
 }
 
 TEST(Pacing, ModelWithoutStimulusGetsAnAdditiveTerm) {
@@ -121,6 +155,7 @@ TEST(Pacing, ModelWithoutStimulusGetsAnAdditiveTerm) {
   p[*m.find_parameter(info.on_param)] = 1.0;
   p[*m.find_parameter(info.amplitude_param)] = 3.0;
   EXPECT_EQ(evaluate(m, m.derivatives[0], 0.0, nullptr, &p), 3.0);
+  EXPECT_EQ(info.depolarising_sign, 1.0);
 }
 
 TEST(Pacing, ModelWithoutVoltageIsAnInputError) {
