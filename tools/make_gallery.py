@@ -74,14 +74,13 @@ GALLERY = {
         "stopped at the 600 ms frame instead of 1000 ms, and without the HDF5 fields "
         "(2.7 GB for the full run); the PNG frames are the case's own",
         "Seed 004's 256³ Karma cube: the x-z plane through the middle (y = 128) at t = 600 ms. "
-        "**This is not the scroll wave the case file describes.** The initial plane wave "
-        "(E = 3 in the bottom 5 % of z, n = 0.5 everywhere) does not propagate: it dies within "
-        "25 ms (the probes at z = 64 and 192 never excite before 425 ms; the same on the cpu "
-        "on a 4 × 4 × 128 column, where n = 0 instead lets it travel). The second stimulus at "
-        "425 ms therefore meets fully recovered tissue and starts a wave that expands from "
-        "the stimulated band in every direction (here an arch of excited tissue around the "
-        "band, which has recovered); it leaves the cube by about 750 ms, and the cube is at "
-        "rest from then to 1000 ms."),
+        "The plane wave started at the bottom has left the cube; the second stimulus, given at "
+        "180 ms in the band 60 < z < 100, 117 ≤ x ≤ 137 while the wave's refractory tail lay "
+        "across it, could only run back down, and its two free ends curled into a pair of "
+        "counter-rotating scroll waves (straight filaments along y) that keep sending waves "
+        "through the cube. The case file says why it starts n at 0 and the second stimulus at "
+        "180 ms rather than the thesis's n = 0.5 and 425 ms (with those, the plane wave dies "
+        "within 25 ms on this model)."),
 }
 
 BACKEND_RE = re.compile(r"backend auto: (.*)")
