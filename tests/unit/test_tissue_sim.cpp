@@ -26,9 +26,7 @@ namespace {
 using hw::tissue::testing::box_initial;
 using hw::tissue::testing::box_region;
 using hw::tissue::testing::box_stimulus;
-using hw::tissue::testing::add_box_region;
 using hw::tissue::testing::ellipsoid_shell;
-using hw::tissue::testing::rotating_fibres;
 using hw::tissue::testing::max_diff;
 using hw::tissue::testing::sheet;
 
@@ -66,110 +64,10 @@ SimRun run(const TissueCase& c, Backend b, double t_end, double thr = -20) {
   return r;
 }
 
-
-double max_vdiff(const Field<float>& a, const Field<float>& b) {
-  double d = 0;
-  for (std::size_t n = 0; n < a.size(); ++n)
-    if (!std::isnan(a[n])) d = std::max(d, double(std::fabs(a[n] - b[n])));
-  return d;
-}
-
-void compare_backends(TissueCase c, double t_end, const char* what) {
-  c.time.precision = Precision::f64;
-  const SimRun ref = run(c, Backend::reference, t_end);
-  const SimRun cpu64 = run(c, Backend::cpu, t_end);
-  c.time.precision = Precision::f32;
-  const SimRun cpu32 = run(c, Backend::cpu, t_end);
-  bool nan64, nan32;
-  const double a64 = max_diff(ref.act, cpu64.act, &nan64);
-  const double a32 = max_diff(ref.act, cpu32.act, &nan32);
-  const double v64 = max_vdiff(ref.v, cpu64.v), v32 = max_vdiff(ref.v, cpu32.v);
-  std::size_t activated = 0, tissue = 0;
-  for (double t : ref.act) activated += !std::isnan(t);
-  for (std::size_t n = 0; n < ref.v.size(); ++n) tissue += !std::isnan(ref.v[n]);
-  std::printf("[measured] %s: %zu cells activated; cpu f64 vs reference: activation %.3g ms, "
-              "V %.3g mV; cpu f32: activation %.3g ms, V %.3g mV\n",
-              what, activated, a64, v64, a32, v32);
-  EXPECT_GT(activated, tissue / 2);
-  EXPECT_TRUE(nan64);
-  EXPECT_LT(a64, 1e-6);
-  EXPECT_LT(v64, 1e-6);
-  EXPECT_TRUE(nan32);
-  EXPECT_LE(a32, c.time.dt);
-  EXPECT_LT(v32, 0.5);  // float rounding, amplified only on the steep upstroke
-}
-
 }  // namespace
 
-TEST(TissueSim, ReferenceVsCpu2DAnisotropicTwoModels) {
-  TissueCase c = sheet(30, 20, 1, 0.2, "bueno_orovio_2008_epi");
-  c.fibres.kind = FibreSpec::Kind::uniform;
-  c.fibres.direction = {1, 0.6, 0};  // oblique: 9-point stencil with edge links
-  add_box_region(c, "tentusscher_2006_epi", {3, 0, 0}, {6, 2, 1});
-  c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.6, 4, 1}));
-  compare_backends(c, 12, "2D 30x20 oblique fibres, BO epi + TT06 epi");
-}
-
-// One model over the whole grid: the cpu engine steps the states and V in place
-// (Batch::v), without the scratch batch the tests above go through.
-TEST(TissueSim, ReferenceVsCpuWholeGridInPlace) {
-  TissueCase c = sheet(24, 16, 1, 0.2, "tentusscher_2006_epi");
-  c.fibres.kind = FibreSpec::Kind::uniform;
-  c.fibres.direction = {1, 0.4, 0};
-  c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.6, 3.2, 1}));
-  compare_backends(c, 12, "2D 24x16 oblique fibres, TT06 epi on the whole grid (in place)");
-  c.time.splitting = Splitting::strang;
-  c.time.ode_substeps = 2;
-  compare_backends(c, 12, "the same with Strang splitting and 2 ODE sub-steps");
-}
-
-TEST(TissueSim, ReferenceVsCpu3DRotatingFibresPeriodic) {
-  TissueCase c = sheet(14, 8, 6, 0.25, "bueno_orovio_2008_epi");
-  c.grid.bc[1] = Boundary::periodic;
-  rotating_fibres(c);
-  ModelRegion m2;
-  m2.model = "bueno_orovio_2008_endo";
-  m2.where.kind = Region::Kind::face;
-  m2.where.face = "z-";
-  m2.where.depth = 0.5;
-  c.models.push_back(m2);
-  c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.5, 2, 1.5}));
-  compare_backends(c, 10, "3D 14x8x6 rotating fibres, periodic y, BO epi + endo");
-}
-
-TEST(TissueSim, ReferenceVsCpuMaskedSlabWithHole) {
-  TissueCase c = sheet(30, 20, 1, 0.2, "bueno_orovio_2008_epi");
-  c.geometry.kind = GeometrySpec::Kind::slab_with_hole;
-  c.geometry.centre = {3, 2, 0.1};
-  c.geometry.hole_radius = 1.0;
-  c.fibres.kind = FibreSpec::Kind::uniform;
-  c.fibres.direction = {1, 0, 0};
-  c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.6, 4, 1}));
-  {
-    Simulation probe(c);
-    EXPECT_FALSE(probe.mask().empty());
-    EXPECT_LT(probe.tissue_cells(), c.grid.size());
-  }
-  compare_backends(c, 12, "2D 30x20 slab with a hole (mask), fibres along x");
-}
-
-// An ellipsoidal shell fills a third of its box: the cpu engine keeps V and the link
-// coefficients in compressed rows around it, the reference the whole box.
-TEST(TissueSim, ReferenceVsCpuShellInCompressedRows) {
-  TissueCase c = sheet(24, 20, 16, 0.25, "bueno_orovio_2008_epi");
-  ellipsoid_shell(c);
-  rotating_fibres(c);
-  add_box_region(c, "bueno_orovio_2008_endo", {0, 0, 0}, {6, 2.5, 2});
-  c.stimuli.push_back(box_stimulus({0, 0, 0}, {1.5, 5, 4}));
-  {
-    Simulation probe(c);
-    EXPECT_NE(probe.describe().find("compressed rows"), std::string::npos) << probe.describe();
-    EXPECT_LT(probe.tissue_cells(), c.grid.size() / 2);
-  }
-  compare_backends(c, 16, "3D ellipsoidal shell in compressed rows, rotating fibres, BO epi + endo");
-  c.time.splitting = Splitting::strang;
-  compare_backends(c, 16, "the shell with Strang splitting");
-}
+// The engines against the reference on sheets, boxes, masks and compressed rows:
+// tests/backends/test_backends.cpp (ctest label backends).
 
 // Planar wave along a 1D cable: CV between x = 3 and 7 mm on three resolutions.
 TEST(TissueSim, ConductionVelocityConverges) {

@@ -5,7 +5,8 @@
 # copy roof measured in the same run; prints one table last. Logs go to $OUT (when set).
 #
 # Here:   bash tools/device/pack.sh heartwave=build/apps/heartwave/heartwave \
-#              heartwave_gpu_tests=build/tests/heartwave_gpu_tests
+#              heartwave_gpu_tests=build/tests/heartwave_gpu_tests \
+#              heartwave_backend_tests=build/tests/heartwave_backend_tests
 # Device: bash tools/device/gpu-check.sh [BENCH_SECONDS]      (carry .devrun)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -33,6 +34,16 @@ pass=$(grep -c '^\[       OK' "$out/gpu-tests.log")
 fail=$(grep -c '^\[  FAILED  \] [A-Z]' "$out/gpu-tests.log")
 skip=$(grep -c '^\[  SKIPPED \] [A-Z]' "$out/gpu-tests.log")
 row "gpu tests" "$pass passed, $fail failed, $skip skipped ($(( $(date +%s) - start )) s)"
+
+# 1b. The cross-backend tests (label backends: cpu and cuda against the reference), when packed.
+if [ -x .devrun/bin/heartwave_backend_tests ]; then
+  start=$(date +%s)
+  .devrun/bin/heartwave_backend_tests --gtest_color=no > "$out/backend-tests.log" 2>&1
+  pass=$(grep -c '^\[       OK' "$out/backend-tests.log")
+  fail=$(grep -c '^\[  FAILED  \] [A-Z]' "$out/backend-tests.log")
+  skip=$(grep -c '^\[  SKIPPED \] [A-Z]' "$out/backend-tests.log")
+  row "backend tests" "$pass passed, $fail failed, $skip skipped ($(( $(date +%s) - start )) s)"
+fi
 
 # 2. compute-sanitizer on the small cases (kernels come from the cache by now).
 san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
