@@ -13,6 +13,8 @@
 #include "io/atomic_file.hpp"
 #include "io/activation_k.hpp"
 #include "io/checkpoint.hpp"
+#include "kernels/diffusion_k.hpp"
+#include "parallel/team.hpp"
 #include "tissue/engine.hpp"
 
 namespace hw::io {
@@ -226,21 +228,24 @@ std::vector<double> PseudoEcg::compute(const tissue::Field<float>& v) {
   std::vector<double> phi(electrodes_.size(), 0.0);
   for (std::size_t e = 0; e < electrodes_.size(); ++e) {
     const auto& p = electrodes_[e].position;
-    // φ_e = 1/(4πσ_e) Σ_cells (∇·σ∇V)_c · |cell| / |x_c − x_e|
-    double sum = 0;
-    for (int kk = 0; kk < g.n[2]; ++kk) {
-      const double dz = g.centre(2, kk) - p[2];
-      for (int j = 0; j < g.n[1]; ++j) {
-        const double dy = g.centre(1, j) - p[1];
-        const std::size_t r = std::size_t(j) + std::size_t(g.n[1]) * kk;
+    // φ_e = 1/(4πσ_e) Σ_cells (∇·σ∇V)_c · |cell| / |x_c − x_e|, over rows in parallel
+    // and summed in a fixed order (the same bits on any team size).
+    const std::ptrdiff_t rows = std::ptrdiff_t(L.rows());
+    const double sum = par::ordered_sum(rows, 16, g.size() >= std::size_t(kernels::kMinParallelCells),
+                                        [&](std::ptrdiff_t r0, std::ptrdiff_t r1) {
+      double part = 0;
+      for (std::ptrdiff_t r = r0; r < r1; ++r) {
+        const int j = int(r % g.n[1]), kk = int(r / g.n[1]);
+        const double dy = g.centre(1, j) - p[1], dz = g.centre(2, kk) - p[2];
         // Off the tissue L V = 0: only the row's tissue range contributes.
         for (int i = int(L.tlo[r]); i < int(L.thi[r]); ++i) {
           const double dx = g.centre(0, i) - p[0];
           const double dist = std::max(std::sqrt(dx * dx + dy * dy + dz * dz), rmin);
-          sum += lv_[L.base[r] + i] / dist;
+          part += lv_[L.base[r] + i] / dist;
         }
       }
-    }
+      return part;
+    });
     phi[e] = k * sum;
   }
   return phi;

@@ -7,6 +7,10 @@
 // whole-field loop it calls (diffusion operators, CG, the phase-field rescale) asks team().
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
 namespace hw::par {
 
 // Cores this process may run on: the CPU affinity mask, capped by a cgroup CPU quota
@@ -27,5 +31,22 @@ class TeamScope {
  private:
   int previous_;
 };
+
+// Σ body(b, e) over [0, n) cut into ranges of `chunk`, each range summed by one thread and
+// the ranges' sums added in order: the same bits whatever the team size. A plain OpenMP
+// reduction's bits depend on the team, and the governor may change the team mid-run while a
+// restart must continue bit-identically (CG's dot products, the pseudo-ECG).
+template <class Body>
+double ordered_sum(std::ptrdiff_t n, std::ptrdiff_t chunk, bool parallel, Body&& body) {
+  const std::ptrdiff_t chunks = (n + chunk - 1) / chunk;
+  thread_local std::vector<double> part;
+  part.assign(std::size_t(std::max<std::ptrdiff_t>(chunks, 0)), 0.0);
+  double* sums = part.data();
+#pragma omp parallel for schedule(static) num_threads(team()) if (parallel && chunks > 1)
+  for (std::ptrdiff_t c = 0; c < chunks; ++c) sums[c] = body(c * chunk, std::min(n, (c + 1) * chunk));
+  double s = 0.0;
+  for (std::ptrdiff_t c = 0; c < chunks; ++c) s += sums[c];
+  return s;
+}
 
 }  // namespace hw::par

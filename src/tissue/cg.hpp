@@ -34,15 +34,19 @@ struct CgResult {
 
 namespace cg_detail {
 
+// Reductions in fixed ranges (parallel/team.hpp: the same bits on any team size).
+inline constexpr std::ptrdiff_t kSumChunk = 4096;
+
 template <class Real>
 double dot(const Field<Real>& a, const Field<Real>& b) {
   const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(a.size());
   const Real* x = a.data();
   const Real* y = b.data();
-  double s = 0.0;
-#pragma omp parallel for reduction(+ : s) schedule(static) num_threads(par::team()) if (n >= kernels::kMinParallelCells)
-  for (std::ptrdiff_t i = 0; i < n; ++i) s += double(x[i]) * double(y[i]);
-  return s;
+  return par::ordered_sum(n, kSumChunk, n >= kernels::kMinParallelCells, [&](std::ptrdiff_t lo, std::ptrdiff_t hi) {
+    double s = 0.0;
+    for (std::ptrdiff_t i = lo; i < hi; ++i) s += double(x[i]) * double(y[i]);
+    return s;
+  });
 }
 
 }  // namespace cg_detail
@@ -119,13 +123,16 @@ CgResult cg_solve(const Op& a, const Field<Real>& b, Field<Real>& x, const Preco
     Real* rp = r.data();
     const Real* pp = p.data();
     const Real* qp = q.data();
-    double rr = 0.0;
-#pragma omp parallel for reduction(+ : rr) schedule(static) num_threads(par::team()) if (sn >= kernels::kMinParallelCells)
-    for (std::ptrdiff_t i = 0; i < sn; ++i) {
-      xp[i] += alpha * pp[i];
-      rp[i] -= alpha * qp[i];
-      rr += double(rp[i]) * double(rp[i]);
-    }
+    const double rr = par::ordered_sum(sn, cg_detail::kSumChunk, sn >= kernels::kMinParallelCells,
+                                       [&](std::ptrdiff_t lo, std::ptrdiff_t hi) {
+                                         double s = 0.0;
+                                         for (std::ptrdiff_t i = lo; i < hi; ++i) {
+                                           xp[i] += alpha * pp[i];
+                                           rp[i] -= alpha * qp[i];
+                                           s += double(rp[i]) * double(rp[i]);
+                                         }
+                                         return s;
+                                       });
     res.iterations = it;
     res.rel_residual = std::sqrt(rr) / bnorm;
     if (res.rel_residual <= opt.rel_tol) {

@@ -20,40 +20,13 @@ using namespace hw::tissue;
 using hw::tissue::testing::add_box_region;
 using hw::tissue::testing::box_stimulus;
 using hw::tissue::testing::ellipsoid_shell;
+using hw::tissue::testing::ActivationRun;
 using hw::tissue::testing::max_diff;
+using hw::tissue::testing::run_with_activation;
 using hw::tissue::testing::rotating_fibres;
 using hw::tissue::testing::sheet;
 
 namespace {
-
-// Activation times (first upward crossing of thr, linear in time; NaN where none) and V.
-struct Outcome {
-  std::vector<double> act;
-  Field<float> v;
-};
-
-Outcome run(const TissueCase& c, Backend b, double t_end, double thr = -20) {
-  SimulationOptions o;
-  o.backend = b;
-  o.threads = 1;
-  Simulation sim(c, o);
-  const std::size_t N = sim.grid().size();
-  Outcome r;
-  r.act.assign(N, std::numeric_limits<double>::quiet_NaN());
-  Field<float> prev, v;
-  sim.voltage(prev);
-  // Sampled after every step on every engine: the same samples, the same interpolation.
-  while (sim.time() < t_end - 1e-9) {
-    sim.step();
-    sim.voltage(v);
-    for (std::size_t n = 0; n < N; ++n)
-      if (std::isnan(r.act[n]) && prev[n] < thr && v[n] >= thr)
-        r.act[n] = sim.time() - sim.dt() + sim.dt() * (thr - prev[n]) / double(v[n] - prev[n]);
-    std::swap(prev, v);
-  }
-  r.v = prev;
-  return r;
-}
 
 double max_vdiff(const Field<float>& a, const Field<float>& b) {
   double d = 0;
@@ -74,10 +47,10 @@ class Backends : public ::testing::TestWithParam<Backend> {
   void compare(TissueCase c, double t_end, const char* what) {
     const Backend b = GetParam();
     c.time.precision = Precision::f64;
-    const Outcome ref = run(c, Backend::reference, t_end);
-    const Outcome e64 = run(c, b, t_end);
+    const ActivationRun ref = run_with_activation(c, Backend::reference, t_end);
+    const ActivationRun e64 = run_with_activation(c, b, t_end);
     c.time.precision = Precision::f32;
-    const Outcome e32 = run(c, b, t_end);
+    const ActivationRun e32 = run_with_activation(c, b, t_end);
     bool nan64 = false, nan32 = false;
     const double a64 = max_diff(ref.act, e64.act, &nan64), a32 = max_diff(ref.act, e32.act, &nan32);
     const double v64 = max_vdiff(ref.v, e64.v), v32 = max_vdiff(ref.v, e32.v);

@@ -22,44 +22,15 @@ using hw::tissue::testing::box_initial;
 using hw::tissue::testing::box_stimulus;
 using hw::tissue::testing::ellipsoid_shell;
 using hw::tissue::testing::rotating_fibres;
+using hw::tissue::testing::ActivationRun;
 using hw::tissue::testing::max_diff;
+using hw::tissue::testing::run_with_activation;
 using hw::tissue::testing::sheet;
 
 namespace {
 
-struct Run {
-  std::vector<double> act;  // activation time (ms) per grid cell, NaN where none
-  Field<float> v;           // V after the run
-  std::vector<double> v100;  // V (double) after `early` steps
-};
-
-Run run(const TissueCase& c, Backend b, double t_end, long early = 100, double thr = -20) {
-  SimulationOptions o;
-  o.backend = b;
-  o.threads = 2;
-  Simulation sim(c, o);
-  const std::size_t N = sim.grid().size();
-  Run r;
-  r.act.assign(N, std::numeric_limits<double>::quiet_NaN());
-  Field<float> v;
-  sim.voltage(v);
-  std::vector<float> prev(v.data(), v.data() + N);
-  sim.run_until(t_end, [&](const Simulation& s) {
-    s.voltage(v);
-    for (std::size_t n = 0; n < N; ++n) {
-      if (std::isnan(r.act[n]) && prev[n] < thr && v[n] >= thr)
-        r.act[n] = s.time() - s.dt() + s.dt() * (thr - prev[n]) / (v[n] - prev[n]);
-      prev[n] = v[n];
-    }
-    if (s.steps_done() == early) {
-      r.v100.resize(N);
-      for (std::size_t n = 0; n < N; ++n) r.v100[n] = s.voltage_at(n);
-    }
-  });
-  sim.voltage(r.v);
-  return r;
-}
-
+// The runs sample V after every step, two threads on the cpu; V in double after 100 steps.
+ActivationRun run(const TissueCase& c, Backend b, double t_end) { return run_with_activation(c, b, t_end, 2, 100); }
 
 double max_abs(const std::vector<double>& a) {
   double m = 0;
@@ -72,21 +43,21 @@ double max_abs(const std::vector<double>& a) {
 // within 1e-6 ms; float: activation within one dt.
 void compare_with_reference(TissueCase c, double t_end, const char* what) {
   c.time.precision = Precision::f64;
-  const Run ref = run(c, Backend::reference, t_end);
-  const Run gpu64 = run(c, Backend::cuda, t_end);
+  const ActivationRun ref = run(c, Backend::reference, t_end);
+  const ActivationRun gpu64 = run(c, Backend::cuda, t_end);
   c.time.precision = Precision::f32;
-  const Run gpu32 = run(c, Backend::cuda, t_end);
+  const ActivationRun gpu32 = run(c, Backend::cuda, t_end);
   bool nan64 = false, nan32 = false, nanv = false;
   const double a64 = max_diff(ref.act, gpu64.act, &nan64);
   const double a32 = max_diff(ref.act, gpu32.act, &nan32);
-  const double v100 = max_diff(ref.v100, gpu64.v100, &nanv) / std::max(1e-300, max_abs(ref.v100));
+  const double v100 = max_diff(ref.v_early, gpu64.v_early, &nanv) / std::max(1e-300, max_abs(ref.v_early));
   std::size_t activated = 0, tissue = 0;
   for (double t : ref.act) activated += !std::isnan(t);
   for (std::size_t n = 0; n < ref.v.size(); ++n) tissue += !std::isnan(ref.v[n]);
   std::printf("[measured] cuda vs reference, %s: %zu of %zu cells activated; f64: V after 100 steps "
               "%.3g relative, activation %.3g ms; f32: activation %.3g ms (dt %g)\n",
               what, activated, tissue, v100, a64, a32, c.time.dt);
-  ASSERT_FALSE(ref.v100.empty()) << "the run is shorter than 100 steps";
+  ASSERT_FALSE(ref.v_early.empty()) << "the run is shorter than 100 steps";
   EXPECT_GT(activated, tissue / 2);
   EXPECT_TRUE(nanv);
   EXPECT_LE(v100, 1e-10);

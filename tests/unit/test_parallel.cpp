@@ -5,7 +5,9 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
+#include <vector>
 
 #include "parallel/competing_load.hpp"
 #include "parallel/governor.hpp"
@@ -133,6 +135,27 @@ TEST(Governor, FollowsTheLoadWhenItGoes) {
   m.cores = 2;
   drive(g, 20.0, [](int n) { return loaded(n, 2); });
   EXPECT_EQ(g.threads(), 2);
+}
+
+// Sums the governor's changing team cannot perturb: a restart continues bit-identically.
+TEST(Team, OrderedSumIsTheSameOnEveryTeam) {
+  std::vector<double> x(100003);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(double(i)) * 1e3 + 1e-3 * double(i % 7);
+  auto sum = [&](int team) {
+    const hw::par::TeamScope scope(team);
+    return hw::par::ordered_sum(std::ptrdiff_t(x.size()), 4096, true, [&](std::ptrdiff_t lo, std::ptrdiff_t hi) {
+      double s = 0;
+      for (std::ptrdiff_t i = lo; i < hi; ++i) s += x[std::size_t(i)];
+      return s;
+    });
+  };
+  const double one = sum(1);
+  EXPECT_EQ(one, sum(2));
+  EXPECT_EQ(one, sum(3));
+  EXPECT_EQ(one, sum(8));
+  double plain = 0;
+  for (double v : x) plain += v;
+  EXPECT_NEAR(one, plain, 1e-9 * std::fabs(plain) + 1e-6);
 }
 
 TEST(CompetingLoad, StartsAndStopsItsProcesses) {

@@ -27,41 +27,15 @@ using hw::tissue::testing::box_initial;
 using hw::tissue::testing::box_region;
 using hw::tissue::testing::box_stimulus;
 using hw::tissue::testing::ellipsoid_shell;
+using hw::tissue::testing::ActivationRun;
 using hw::tissue::testing::max_diff;
+using hw::tissue::testing::run_with_activation;
 using hw::tissue::testing::sheet;
 
 // Bytes of heap in use (glibc: small blocks plus mmap'ed large ones).
 std::size_t heap_in_use() {
   const struct mallinfo2 mi = mallinfo2();
   return mi.uordblks + mi.hblkhd;
-}
-
-// Activation times (first upward crossing of thr, linear in time), NaN where none.
-struct SimRun {
-  std::vector<double> act;
-  Field<float> v;
-};
-
-SimRun run(const TissueCase& c, Backend b, double t_end, double thr = -20) {
-  SimulationOptions o;
-  o.backend = b;
-  o.threads = 1;
-  Simulation sim(c, o);
-  const std::size_t N = sim.grid().size();
-  SimRun r;
-  r.act.assign(N, std::numeric_limits<double>::quiet_NaN());
-  std::vector<double> prev(N);
-  for (std::size_t n = 0; n < N; ++n) prev[n] = sim.voltage_at(n);
-  sim.run_until(t_end, [&](const Simulation& s) {
-    for (std::size_t n = 0; n < N; ++n) {
-      const double v = s.voltage_at(n);
-      if (std::isnan(r.act[n]) && prev[n] < thr && v >= thr)
-        r.act[n] = s.time() - s.dt() + s.dt() * (thr - prev[n]) / (v - prev[n]);
-      prev[n] = v;
-    }
-  });
-  sim.voltage(r.v);
-  return r;
 }
 
 }  // namespace
@@ -79,7 +53,7 @@ TEST(TissueSim, ConductionVelocityConverges) {
     c.time.dt = 0.01;
     c.time.precision = Precision::f64;
     c.stimuli.push_back(box_stimulus({0, 0, 0}, {1.0, 1, 1}));
-    const SimRun r = run(c, Backend::cpu, 20);
+    const ActivationRun r = run_with_activation(c, Backend::cpu, 20);
     const Grid& g = c.grid;
     auto at = [&](double x) {
       // linear interpolation between cell centres
@@ -111,7 +85,7 @@ TEST(TissueSim, PointStimulusGivesCircularFront) {
   spot.centre = {4.1, 4.1, 0.1};
   spot.radius = 0.5;
   c.stimuli.push_back(hw::tissue::testing::stimulus(spot, 80, 1));
-  const SimRun r = run(c, Backend::cpu, 8);
+  const ActivationRun r = run_with_activation(c, Backend::cpu, 8);
   const Grid& g = c.grid;
   const double R = 2.5;
   auto t_at = [&](double x, double y) {
@@ -138,9 +112,9 @@ TEST(TissueSim, GodunovAndStrangAgreeAsDtShrinks) {
     c.time.dt = dts[q];
     c.time.precision = Precision::f64;
     c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.6, 1, 1}));
-    const SimRun g = run(c, Backend::cpu, 14);
+    const ActivationRun g = run_with_activation(c, Backend::cpu, 14);
     c.time.splitting = Splitting::strang;
-    const SimRun s = run(c, Backend::cpu, 14);
+    const ActivationRun s = run_with_activation(c, Backend::cpu, 14);
     bool nan;
     diff[q] = max_diff(g.act, s.act, &nan);
     EXPECT_TRUE(nan);

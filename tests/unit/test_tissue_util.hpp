@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "tissue/conductivity.hpp"
 #include "tissue/diffusion.hpp"
 #include "tissue/grid.hpp"
+#include "tissue/simulation.hpp"
 
 namespace hw::tissue::testing {
 
@@ -143,6 +145,41 @@ inline double max_diff(const std::vector<double>& a, const std::vector<double>& 
     if (!std::isnan(a[n]) && !std::isnan(b[n])) d = std::max(d, std::fabs(a[n] - b[n]));
   }
   return d;
+}
+
+// A run of case c on backend b to t_end with V sampled after every step: activation times
+// (first upward crossing of thr, linear in time; NaN where none) from the same float
+// samples on every engine, V at the end, and V in double after `early` steps (if > 0).
+struct ActivationRun {
+  std::vector<double> act;
+  Field<float> v;
+  std::vector<double> v_early;
+};
+
+inline ActivationRun run_with_activation(const TissueCase& c, Backend b, double t_end, int threads = 1,
+                                         long early = 0, double thr = -20) {
+  SimulationOptions o;
+  o.backend = b;
+  o.threads = threads;
+  Simulation sim(c, o);
+  const std::size_t N = sim.grid().size();
+  ActivationRun r;
+  r.act.assign(N, std::numeric_limits<double>::quiet_NaN());
+  Field<float> prev, v;
+  sim.voltage(prev);
+  sim.run_until(t_end, [&](const Simulation& s) {
+    s.voltage(v);
+    for (std::size_t n = 0; n < N; ++n)
+      if (std::isnan(r.act[n]) && prev[n] < thr && v[n] >= thr)
+        r.act[n] = s.time() - s.dt() + s.dt() * (thr - prev[n]) / double(v[n] - prev[n]);
+    std::swap(prev, v);
+    if (early > 0 && s.steps_done() == early) {
+      r.v_early.resize(N);
+      for (std::size_t n = 0; n < N; ++n) r.v_early[n] = s.voltage_at(n);
+    }
+  });
+  r.v = prev;
+  return r;
 }
 
 inline double max_abs(const Field<double>& f) {
