@@ -29,7 +29,8 @@ TISSUE_SUITES = [
     ('TissueDiffusion', 'Diffusion operators: convergence, symmetry, cpu vs reference'),
     ('TissueStepping', 'Time stepping of diffusion: charge, explicit vs implicit'),
     ('TissueCg', 'Conjugate gradients: the Poisson problem of seed 003'),
-    ('TissueSim', 'Monodomain: backends, conduction velocity, fronts, memory, N-version'),
+    ('Engines/Backends', 'Monodomain: each engine against the reference (tests/backends; V compared as float fields)'),
+    ('TissueSim', 'Monodomain: conduction velocity, fronts, memory, N-version'),
     ('TissuePhase', 'Phase-field boundaries'),
     ('Geometry', 'Geometry: shapes, phase field, fibres, real hearts'),
     ('IoMaps', 'Maps: activation, APD90, conduction velocity'),
@@ -49,7 +50,13 @@ def run_tests(build_dir):
         exe = found[0]
     cmd = [exe, f'--gtest_filter={FILTER}', '--gtest_color=no']
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-    return os.path.relpath(exe, ROOT), proc.stdout + proc.stderr
+    out = proc.stdout + proc.stderr
+    # The cross-backend tests (label backends) live in their own binary.
+    backends = os.path.join(os.path.dirname(exe), 'heartwave_backend_tests')
+    if not os.path.exists(backends):
+        sys.exit(f'{backends} not found: build it first')
+    b = subprocess.run([backends, '--gtest_color=no'], cwd=ROOT, capture_output=True, text=True)
+    return os.path.relpath(exe, ROOT), out + b.stdout + b.stderr
 
 
 def parse(output):
@@ -273,7 +280,7 @@ def main():
     L.append(f'- Generated: {date}, commit `{commit}`' + (' (with uncommitted changes)' if dirty else ''))
     L.append(f'- Command: `python3 tools/make_verification_doc.py --build-dir '
              f'{os.path.relpath(os.path.abspath(args.build_dir), ROOT)}`, which runs '
-             f'`{exe} --gtest_filter={FILTER}`')
+             f'`{exe} --gtest_filter={FILTER}` and `{os.path.join(os.path.dirname(exe), "heartwave_backend_tests")}`')
     L.append('- Every number below is printed by a test (tests/unit/test_convergence.cpp, '
              'test_vs_cvode.cpp, test_vs_myokit.cpp, the tissue tests) and copied here by the '
              'script; the N-version table is read from the recorded runs in docs/data/niederer/.')
