@@ -89,13 +89,20 @@ void ThreadGovernor::record(double seconds) {
       const double base = 0.5 * (base_per_step_ + window_time_ / window_steps_);
       const int tried = probe_team_;
       const bool down = tried < best_;
-      if (probe_per_step_ < base * (1 - kMargin)) {
+      if (probe_per_step_ < base * (1 - kMargin) && confirming_ != tried) {
+        // A first win: steps on a loaded machine stall at random, so one window can flatter
+        // a team. The same probe again soon; only a second win switches.
+        confirming_ = tried;
+        interval_ = kFirstInterval;
+      } else if (probe_per_step_ < base * (1 - kMargin)) {
         direction_ = down ? -1 : 1;  // keep going the way that paid, soon
         best_ = current_ = tried;
         down_step_ = 1;
+        confirming_ = 0;
         const bool further = direction_ < 0 ? best_ > 1 : best_ < max_;
         interval_ = further ? kFirstInterval : std::min(2 * interval_, kMaxInterval);
       } else {
+        confirming_ = 0;
         // A team a little smaller can be no faster while a much smaller one is (two busy
         // processes on 16 cores: 15 threads still share a core): look further down next time.
         if (down) down_step_ = best_ - 2 * down_step_ >= 1 ? 2 * down_step_ : 1;

@@ -7,7 +7,8 @@
 // "A busy machine"). So now and then the governor times a short window of steps with the
 // current team, an equal window with one thread fewer (or more), and the current team
 // again, back to back so all three see the same load, and keeps the faster. A probe that loses makes the next one wait twice
-// as long (up to kMaxInterval); one that wins is followed soon by another. Downward probes
+// as long (up to kMaxInterval); one that wins is repeated soon, and only a second win in a
+// row switches the team (one window on a loaded machine can flatter a team by chance). Downward probes
 // that lose try twice as many threads fewer the next time, so a plateau of equally slow
 // team sizes is crossed. A larger team is only tried when the machine has had an idle core
 // since the last probe (IdleCores): more threads than free cores can only share them, and
@@ -68,7 +69,8 @@ class ThreadGovernor {
   int window_steps_ = -1;  // −1: the window's first step, not timed (a new team warms up)
   std::function<double()> idle_cores_;
   int direction_ = -1;
-  int down_step_ = 1;  // how many threads fewer the next downward probe tries
+  int down_step_ = 1;
+  int confirming_ = 0;  // the team of a probe that won once and is being tried again  // how many threads fewer the next downward probe tries
   double busy_ = 0, thread_seconds_ = 0;
 };
 

@@ -101,7 +101,7 @@ TEST(Governor, DropsToOneThreadBesideABusyProcess) {
   Machine m{1};
   ThreadGovernor g(2, true, m.idle());
   m.g = &g;
-  drive(g, 1.0, [](int n) { return loaded(n, 1); });
+  drive(g, 3.0, [](int n) { return loaded(n, 1); });
   EXPECT_EQ(g.threads(), 1);
   // No idle core: the second thread is never tried again while the load lasts.
   const double mean = drive(g, 60.0, [](int n) { return loaded(n, 1); });
@@ -110,7 +110,7 @@ TEST(Governor, DropsToOneThreadBesideABusyProcess) {
 
 TEST(Governor, TriesMoreThreadsWhenItCannotTellTheIdleCores) {
   ThreadGovernor g(2, true, [] { return -1.0; });
-  drive(g, 1.0, [](int n) { return loaded(n, 1); });
+  drive(g, 3.0, [](int n) { return loaded(n, 1); });
   EXPECT_EQ(g.threads(), 1);
   const double mean = drive(g, 60.0, [](int n) { return loaded(n, 1); });
   EXPECT_LT(mean, 1.04);  // probes of two threads, ever rarer
