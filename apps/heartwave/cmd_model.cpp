@@ -1,18 +1,22 @@
 // `heartwave model inspect|convert|compile|list`: what the model compiler sees and makes.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
 
+#include "cell/auto_integrator.hpp"
 #include "cell/json_writer.hpp"
 #include "common.hpp"
 #include "model/analysis/roles.hpp"
 #include "model/emit/cpp_printer.hpp"
 #include "model/emit/cuda_printer.hpp"
+#include "model/emit/interpreter.hpp"
 #include "model/frontend/cellml/cellml.hpp"
 #include "model/frontend/hwm/hwm.hpp"
 #include "model/ir/print.hpp"
+#include "model/passes/linear_blocks.hpp"
 #include "model/jit/builtin_registry.hpp"
 
 namespace hw::cli {
@@ -28,8 +32,40 @@ void write_file(const std::string& path, const std::string& text) {
 
 std::string units_of(const model::Symbol& s) { return s.units_name.empty() ? "-" : s.units_name; }
 
+// `--dt X`: the stiffness along a paced CVODE beat and the scheme `auto` picks at X.
+struct StiffnessSection {
+  std::vector<cell::StateStiffness> states;  // stiffest first
+  std::vector<std::string> names;
+  double dt_model = 0;
+  std::string recommended;
+};
+
+StiffnessSection stiffness_at(const std::string& file, const RoleFlags& roles, double dt_ms) {
+  model::LoadOptions lo;
+  lo.roles = roles.overrides();
+  const model::LoadedModel lm = model::load_model(file, lo);
+  const cell::CellSetup setup = cell::make_cell_setup(lm.analysed, lm.stimulus);
+  const auto kernel = model::make_interpreter(lm.analysed);
+  const double duration = lm.stimulus.default_duration_ms.value_or(1.0);
+  StiffnessSection out;
+  out.states = cell::measure_stiffness(*kernel, setup, 1000, duration);
+  std::sort(out.states.begin(), out.states.end(),
+            [](const auto& a, const auto& b) { return a.most_negative < b.most_negative; });
+  out.names = setup.state_names;
+  out.dt_model = dt_ms / setup.time_to_ms;
+  cell::AutoOptions ao;
+  ao.dt_ms = dt_ms;
+  ao.stim_duration_ms = duration;
+  try {
+    out.recommended = cell::choose_integrator(lm.analysed, *kernel, setup, ao).why;
+  } catch (const InputError& e) {
+    out.recommended = e.what();
+  }
+  return out;
+}
+
 int inspect(const std::string& file, const RoleFlags& roles, bool dump, const std::string& dump_pass,
-            bool json) {
+            bool json, std::optional<double> dt) {
   model::LoadOptions lo;
   lo.roles = roles.overrides();
   lo.keep_model_stimulus = true;  // show the model itself; pacing is reported below
@@ -59,6 +95,8 @@ int inspect(const std::string& file, const RoleFlags& roles, bool dump, const st
     pacing = "not possible: " + e.diagnostics().front().message;
   }
   if (dump) return 0;
+  std::optional<StiffnessSection> stiff;
+  if (dt) stiff = stiffness_at(file, roles, *dt);
   if (json) {
     cell::JsonWriter j;
     j.begin_object();
@@ -86,6 +124,22 @@ int inspect(const std::string& file, const RoleFlags& roles, bool dump, const st
     j.key("warnings").begin_array();
     for (const auto& d : lm.notes) j.value(d.str());
     j.end_array();
+    j.key("linear_blocks").begin_array();
+    for (const auto& b : an.blocks) {
+      j.begin_object().key("states").begin_array();
+      for (auto i : b.states) j.value(an.states[i].name);
+      j.end_array().key("conserves").value(b.conserves).end_object();
+    }
+    j.end_array();
+    if (stiff) {
+      j.key("stiffness").begin_array();
+      for (const auto& st : stiff->states)
+        j.begin_object().key("state").value(stiff->names[std::size_t(st.state)])
+            .key("most_negative_jacobian").value(st.most_negative).key("at_ms").value(st.at_ms)
+            .key("j_dt").value(-st.most_negative * stiff->dt_model).end_object();
+      j.end_array();
+      j.key("recommended").value(stiff->recommended);
+    }
     j.end_object();
     std::cout << j.str() << '\n';
     return 0;
@@ -109,6 +163,7 @@ int inspect(const std::string& file, const RoleFlags& roles, bool dump, const st
                            src.algebraics.size(), an.algebraics.size(), once);
   std::cout << fmt::format("gates found: {} of {} states (exact Rush-Larsen updates)\n", gates,
                            src.states.size());
+  if (!an.blocks.empty()) std::cout << model::describe_blocks(an) << '\n';
   std::cout << "\nroles:\n" << model::describe_roles(src);
   std::cout << "pacing: " << pacing << '\n';
   std::cout << fmt::format("\nsingularities repaired: {}\n", an.repairs.size());
@@ -119,6 +174,17 @@ int inspect(const std::string& file, const RoleFlags& roles, bool dump, const st
   std::cout << fmt::format("\nwarnings: {}\n", warnings);
   for (const auto& d : lm.notes)
     if (d.severity != Severity::note) std::cout << "  " << d.str() << '\n';
+  if (stiff) {
+    std::cout << fmt::format("\nstiffness along a paced CVODE beat (BCL 1000 ms), at dt {} ms:\n", *dt);
+    std::cout << "  state                        most negative df/dy    at (ms)   |df/dy|*dt\n";
+    for (std::size_t k = 0; k < stiff->states.size() && k < 12; ++k) {
+      const auto& st = stiff->states[k];
+      const double jdt = -st.most_negative * stiff->dt_model;
+      std::cout << fmt::format("  {:<28} {:>20.4g} {:>10.1f} {:>12.3g}{}\n", stiff->names[std::size_t(st.state)],
+                               st.most_negative, st.at_ms, jdt, jdt > 2 ? "  beyond explicit stability" : "");
+    }
+    std::cout << "recommended: " << stiff->recommended << '\n';
+  }
   return 0;
 }
 
@@ -138,11 +204,16 @@ void add_model_commands(CLI::App& app, Action& action) {
     auto* d = cmd->add_option("--dump-ir", *dump, "print the IR after each pass (or only after PASS)")
                   ->expected(0, 1);
     cmd->add_flag("--json", *json, "print as JSON");
+    auto dt = std::make_shared<std::optional<double>>();
+    cmd->add_option("--dt", *dt,
+                    "also measure stiffness along a paced beat and the scheme `-i auto` picks at this dt (ms)")
+        ->check(CLI::PositiveNumber);
     roles->add_to(*cmd);
     cmd->footer("Examples:\n  heartwave model inspect tentusscher_panfilov_2006_epi.cellml\n"
-                "  heartwave model inspect mfhn --dump-ir=cse\n  heartwave model inspect model.hwm --json");
+                "  heartwave model inspect mfhn --dump-ir=cse\n  heartwave model inspect model.hwm --json\n"
+                "  heartwave model inspect ohara_rudy_2011_endo.cellml --dt 0.02   # stiffness and the scheme to use");
     cmd->callback([=, &action] {
-      action = [=] { return inspect(*file, *roles, d->count() > 0, *dump, *json); };
+      action = [=] { return inspect(*file, *roles, d->count() > 0, *dump, *json, *dt); };
     });
   }
   {

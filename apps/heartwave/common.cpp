@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "cell/auto_integrator.hpp"
+#include "model/emit/interpreter.hpp"
 #include "model/jit/jit.hpp"
 
 namespace hw::cli {
@@ -68,9 +70,11 @@ model::RoleOverrides RoleFlags::overrides() const {
 
 void SimFlags::add_to(CLI::App& app, bool allow_cvode) {
   app.add_option("FILE", file, "model: a .cellml/.xml/.hwm file or a built-in model's name");
-  std::vector<std::string> methods{"fe", "rk2", "rk4", "rl1", "rl2", "sbe"};
+  std::vector<std::string> methods{"auto", "fe", "rk2", "rk4", "rl1", "rl2", "sbe", "grl1", "grl2"};
   if (allow_cvode) methods.push_back("cvode");
-  app.add_option("--integrator,-i", integrator, "integration method")
+  app.add_option("--integrator,-i", integrator,
+                 "integration method; auto: the cheapest of rl2/grl2 (with sub-steps) that matches CVODE "
+                 "on a probe beat (docs/single-cell.md)")
       ->check(CLI::IsMember(methods))
       ->capture_default_str();
   app.add_option("--dt", dt, "time step in ms (CVODE: sampling interval for biomarkers)")
@@ -133,8 +137,14 @@ Prepared prepare(const SimFlags& f, bool cpu_kernel) {
   const auto choice = f.kernel == "interpreter" ? model::KernelChoice::interpreter
                       : f.kernel == "compiled"  ? model::KernelChoice::compiled
                                                 : model::KernelChoice::automatic;
+  // A run-time compile builds only what this run steps with (CVODE steps nothing).
+  const bool f32 = f.precision == "float";
+  model::KernelNeeds needs = f.integrator == "auto"
+                                 ? model::KernelNeeds::only({cell::Integrator::rl2, cell::Integrator::grl2}, f32)
+                             : f.integrator == "cvode" ? model::KernelNeeds::only({}, false)
+                                                       : model::KernelNeeds::only({parse_integrator(f.integrator)}, f32);
   if (cpu_kernel)
-    r.kernel = model::make_kernel(r.loaded.analysed, choice, &r.how);
+    r.kernel = model::make_kernel(r.loaded.analysed, choice, &r.how, needs);
   else
     r.how = "CUDA printed from the model";
   r.setup = cell::make_cell_setup(r.loaded.analysed, r.loaded.stimulus);
@@ -145,6 +155,7 @@ Prepared prepare(const SimFlags& f, bool cpu_kernel) {
   const auto& st = r.loaded.stimulus;
   const std::string name = r.setup.model_name.empty() ? f.file : r.setup.model_name;
   if (st.kind != cell::StimulusInfo::Kind::none) {
+    if (st.unusable && !f.stim_amplitude) throw InputError(st.stimulus_loc, st.warning);
     if (f.stim_amplitude) {
       r.setup.set_stimulus_magnitude(*f.stim_amplitude);
     } else {
@@ -171,9 +182,23 @@ Prepared prepare(const SimFlags& f, bool cpu_kernel) {
                                    name));
   }
   r.solver.cvode = f.integrator == "cvode";
-  if (!r.solver.cvode) r.solver.method = parse_integrator(f.integrator);
+  if (!r.solver.cvode && f.integrator != "auto") r.solver.method = parse_integrator(f.integrator);
   r.solver.single_precision = f.precision == "float";
   r.solver.dt_ms = f.dt;
+  if (f.integrator == "auto") {
+    std::unique_ptr<cell::CellKernel> interpreter;
+    const cell::CellKernel* probe = r.kernel.get();
+    if (!probe) probe = (interpreter = model::make_interpreter(r.loaded.analysed)).get();
+    cell::AutoOptions ao;
+    ao.dt_ms = f.dt;
+    ao.single_precision = r.solver.single_precision;
+    ao.bcl_ms = f.bcl;
+    ao.stim_duration_ms = r.stim_duration_ms;
+    const cell::AutoChoice ch = cell::choose_integrator(r.loaded.analysed, *probe, r.setup, ao);
+    r.solver.method = ch.method;
+    r.solver.dt_ms = f.dt / ch.substeps;
+    r.integrator_note = fmt::format("integrator auto{}: {}", ch.from_cache ? " (cached)" : "", ch.why);
+  }
   r.solver.rtol = f.rtol;
   r.solver.atol = f.atol;
   r.train = cell::StimulusTrain::periodic(f.bcl, f.beats, r.stim_duration_ms, f.stim_start);

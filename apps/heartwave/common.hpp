@@ -58,6 +58,7 @@ struct Prepared {
   cell::SolverOptions solver;
   cell::StimulusTrain train;
   double stim_duration_ms = 1;
+  std::string integrator_note;  // what `-i auto` chose and why ("" otherwise)
 };
 
 // cpu_kernel = false: no cpu kernel is built (a run on the GPU prints its own from

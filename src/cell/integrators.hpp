@@ -1,8 +1,9 @@
 // Fixed-step integrators for one cell and for a batch of cells in structure-of-arrays.
 //
 // Header-only on purpose: the same templates are instantiated by the interpreter (the
-// oracle), by the C++ the model compiler prints for built-in models at build time, and by
-// the C++ it prints for a user's model and compiles at run time (model/jit). So every
+// oracle), by the C++ the model compiler prints for built-in models at build time, by the
+// C++ it prints for a user's model and compiles at run time (model/jit), and by NVRTC for
+// the GPU (the CUDA printer's model struct; this file is embedded in the binary). So every
 // backend runs literally the same integrator code.
 //
 // A cell model M is anything with (Real = float or double):
@@ -12,38 +13,96 @@
 //   void rhs(Real t, const Real* y, const Real* p, const Real* c, Real* dydt) const;
 //   void rhs_jac(Real t, const Real* y, const Real* p, const Real* c,
 //                Real* dydt, Real* jdiag) const;     // also exact d(dy_i/dt)/dy_i
+// and, optionally, linear blocks (model/passes/linear_blocks.hpp: Markov chains), which
+// GRL1 and GRL2 advance implicitly:
+//   static constexpr int kBlockEntries;              // Σ n_b² over blocks (0: none)
+//   int n_blocks() const; int block_size(int b) const; int block_offset(int b) const;
+//   int block_state(int b, int r) const;             // state index of row r of block b
+//   int block_of(int i) const;                       // block of state i, or -1
+//   void rhs_jac_blocks(Real t, const Real* y, const Real* p, const Real* c, Real* dydt,
+//                       Real* jdiag, Real* A) const; // A: each block row-major at its offset
 //
 // The stimulus is not special here: the driver writes it into a parameter each step.
 #pragma once
 
+#if defined(__CUDACC_RTC__)
+// NVRTC: no standard headers; the math functions are built in.
+#define HW_INTEGRATOR_FN __device__ __forceinline__
+#define HW_STATE_LOOP _Pragma("unroll")
+namespace hw::cell::math {
+__device__ __forceinline__ float expm1(float x) { return ::expm1f(x); }
+__device__ __forceinline__ double expm1(double x) { return ::expm1(x); }
+__device__ __forceinline__ float fabs(float x) { return ::fabsf(x); }
+__device__ __forceinline__ double fabs(double x) { return ::fabs(x); }
+}  // namespace hw::cell::math
+#else
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+// Always inlined: a loop over cells vectorises only when the whole step is in its body,
+// and GCC's size heuristics otherwise give up on the larger models and integrators.
+#define HW_INTEGRATOR_FN [[gnu::always_inline]] inline
+// The per-state loops are unrolled completely when n is a compile-time constant (generated
+// models, up to 64 states), so a vectorised loop over cells that inlines step_cell has no
+// inner loop left (GCC 12 vectorises only innermost loops).
+#define HW_STATE_LOOP _Pragma("GCC unroll 64")
+namespace hw::cell::math {
+using std::expm1;
+using std::fabs;
+}  // namespace hw::cell::math
+#endif
 
 namespace hw::cell {
 
-enum class Integrator : std::uint8_t { fe, rk2, rk4, rl1, rl2, sbe };
-inline constexpr int kIntegratorCount = 6;
+// The order is part of the GPU kernels' and checkpoints' vocabulary: append only.
+enum class Integrator : unsigned char { fe, rk2, rk4, rl1, rl2, sbe, grl1, grl2 };
+inline constexpr int kIntegratorCount = 8;
 inline constexpr int kMaxStates = 256;  // front ends reject larger models
 inline constexpr int kMaxParams = 1024;
+inline constexpr int kMaxBlockEntries = 2048;  // run-time models (the interpreter)
 
+#if !defined(__CUDACC_RTC__)
 // Short names used on the command line and in generated symbol names.
 constexpr const char* integrator_name(Integrator i) {
-  constexpr const char* names[] = {"fe", "rk2", "rk4", "rl1", "rl2", "sbe"};
+  constexpr const char* names[] = {"fe", "rk2", "rk4", "rl1", "rl2", "sbe", "grl1", "grl2"};
   return names[static_cast<int>(i)];
 }
 
 // Formal order of accuracy (what the convergence tests measure).
 constexpr int integrator_order(Integrator i) {
-  constexpr int orders[] = {1, 2, 4, 1, 2, 1};
+  constexpr int orders[] = {1, 2, 4, 1, 2, 1, 1, 2};
   return orders[static_cast<int>(i)];
 }
+
+// "fe, rk2, ..., grl2": for messages.
+inline const char* integrator_list() { return "fe, rk2, rk4, rl1, rl2, sbe, grl1, grl2"; }
+
+// The integrator called `name`; false when there is none.
+inline bool integrator_from_name(const char* name, Integrator& out) {
+  for (int i = 0; i < kIntegratorCount; ++i) {
+    const char* a = integrator_name(Integrator(i));
+    const char* b = name;
+    while (*a && *a == *b) ++a, ++b;
+    if (!*a && !*b) {
+      out = Integrator(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+// Right-hand side evaluations per step: the cost model `auto` starts from.
+constexpr int integrator_evaluations(Integrator i) {
+  constexpr int evaluations[] = {1, 2, 4, 1, 2, 1, 1, 2};
+  return evaluations[static_cast<int>(i)];
+}
+#endif
 
 namespace detail {
 
 // (e^{J h} - 1)/J, the exact propagator factor of y' = f + J (y - y0); → h as J → 0.
 template <class Real>
-[[gnu::always_inline]] inline Real expm1_over(Real J, Real h) {
+HW_INTEGRATOR_FN Real expm1_over(Real J, Real h) {
   const Real x = J * h;
   // Below |x| ~ 1e-5 (double) the series beats expm1's rounding for this quotient. Both
   // sides are computed and one is selected, so a loop over cells that calls this can be
@@ -51,39 +110,141 @@ template <class Real>
   // the large-|x| side (which would bring the branch back); it adds ±0 to the series, as e
   // is finite (|e| < 2e-5) whenever the series is selected. At J == 0 the unused quotient
   // is NaN.
-  const Real e = std::expm1(x);
+  const Real e = math::expm1(x);
   const Real series = h * (Real(1) + x * (Real(0.5) + x * Real(1.0 / 6.0))) + Real(0) * e;
   const Real exact = e / J;
-  return std::fabs(x) < Real(1e-5) ? series : exact;
+  return math::fabs(x) < Real(1e-5) ? series : exact;
 }
 
-// Size of step_cell's scratch arrays: the model's own state count when it is a compile-time
+// Size of step_cell's scratch arrays: the model's own count when it is a compile-time
 // constant (generated models), so that inside a vectorised loop over cells the arrays are
-// small enough to live in registers; kMaxStates for run-time models (the interpreter).
+// small enough to live in registers; the run-time maximum for the interpreter. (SFINAE,
+// not a requires-expression: NVRTC compiles this as C++17.)
+template <class M, class = void>
+struct Sizes {
+  static constexpr int states = kMaxStates;
+};
 template <class M>
-constexpr int scratch_size() {
-  if constexpr (requires { M::kStates; }) {
-    return M::kStates > 0 ? M::kStates : 1;
-  } else {
-    return kMaxStates;
+struct Sizes<M, decltype(void(M::kStates))> {
+  static constexpr int states = M::kStates > 0 ? M::kStates : 1;
+};
+// kBlockEntries: 0 or absent, no blocks; > 0, that many entries; < 0, known at run time
+// only (the interpreter), at most kMaxBlockEntries.
+template <class M, class = void>
+struct HasBlocks {
+  static constexpr bool value = false;
+};
+template <class M>
+struct HasBlocks<M, decltype(void(M::kBlockEntries))> {
+  static constexpr bool value = M::kBlockEntries != 0;
+};
+template <class M, class = void>
+struct BlockEntries {
+  static constexpr int value = 1;
+};
+template <class M>
+struct BlockEntries<M, decltype(void(M::kBlockEntries))> {
+  static constexpr int value = M::kBlockEntries > 0 ? M::kBlockEntries : M::kBlockEntries < 0 ? kMaxBlockEntries : 1;
+};
+
+// LU factors (no pivoting) of I − h·A for every block, at the blocks' offsets. I − h·A of a
+// Markov chain's generator is column diagonally dominant, so elimination without pivoting
+// is stable there.
+template <class Real, class M>
+HW_INTEGRATOR_FN void factor_blocks(const M& m, Real h, const Real* A, Real* lu) {
+  for (int b = 0; b < m.n_blocks(); ++b) {
+    const int n = m.block_size(b), o = m.block_offset(b);
+    HW_STATE_LOOP
+    for (int r = 0; r < n; ++r) {
+      HW_STATE_LOOP
+      for (int c = 0; c < n; ++c) lu[o + r * n + c] = (r == c ? Real(1) : Real(0)) - h * A[o + r * n + c];
+    }
+    HW_STATE_LOOP
+    for (int k = 0; k < n; ++k) {
+      const Real inv = Real(1) / lu[o + k * n + k];
+      HW_STATE_LOOP
+      for (int i = k + 1; i < n; ++i) {
+        const Real l = lu[o + i * n + k] * inv;
+        lu[o + i * n + k] = l;
+        HW_STATE_LOOP
+        for (int j = k + 1; j < n; ++j) lu[o + i * n + j] -= l * lu[o + k * n + j];
+      }
+    }
   }
+}
+
+// x ← (I − h·A)⁻¹ x on every block's states (x indexed by state), from factor_blocks.
+template <class Real, class M>
+HW_INTEGRATOR_FN void solve_blocks(const M& m, const Real* lu, Real* x) {
+  for (int b = 0; b < m.n_blocks(); ++b) {
+    const int n = m.block_size(b), o = m.block_offset(b);
+    HW_STATE_LOOP
+    for (int i = 1; i < n; ++i) {
+      HW_STATE_LOOP
+      for (int k = 0; k < i; ++k) x[m.block_state(b, i)] -= lu[o + i * n + k] * x[m.block_state(b, k)];
+    }
+    HW_STATE_LOOP
+    for (int i = n - 1; i >= 0; --i) {
+      HW_STATE_LOOP
+      for (int k = i + 1; k < n; ++k) x[m.block_state(b, i)] -= lu[o + i * n + k] * x[m.block_state(b, k)];
+      x[m.block_state(b, i)] /= lu[o + i * n + i];
+    }
+  }
+}
+
+// out ← x + s·A·d on every block's rows (x, d, out indexed by state).
+template <class Real, class M>
+HW_INTEGRATOR_FN void block_axpy(const M& m, const Real* A, Real s, const Real* d, const Real* x,
+                                 Real* out) {
+  for (int b = 0; b < m.n_blocks(); ++b) {
+    const int n = m.block_size(b), o = m.block_offset(b);
+    HW_STATE_LOOP
+    for (int r = 0; r < n; ++r) {
+      Real acc = Real(0);
+      HW_STATE_LOOP
+      for (int c = 0; c < n; ++c) acc += A[o + r * n + c] * d[m.block_state(b, c)];
+      out[m.block_state(b, r)] = x[m.block_state(b, r)] + s * acc;
+    }
+  }
+}
+
+// GRL1 over h from y (f, J, A evaluated at y): every state not in a block by the exponential
+// update with its exact diagonal, the blocks by one linearly implicit (backward) Euler step,
+// exact for the frozen affine system. Writes the new state to out (out may be y).
+template <class Real, class M>
+HW_INTEGRATOR_FN void grl1_update(const M& m, Real h, const Real* y, const Real* f, const Real* J,
+                                  const Real* A, Real* d, Real* lu, Real* out) {
+  const int n = m.n_states();
+  if constexpr (HasBlocks<M>::value) {
+    HW_STATE_LOOP
+    for (int i = 0; i < n; ++i) d[i] = h * f[i];
+    factor_blocks(m, h, A, lu);
+    solve_blocks(m, lu, d);
+    HW_STATE_LOOP
+    for (int i = 0; i < n; ++i) out[i] = y[i] + (m.block_of(i) >= 0 ? d[i] : f[i] * expm1_over(J[i], h));
+  } else {
+    HW_STATE_LOOP
+    for (int i = 0; i < n; ++i) out[i] = y[i] + f[i] * expm1_over(J[i], h);
+  }
+}
+
+template <class Real, class M>
+HW_INTEGRATOR_FN void rhs_jac_all(const M& m, Real t, const Real* y, const Real* p, const Real* c,
+                                  Real* f, Real* J, Real* A) {
+  if constexpr (HasBlocks<M>::value)
+    m.rhs_jac_blocks(t, y, p, c, f, J, A);
+  else
+    m.rhs_jac(t, y, p, c, f, J);
 }
 
 }  // namespace detail
 
-// The per-state loops are unrolled completely when n is a compile-time constant (generated
-// models, up to 64 states), so a vectorised loop over cells that inlines step_cell has no
-// inner loop left (GCC 12 vectorises only innermost loops).
-#define HW_STATE_LOOP _Pragma("GCC unroll 64")
-
 // Advances one cell by dt. y has n_states entries; c holds the cell's computed constants.
-// Always inlined: a loop over cells vectorises only when the whole step is in its body, and
-// GCC's size heuristics otherwise give up on the larger models and integrators.
 template <class Real, class M>
-[[gnu::always_inline]] inline void step_cell(const M& m, Integrator method, Real t, Real dt, Real* y, const Real* p,
-                      const Real* c) {
+HW_INTEGRATOR_FN void step_cell(const M& m, Integrator method, Real t, Real dt, Real* y, const Real* p,
+                                const Real* c) {
   const int n = m.n_states();
-  constexpr int kScratch = detail::scratch_size<M>();
+  constexpr int kScratch = detail::Sizes<M>::states;
   Real f[kScratch], J[kScratch], ys[kScratch];
   switch (method) {
     case Integrator::fe: {
@@ -152,9 +313,56 @@ template <class Real, class M>
       for (int i = 0; i < n; ++i) y[i] += dt * f[i] / (Real(1) - dt * J[i]);
       return;
     }
+    case Integrator::grl1: {
+      // Generalised Rush-Larsen (Sundnes et al. 2009): the exponential update with the exact
+      // diagonal on every state, not only gates; linear blocks implicitly.
+      constexpr int kA = detail::BlockEntries<M>::value;
+      Real A[kA], lu[kA];
+      detail::rhs_jac_all(m, t, y, p, c, f, J, A);
+      detail::grl1_update(m, dt, y, f, J, A, ys, lu, y);
+      return;
+    }
+    case Integrator::grl2: {
+      // GRL2: a GRL1 half step to the midpoint y*, then a full step from y of the system
+      // linearised at y*: y' = f* + J*(y − y*), exact per state for the diagonal part and,
+      // for linear blocks, by the L-stable two-stage SDIRK (γ = 1 − 1/√2, one LU for both
+      // stages). Linearising at the midpoint keeps second order (the linear term integrates
+      // to O(dt³) over a step centred on y*).
+      constexpr int kA = detail::BlockEntries<M>::value;
+      Real A[kA], lu[kA];
+      const Real h2 = Real(0.5) * dt;
+      detail::rhs_jac_all(m, t, y, p, c, f, J, A);
+      {
+        Real d[kScratch];
+        detail::grl1_update(m, h2, y, f, J, A, d, lu, ys);
+      }
+      detail::rhs_jac_all(m, t + h2, ys, p, c, f, J, A);
+      if constexpr (detail::HasBlocks<M>::value) {
+        const Real gamma = Real(0.29289321881345248);  // 1 − 1/√2
+        Real g[kScratch], dy[kScratch], k1[kScratch], k2[kScratch];
+        HW_STATE_LOOP
+        for (int i = 0; i < n; ++i) dy[i] = y[i] - ys[i];
+        detail::block_axpy(m, A, Real(1), dy, f, g);  // g = f* + A*(y − y*) on block rows
+        HW_STATE_LOOP
+        for (int i = 0; i < n; ++i) k1[i] = g[i];
+        detail::factor_blocks(m, gamma * dt, A, lu);
+        detail::solve_blocks(m, lu, k1);
+        detail::block_axpy(m, A, (Real(1) - gamma) * dt, k1, g, k2);
+        detail::solve_blocks(m, lu, k2);
+        HW_STATE_LOOP
+        for (int i = 0; i < n; ++i)
+          y[i] += m.block_of(i) >= 0 ? dt * ((Real(1) - gamma) * k1[i] + gamma * k2[i])
+                                     : (f[i] + J[i] * (y[i] - ys[i])) * detail::expm1_over(J[i], dt);
+      } else {
+        HW_STATE_LOOP
+        for (int i = 0; i < n; ++i) y[i] += (f[i] + J[i] * (y[i] - ys[i])) * detail::expm1_over(J[i], dt);
+      }
+      return;
+    }
   }
 }
 
+#if !defined(__CUDACC_RTC__)
 // A batch of cells in structure-of-arrays layout: state k of cell i is y[k*stride + i];
 // with per_cell_params, parameter k of cell i is p[k*stride + i], else p[k] for all.
 template <class Real>
@@ -196,5 +404,7 @@ inline void step_batch(const M& m, Integrator method, Real t, Real dt, int steps
     for (int k = 0; k < ns; ++k) b.y[k * b.stride + i] = y[k];
   }
 }
+
+#endif  // !__CUDACC_RTC__
 
 }  // namespace hw::cell

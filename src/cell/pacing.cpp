@@ -133,6 +133,19 @@ double depolarising_sign(const Model& m, std::uint32_t amp, std::uint32_t on) {
   return std::isfinite(base) && std::isfinite(pushed) && pushed < base ? -1.0 : 1.0;
 }
 
+// ΔdV/dt in mV/ms that the stimulus adds while on, with the parameters' values.
+double stimulus_rate(const Model& m, std::uint32_t on) {
+  std::vector<double> p;
+  for (const auto& q : m.parameters) p.push_back(q.value);
+  const ExprId dv = m.derivatives[*m.roles.voltage_state];
+  p[on] = 0;
+  const double off = evaluate(m, dv, 0.0, nullptr, &p);
+  p[on] = 1;
+  const double with = evaluate(m, dv, 0.0, nullptr, &p);
+  const double to_ms = m.roles.time_to_ms > 0 ? m.roles.time_to_ms : 1.0;
+  return (with - off) * m.roles.voltage_to_mV / to_ms;
+}
+
 }  // namespace
 
 StimulusInfo prepare_pacing(Model& m) {
@@ -187,6 +200,28 @@ StimulusInfo prepare_pacing(Model& m) {
       amp = m.pool.param(new_amp);
     }
     alg.expr = m.pool.mul(amp, on_e);
+    info.stimulus_loc = alg.loc;
+    const double rate = stimulus_rate(m, on);
+    if (std::isfinite(rate) && std::fabs(rate) > kMaxStimulusRate) {
+      const std::string what = fmt::format(
+          "the model's stimulus {} is {:.4g} while on, which moves dV/dt by {:.3g} mV/ms, far beyond any cardiac "
+          "stimulus (its expression likely mixes units: see the unit warnings on its line)",
+          alg.name, info.default_amplitude.value_or(NAN), rate);
+      if (auto ai = m.roles.stimulus_amplitude; ai && m.parameters[*ai].value != 0.0) {
+        // Pace with the annotated amplitude itself as the current.
+        alg.expr = m.pool.mul(m.pool.param(*ai), on_e);
+        info.amplitude_scale = 1;
+        info.default_amplitude = m.parameters[*ai].value;
+        info.warning = fmt::format("{}; pacing with the annotated amplitude parameter {} = {:g} instead "
+                                   "(--stim-amplitude sets another)",
+                                   what, m.parameters[*ai].name, m.parameters[*ai].value);
+      } else {
+        info.unusable = true;
+        info.warning = fmt::format("{}, and no parameter is annotated as the stimulus amplitude; give "
+                                   "--stim-amplitude (in the stimulus current's units, e.g. 52 for pA/pF)",
+                                   what);
+      }
+    }
     info.depolarising_sign = depolarising_sign(m, *m.find_parameter(info.amplitude_param), on);
     return info;
   }

@@ -51,7 +51,19 @@ struct StimulusInfo {
   // pacing amplitude given as a magnitude gets this sign, so a model whose own stimulus is
   // zero (or written with either sign convention) is still depolarised.
   double depolarising_sign = 1;
+  // The model's own stimulus expression is unusable as it stands: while on it moves dV/dt
+  // by more than kMaxStimulusRate (the CellML file mixes units, e.g. A/F divided by a
+  // capacitance in farad). With an annotated amplitude parameter the pacing uses that
+  // parameter's value as the stimulus current (as Chaste does) and `warning` says so;
+  // without one `unusable` is set: the runner must then be given --stim-amplitude.
+  std::string warning;
+  bool unusable = false;
+  SourceLoc stimulus_loc;  // where the stimulus current is defined
 };
+
+// |ΔdV/dt| in mV/ms beyond which a stimulus cannot be a cardiac one (100× the fastest
+// upstroke).
+inline constexpr double kMaxStimulusRate = 4e4;
 
 // Rewrites the model (before the passes) so the driver controls the stimulus. Needs
 // roles from detect_roles(); throws InputError when the model has no voltage role.

@@ -116,7 +116,7 @@ PopulationResult run_typed(const model::Model& m, const CellSetup& s, const Popu
 void check_gpu_population(const SolverOptions& solver) {
   if (solver.cvode)
     throw InputError(SourceLoc{}, "--integrator cvode does not run on the GPU: populations there use "
-                                  "the fixed-step integrators (fe, rk2, rk4, rl1, rl2, sbe); use one "
+                                  "the fixed-step integrators (fe, rk2, rk4, rl1, rl2, sbe, grl1, grl2); use one "
                                   "of them or --backend cpu");
 }
 

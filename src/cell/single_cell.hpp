@@ -50,6 +50,19 @@ struct SingleCellResult {
   long steps = 0;                    // integrator steps (CVODE: internal steps)
 };
 
+// A fixed-step run whose state stopped being finite: what diverged, when, and from what.
+class DivergenceError : public Error {
+ public:
+  DivergenceError(const std::string& msg, double t, std::string state_name)
+      : Error(msg), time_ms(t), state(std::move(state_name)) {}
+  double time_ms;     // end of the step that failed
+  std::string state;  // the state that went first (see run_single_cell)
+};
+
+// Fixed-step runs check every state after every step; the first step that leaves one not
+// finite throws DivergenceError naming, among the states that went, the one that moved
+// fastest relative to its value just before (its value, rate and |∂f/∂y|·dt), the stiffest
+// state at that point, and the fix to try.
 SingleCellResult run_single_cell(const CellKernel& kernel, const CellSetup& setup,
                                  const StimulusTrain& train, const SolverOptions& solver,
                                  const TraceOptions& trace = {});

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "gpu/embedded.hpp"
 #include "io/atomic_file.hpp"
 #include "model/jit/jit.hpp"
 #include "model/jit/sha256.hpp"
@@ -69,7 +70,13 @@ bool nvrtc_available() { return true; }
 std::string compile_cuda_to_ptx(const std::string& source, const std::string& arch,
                                 std::vector<std::string> extra_options) {
   Program p;
-  check(nvrtcCreateProgram(&p.prog, source.c_str(), "heartwave_model.cu", 0, nullptr, nullptr),
+  std::vector<const char*> hdr_text, hdr_name;
+  for (const auto& [name, text] : embedded_sources()) {
+    hdr_name.push_back(name.c_str());
+    hdr_text.push_back(text.c_str());
+  }
+  check(nvrtcCreateProgram(&p.prog, source.c_str(), "heartwave_model.cu", int(hdr_text.size()),
+                           hdr_text.data(), hdr_name.data()),
         "create program");
   std::vector<std::string> opts = {"--gpu-architecture=" + (arch.empty() ? std::string("sm_90") : arch),
                                    "-std=c++17"};
@@ -102,8 +109,11 @@ CompiledImage compile_cuda(const CudaSource& src, const std::string& arch) {
   std::vector<std::string> opts = {"--gpu-architecture=" + out.arch, "-std=c++17"};
   opts.insert(opts.end(), src.options.begin(), src.options.end());
 
+  // The printed models include cell/integrators.hpp: a source without headers gets the
+  // embedded set.
+  const auto& headers = src.headers.empty() ? embedded_sources() : src.headers;
   std::string key_text = src.text;
-  for (const auto& [name, text] : src.headers) key_text += "\n//header " + name + "\n" + text;
+  for (const auto& [name, text] : headers) key_text += "\n//header " + name + "\n" + text;
   for (const auto& o : opts) key_text += "\n//option " + o;
   key_text += "\n//nvrtc " + nvrtc_version();
   const std::string key = model::sha256_hex(key_text);
@@ -123,7 +133,7 @@ CompiledImage compile_cuda(const CudaSource& src, const std::string& arch) {
   const auto t0 = std::chrono::steady_clock::now();
   Program p;
   std::vector<const char*> hdr_text, hdr_name;
-  for (const auto& [name, text] : src.headers) {
+  for (const auto& [name, text] : headers) {
     hdr_name.push_back(name.c_str());
     hdr_text.push_back(text.c_str());
   }

@@ -740,7 +740,7 @@ void read_time(Ctx& ctx, Section& root, TissueCase& c) {
     if (*n < 1 || *n > 100000) s.error("ode_substeps", "time.ode_substeps must be between 1 and 100000");
     else tm.ode_substeps = static_cast<int>(*n);
   }
-  if (auto i = s.choice("integrator", {"fe", "rk2", "rk4", "rl1", "rl2", "sbe"})) tm.integrator = *i;
+  if (auto i = s.choice("integrator", {"auto", "fe", "rk2", "rk4", "rl1", "rl2", "sbe", "grl1", "grl2"})) tm.integrator = *i;
   if (auto sp = s.choice("splitting", {"godunov", "strang"}))
     tm.splitting = *sp == "strang" ? Splitting::strang : Splitting::godunov;
   if (auto d = s.choice("diffusion", {"explicit", "backward-euler", "crank-nicolson"}))

@@ -81,7 +81,14 @@ LoadedModel load_model(const std::string& what, const LoadOptions& opt) {
     for (const auto& d : units.all()) sink.add(d);
   }
   out.analysed = out.source;
-  if (!opt.keep_model_stimulus) out.stimulus = hw::cell::prepare_pacing(out.analysed);
+  if (!opt.keep_model_stimulus) {
+    out.stimulus = hw::cell::prepare_pacing(out.analysed);
+    if (!out.stimulus.warning.empty()) {
+      Diagnostic d{Severity::warning, out.stimulus.stimulus_loc, out.stimulus.warning, {}};
+      d.code = "pacing.stimulus";
+      sink.add(d);
+    }
+  }
   run_pipeline(out.analysed, opt.pipeline, sink);
   sink.throw_if_errors();
   out.notes = sink.all();

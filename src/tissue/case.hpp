@@ -112,7 +112,7 @@ struct TimeSpec {
   double dt = 0.02;        // PDE step, ms
   double t_end = 100;      // ms
   int ode_substeps = 1;    // reaction sub-steps per PDE step
-  std::string integrator = "rl1";  // fe|rk2|rk4|rl1|rl2|sbe
+  std::string integrator = "auto";  // auto|fe|rk2|rk4|rl1|rl2|sbe|grl1|grl2
   Splitting splitting = Splitting::godunov;
   DiffusionScheme diffusion = DiffusionScheme::forward_euler;
   Precision precision = Precision::f32;

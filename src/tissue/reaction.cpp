@@ -9,6 +9,9 @@
 
 #include <fmt/format.h>
 
+#include "cell/auto_integrator.hpp"
+#include "model/emit/interpreter.hpp"
+
 #include "model/jit/jit.hpp"
 #include "model/load.hpp"
 #include "tissue/diffusion.hpp"
@@ -26,11 +29,52 @@ namespace {
 bool finite_pos(double x) { return std::isfinite(x) && x > 0; }
 
 cell::Integrator parse_integrator(const TimeSpec& t) {
-  for (int i = 0; i < cell::kIntegratorCount; ++i)
-    if (t.integrator == cell::integrator_name(cell::Integrator(i))) return cell::Integrator(i);
-  throw InputError(t.loc, fmt::format("time.integrator = \"{}\" is not one of fe, rk2, rk4, rl1, "
-                                      "rl2, sbe",
-                                      t.integrator));
+  cell::Integrator i{};
+  if (cell::integrator_from_name(t.integrator.c_str(), i)) return i;
+  throw InputError(t.loc, fmt::format("time.integrator = \"{}\" is not one of auto, {}", t.integrator,
+                                      cell::integrator_list()));
+}
+
+// time.integrator = "auto": each part's model is probed at the ODE step (cell/auto_integrator)
+// and the case takes the most robust scheme and the most sub-steps any part needs (one
+// scheme per case: the engines step every part with it).
+void resolve_auto_integrator(SimSetup& s) {
+  const double dt_ode = s.time.dt / s.time.ode_substeps;
+  const bool f32 = s.time.precision == Precision::f32;
+  cell::Integrator method = cell::Integrator::rl2;
+  int sub = 1;
+  std::string why;
+  for (const Part& p : s.parts) {
+    cell::CellSetup setup = p.setup;
+    setup.params = p.params;
+    const double amp = setup.stimulus_value();
+    const auto dur = setup.stimulus.default_duration_ms;
+    if (setup.stim_on < 0 || setup.stimulus.unusable || !std::isfinite(amp) || amp == 0 || !dur || !(*dur > 0)) {
+      why += fmt::format("{}{}: rl2 (the model has no stimulus of its own to probe with)", why.empty() ? "" : "; ",
+                         p.model);
+      continue;
+    }
+    std::unique_ptr<cell::CellKernel> interpreter;
+    const cell::CellKernel* k = p.kernel.get();
+    if (!k) k = (interpreter = model::make_interpreter(*p.analysed)).get();
+    cell::AutoOptions o;
+    o.dt_ms = dt_ode;
+    o.single_precision = f32;
+    o.stim_duration_ms = *dur;
+    cell::AutoChoice ch;
+    try {
+      ch = cell::choose_integrator(*p.analysed, *k, setup, o);
+    } catch (const InputError& e) {
+      throw InputError(s.time.loc, fmt::format("time.integrator = \"auto\", model \"{}\": {}", p.model, e.what()));
+    }
+    if (ch.method == cell::Integrator::grl2) method = cell::Integrator::grl2;
+    sub = std::max(sub, ch.substeps);
+    why += fmt::format("{}{}: {}{}", why.empty() ? "" : "; ", p.model, ch.why, ch.from_cache ? " (cached)" : "");
+  }
+  s.integrator = method;
+  s.time.ode_substeps *= sub;
+  s.integrator_note = fmt::format("integrator auto: {}{} ({})", cell::integrator_name(method),
+                                  sub > 1 ? fmt::format(", {} ODE sub-steps", s.time.ode_substeps) : "", why);
 }
 
 // Grid, mask and labels from build_geometry (geometry.hpp); the fibre field it builds is
@@ -213,7 +257,7 @@ SimSetup make_sim_setup(const TissueCase& c, bool cpu_kernels) {
   s.tcase = c;
   check_numbers(c);
   s.time = c.time;
-  s.integrator = parse_integrator(c.time);
+  if (c.time.integrator != "auto") s.integrator = parse_integrator(c.time);
   s.chi = c.conductivity.chi;
   s.cm = c.conductivity.cm;
   s.order = c.conductivity.order;
@@ -315,7 +359,11 @@ SimSetup make_sim_setup(const TissueCase& c, bool cpu_kernels) {
     p.analysed = std::make_shared<const model::Model>(lm.analysed);
     if (cpu_kernels) {
       std::string how;
-      p.kernel = model::make_kernel(lm.analysed, model::KernelChoice::automatic, &how);
+      const bool f32 = c.time.precision == Precision::f32;
+      const model::KernelNeeds needs =
+          c.time.integrator == "auto" ? model::KernelNeeds::only({cell::Integrator::rl2, cell::Integrator::grl2}, f32)
+                                      : model::KernelNeeds::only({s.integrator}, f32);
+      p.kernel = model::make_kernel(lm.analysed, model::KernelChoice::automatic, &how, needs);
       p.how = how;
     }
     p.identity = p.n == g.size();
@@ -334,6 +382,8 @@ SimSetup make_sim_setup(const TissueCase& c, bool cpu_kernels) {
     part_of[r] = int(s.parts.size());
     s.parts.push_back(std::move(p));
   }
+
+  if (c.time.integrator == "auto") resolve_auto_integrator(s);
 
   // Compact index of grid cell n in its part.
   auto compact = [&](const Part& p, std::uint32_t n) -> std::uint32_t {

@@ -77,6 +77,7 @@ struct SimSetup {
   double chi = 0, cm = 0;
   TimeSpec time;
   cell::Integrator integrator = cell::Integrator::rl1;
+  std::string integrator_note;  // time.integrator = "auto": what it chose and why
   std::vector<Part> parts;
   std::vector<StimulusSchedule> schedules;
   std::vector<ResolvedInitial> initial;  // applied by the engine, then dropped

@@ -174,7 +174,8 @@ std::string Simulation::describe() const {
   d += fmt::format("storage: {}\n", e.storage);
   d += fmt::format("diffusion: {}; {} splitting, dt {} ms, {} ODE sub-step(s), integrator {}\n",
                    e.kernels, s.time.splitting == Splitting::godunov ? "Godunov" : "Strang",
-                   s.time.dt, s.time.ode_substeps, s.time.integrator);
+                   s.time.dt, s.time.ode_substeps, cell::integrator_name(s.integrator));
+  if (!s.integrator_note.empty()) d += s.integrator_note + "\n";
   for (std::size_t q = 0; q < s.parts.size(); ++q) {
     const Part& p = s.parts[q];
     d += fmt::format("model {}: {} cells, {} states, kernel {}{}\n", p.model, p.n, p.ns,

@@ -30,13 +30,26 @@ std::string shared_dir() {
   return HW_SHARED_DIR;
 }
 
+// tests/ of the checkout (the device machine runs a copy of it: gpu-check.sh says where).
+std::string test_data_dir() {
+  if (const char* e = std::getenv("HEARTWAVE_TEST_DATA_DIR"); e && *e) return e;
+  return HW_TEST_DATA_DIR;
+}
+
+// Built-ins, the shared CellML models, three of the stiff set with Markov chains of 3 to 11
+// states (the implicit block path of grl1/grl2; the whole set would take the interpreter
+// side ten minutes) and the small Markov-chain test model.
 std::vector<std::string> all_models() {
   std::vector<std::string> m = hw::model::builtin_model_names();
-  const fs::path dir = fs::path(shared_dir()) / "models" / "cellml";
   std::error_code ec;
   std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(dir, ec))
+  for (const auto& e : fs::directory_iterator(fs::path(shared_dir()) / "models" / "cellml", ec))
     if (e.path().extension() == ".cellml") files.push_back(e.path().string());
+  const fs::path data = fs::path(test_data_dir()) / "data";
+  for (const char* stiff : {"bondarenko_szigeti_bett_kim_rasmusson_2004_apical", "iyer_mazhari_winslow_2004",
+                            "grandi_pasqualini_bers_2010_epi"})
+    files.push_back((data / "stiff" / (std::string(stiff) + ".cellml")).string());
+  files.push_back((data / "hwm" / "markov_channel.hwm").string());
   std::sort(files.begin(), files.end());
   m.insert(m.end(), files.begin(), files.end());
   return m;
@@ -118,7 +131,7 @@ void check_model(const std::string& name, double tol) {
   hw::model::CudaOptions co;
   co.use_float = sizeof(Real) == 4;
   co.function_prefix = "hw_cell";
-  co.force_inline = false;  // each function compiled once: the demo kernel calls all six steps
+  co.force_inline = false;  // each function compiled once: the demo kernel calls every step
   hw::gpu::CudaSource src;
   src.text = hw::model::print_cuda(lm.analysed, co);
   const auto img = hw::gpu::compile_cuda(src, hw::gpu::gpu_status().device.arch());

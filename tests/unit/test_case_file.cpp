@@ -178,7 +178,7 @@ TEST(CaseFile, MinimalCaseHasDocumentedDefaults) {
   EXPECT_EQ(c.name, "min");
   EXPECT_EQ(c.grid.n, (std::array<int, 3>{10, 10, 1}));
   EXPECT_DOUBLE_EQ(c.grid.h[2], 0.5);
-  EXPECT_EQ(c.time.integrator, "rl1");
+  EXPECT_EQ(c.time.integrator, "auto");
   EXPECT_EQ(c.time.precision, Precision::f32);
   EXPECT_EQ(c.output.directory, "out");
   EXPECT_DOUBLE_EQ(c.conductivity.chi, 140);

@@ -135,10 +135,17 @@ TEST(CudaPrinter, PrecisionAwareNames) {
   EXPECT_NE(print_cuda(m, fast).find("__expf("), std::string::npos);
 }
 
-TEST(CudaPrinter, GatesAreUnrolledPerState) {
+// The CUDA steps are cell/integrators.hpp's step_cell over a printed model struct whose
+// gate test is a constexpr switch (it folds once the per-state loops are unrolled).
+TEST(CudaPrinter, StepsRunTheSharedIntegratorsOverTheModelStruct) {
   const std::string src = print_cuda(cgtest::awkward_model());
-  EXPECT_NE(src.find("y[1] += f[1] * hw_model_expm1_over(J[1], dt);"), std::string::npos);
-  EXPECT_NE(src.find("y[0] += dt * f[0];"), std::string::npos);
+  EXPECT_NE(src.find("#include \"cell/integrators.hpp\""), std::string::npos);
+  EXPECT_NE(src.find("case 1: return true;"), std::string::npos);  // y[1] is a gate
+  EXPECT_EQ(src.find("case 0: return true;"), std::string::npos);  // y[0] is not
+  EXPECT_NE(src.find("hw::cell::step_cell<float>(hw_model_Model{}, hw::cell::Integrator::rl2, t, dt, y, p, c);"),
+            std::string::npos);
+  EXPECT_NE(src.find("hw::cell::step_cell<float>(hw_model_Model{}, hw::cell::Integrator::grl2, t, dt, y, p, c);"),
+            std::string::npos);
   EXPECT_NE(src.find("extern \"C\" __global__ void hw_model_demo_step("), std::string::npos);
 }
 

@@ -107,7 +107,8 @@ TEST_P(ConvergenceTest, ErrorFallsMonotonically) {
 
 INSTANTIATE_TEST_SUITE_P(AllIntegrators, ConvergenceTest,
                          ::testing::Values(Integrator::fe, Integrator::rk2, Integrator::rk4,
-                                           Integrator::rl1, Integrator::rl2, Integrator::sbe),
+                                           Integrator::rl1, Integrator::rl2, Integrator::sbe,
+                                           Integrator::grl1, Integrator::grl2),
                          [](const auto& info) {
                            return std::string(hw::cell::integrator_name(info.param));
                          });

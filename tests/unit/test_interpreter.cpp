@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iterator>
 
 #include "model/emit/interpreter.hpp"
 #include "model/passes/pipeline.hpp"
@@ -35,7 +36,8 @@ TEST(Interpreter, IntegratesExponentialDecayWithEveryIntegrator) {
   EXPECT_EQ(kernel->n_states(), 2);
   EXPECT_TRUE(kernel->is_gate(0));
   EXPECT_FALSE(kernel->is_gate(1));
-  const double tol[] = {1e-3, 1e-6, 1e-12, 1e-3, 1e-6, 1e-3};  // fe rk2 rk4 rl1 rl2 sbe
+  const double tol[] = {1e-3, 1e-6, 1e-12, 1e-3, 1e-6, 1e-3, 1e-12, 1e-12};  // fe rk2 rk4 rl1 rl2 sbe grl1 grl2
+  static_assert(std::size(tol) == hw::cell::kIntegratorCount);
   for (int method = 0; method < hw::cell::kIntegratorCount; ++method) {
     double y[2] = {1.0, 0.0};
     const double p[1] = {1.0};

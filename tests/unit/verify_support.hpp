@@ -42,6 +42,7 @@ struct Trace {
 struct CliRun {
   int exit_code = -1;
   std::string stdout_text;
+  std::string stderr_text;
   std::string command;
   Trace trace;
   std::vector<double> apd90;  // per beat, NaN where the JSON has null / NaN
@@ -218,13 +219,15 @@ inline std::string model_flags(const std::string& model) {
   return "";
 }
 
-// `heartwave cell MODEL --bcl 1000 --beats 3 --json --output CSV --output-interval 0.5`
-// with the integrator's flags; cached per (model, integrator) for the life of the test
-// process. The trace rows fall on the RRMS grid; APD90 comes from the JSON, which the CLI
-// computes from every step.
-inline const CliRun& run_cell(const std::string& model, const std::string& integrator) {
+// `heartwave cell FILE --bcl 1000 --beats 3 --json --output CSV --output-interval 0.5`
+// with the integrator's flags (and `extra`); cached per (file, integrator, dt, extra) for
+// the life of the test process. The trace rows fall on the RRMS grid; APD90 comes from the
+// JSON, which the CLI computes from every step. The CLI's stderr is kept in `stderr_text`.
+inline const CliRun& run_cell_file(const fs::path& file, const std::string& integrator, double dt_ms = 0.01,
+                                   const std::string& extra = "") {
   static std::map<std::string, CliRun> cache;
-  const std::string key = model + "/" + integrator;
+  const std::string model = file.stem().string();
+  const std::string key = file.string() + "/" + integrator + "/" + std::to_string(dt_ms) + "/" + extra;
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   CliRun r;
   // Per process: ctest runs tests in parallel processes that may run the same model.
@@ -233,18 +236,21 @@ inline const CliRun& run_cell(const std::string& model, const std::string& integ
   fs::create_directories(dir);
   const fs::path csv = dir / (model + "_" + integrator + ".csv");
   const fs::path err = dir / (model + "_" + integrator + ".stderr");
+  char dt[32];
+  std::snprintf(dt, sizeof dt, "%g", dt_ms);
   std::string flags = " --integrator " + integrator;
-  flags += integrator == "cvode" ? " --rtol 1e-8 --atol 1e-10 --dt 0.01" : " --dt 0.01";
-  r.command = shell_quote(HW_CLI_PATH) + " cell " +
-              shell_quote((shared_models_dir() / (model + ".cellml")).string()) + flags +
-              model_flags(model) + " --bcl 1000 --beats 3 --json --output-interval 0.5 --output " +
-              shell_quote(csv.string());
+  flags += integrator == "cvode" ? std::string(" --rtol 1e-8 --atol 1e-10 --dt 0.01") : std::string(" --dt ") + dt;
+  r.command = shell_quote(HW_CLI_PATH) + " cell " + shell_quote(file.string()) + flags + model_flags(model) + extra +
+              " --bcl 1000 --beats 3 --json --output-interval 0.5 --output " + shell_quote(csv.string());
   r.exit_code = run_command(r.command + " 2>" + shell_quote(err.string()), r.stdout_text);
-  if (r.exit_code != 0) {
+  {
     std::ifstream e(err);
     std::stringstream ss;
     ss << e.rdbuf();
-    r.stdout_text += "\n[stderr] " + ss.str();
+    r.stderr_text = ss.str();
+  }
+  if (r.exit_code != 0) {
+    r.stdout_text += "\n[stderr] " + r.stderr_text;
   } else {
     std::string why;
     if (auto tr = read_trace(csv, &why)) r.trace = std::move(*tr);
@@ -257,6 +263,11 @@ inline const CliRun& run_cell(const std::string& model, const std::string& integ
   fs::remove(err, ec);
   fs::remove(dir, ec);  // only succeeds once empty
   return cache.emplace(key, std::move(r)).first->second;
+}
+
+// A shared model by name, at dt 0.01 ms.
+inline const CliRun& run_cell(const std::string& model, const std::string& integrator) {
+  return run_cell_file(shared_models_dir() / (model + ".cellml"), integrator);
 }
 
 }  // namespace hw::verify

@@ -16,6 +16,7 @@ mkdir -p "$out"
 export HEARTWAVE_CACHE=${HEARTWAVE_CACHE:-/tmp/heartwave-cache}
 bash tools/device/unpack.sh >/dev/null || exit 1
 [ -d .devrun/root/shared ] && export HEARTWAVE_SHARED_DIR=$PWD/.devrun/root/shared
+export HEARTWAVE_TEST_DATA_DIR=$PWD/tests
 hw=.devrun/bin/heartwave
 tests=.devrun/bin/heartwave_gpu_tests
 rows=()

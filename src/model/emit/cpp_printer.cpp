@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "cell/integrators.hpp"
 #include "model/emit/identifiers.hpp"
 #include "model/emit/printer_common.hpp"
 
@@ -166,19 +167,7 @@ void step_batch(Real t, Real dt, int steps, const hw::cell::Batch<Real>& b) {
   }
 }
 
-template <class Real>
-void step_any(hw::cell::Integrator method, Real t, Real dt, int steps,
-              const hw::cell::Batch<Real>& b) {
-  using hw::cell::Integrator;
-  switch (method) {
-    case Integrator::fe: return step_batch<Real, Integrator::fe>(t, dt, steps, b);
-    case Integrator::rk2: return step_batch<Real, Integrator::rk2>(t, dt, steps, b);
-    case Integrator::rk4: return step_batch<Real, Integrator::rk4>(t, dt, steps, b);
-    case Integrator::rl1: return step_batch<Real, Integrator::rl1>(t, dt, steps, b);
-    case Integrator::rl2: return step_batch<Real, Integrator::rl2>(t, dt, steps, b);
-    case Integrator::sbe: return step_batch<Real, Integrator::sbe>(t, dt, steps, b);
-  }
-}
+@STEP_ANY@
 )";
 
 // `  a[k] = B[k * stride + i];` for k < n (or the reverse), one line each, so the cell loop
@@ -197,7 +186,25 @@ static std::string per_index(std::size_t n, const char* fmt_lhs, const char* fmt
 }
 
 // kv: the voltage state (Batch::v), or −1 when the model has none.
-static std::string batch_text(std::size_t ns, std::size_t np, int kv) {
+// step_any: a switch over the integrators the kernel is built for.
+static std::string step_any_text(const CppOptions& opt) {
+  std::string s =
+      "template <class Real>\n"
+      "void step_any(hw::cell::Integrator method, Real t, Real dt, int steps, const hw::cell::Batch<Real>& b) {\n"
+      "  using hw::cell::Integrator;\n"
+      "  switch (method) {\n";
+  for (int i = 0; i < hw::cell::kIntegratorCount; ++i) {
+    if (!(opt.integrators >> i & 1u)) continue;
+    const std::string n = hw::cell::integrator_name(hw::cell::Integrator(i));
+    s += "    case Integrator::" + n + ": return step_batch<Real, Integrator::" + n + ">(t, dt, steps, b);\n";
+  }
+  s += "    default: break;\n  }\n"
+       "  throw hw::Error(std::string(\"this compiled model kernel was built without integrator \") +\n"
+       "                  hw::cell::integrator_name(method));\n}\n";
+  return s;
+}
+
+static std::string batch_text(std::size_t ns, std::size_t np, int kv, const CppOptions& opt) {
   std::string s = kBatch;
   const auto put = [&](const std::string& key, const std::string& text) {
     s.replace(s.find(key), key.size(), text);
@@ -215,6 +222,7 @@ static std::string batch_text(std::size_t ns, std::size_t np, int kv) {
   }
   put("@LOAD_YV@", load);
   put("@STORE_YV@", store);
+  put("@STEP_ANY@", step_any_text(opt));
   return s;
 }
 
@@ -236,7 +244,7 @@ std::string print_cpp(const Model& m, const CppOptions& opt) {
          "// Do not edit: regenerate it from the model.\n";
   out << layout_comment(m, l) << "\n";
   out << "#include <cmath>\n#include <cstddef>\n#include <limits>\n#include <string>\n\n"
-         "#include \"cell/cell_kernel.hpp\"\n#include \"cell/integrators.hpp\"\n\n"
+         "#include \"cell/cell_kernel.hpp\"\n#include \"cell/integrators.hpp\"\n#include \"core/error.hpp\"\n\n"
       << kSimdMath << "namespace {\n\n"
       << kPowi;
 
@@ -263,7 +271,8 @@ std::string print_cpp(const Model& m, const CppOptions& opt) {
          "  constexpr int n_params() const { return kParams; }\n"
          "  constexpr int n_constants() const { return kConstants; }\n"
          "  constexpr int n_algebraics() const { return kAlgebraics; }\n"
-         "  constexpr bool is_gate(int i) const { return kGate[i]; }\n\n";
+         "  constexpr bool is_gate(int i) const { return kGate[i]; }\n";
+  out << block_structure(m, "", "  ") << "\n";
   // True when every parameter used as an exponent is a small integer: step_batch then uses
   // Model<Real, true>, whose pow_param multiplies (false when there are none).
   out << "  static constexpr bool kExponentParams = " << (exponent_params.empty() ? "false" : "true")
@@ -283,13 +292,16 @@ std::string print_cpp(const Model& m, const CppOptions& opt) {
            print_straight_line(m, prof, rhs_statements(m, l, prof, false), names, "    "));
   function(out, "void rhs_jac(" + args + ", Real* dydt, Real* jdiag)",
            print_straight_line(m, prof, rhs_statements(m, l, prof, true), names, "    "));
+  if (!m.blocks.empty())
+    function(out, "void rhs_jac_blocks(" + args + ", Real* dydt, Real* jdiag, Real* A)",
+             print_straight_line(m, prof, rhs_blocks_statements(m, l, prof), names, "    "));
   function(out, "void algebraics(" + args + ", [[maybe_unused]] Real* out)",
            print_straight_line(m, prof, algebraics_statements(m, l, prof), names, "    "));
   out << "};\n";
 
   if (opt.standalone_kernel_factory) {
     const int kv = m.roles.voltage_state ? int(*m.roles.voltage_state) : -1;
-    out << batch_text(ns, np, kv);
+    out << batch_text(ns, np, kv, opt);
     out << "constexpr int kVoltageState = " << kv << ";\n";
     const std::string prefix = sanitise_identifier(opt.symbol_prefix, 64);
     out << R"cpp(
@@ -306,11 +318,11 @@ class Kernel final : public hw::cell::CellKernel {
   bool external_voltage(int k) const override { return k >= 0 && k == kVoltageState; }
   void step(hw::cell::Integrator method, double t, double dt, int steps,
             const hw::cell::Batch<double>& b) const override {
-    step_any<double>(method, t, dt, steps, b);
+    @STEP_DOUBLE@
   }
   void step(hw::cell::Integrator method, float t, float dt, int steps,
             const hw::cell::Batch<float>& b) const override {
-    step_any<float>(method, t, dt, steps, b);
+    @STEP_FLOAT@
   }
   void constants(const double* p, double* c) const override { Model<double>{}.constants(p, c); }
   void rhs_jac(double t, const double* y, const double* p, const double* c, double* dydt,
@@ -330,6 +342,18 @@ extern "C" __attribute__((visibility("default"))) hw::cell::CellKernel* )cpp"
   return new Kernel();
 }
 )cpp";
+    const auto precision_body = [](bool built, const char* real) {
+      return built ? std::string("step_any<") + real + ">(method, t, dt, steps, b);"
+                   : std::string("(void)method, (void)t, (void)dt, (void)steps, (void)b;\n    throw hw::Error(\"this "
+                                 "compiled model kernel was built without ") + real + " precision\");";
+    };
+    std::string text = out.str();
+    const auto put = [&](const std::string& key, const std::string& body) {
+      text.replace(text.find(key), key.size(), body);
+    };
+    put("@STEP_DOUBLE@", precision_body(opt.double_precision, "double"));
+    put("@STEP_FLOAT@", precision_body(opt.single_precision, "float"));
+    return text;
   } else {
     out << "\n}  // namespace\n";
   }

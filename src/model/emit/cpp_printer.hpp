@@ -14,6 +14,7 @@
 // shared library built from it links against nothing of heartwave.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "model/ir/model.hpp"
@@ -23,6 +24,12 @@ namespace hw::model {
 struct CppOptions {
   std::string symbol_prefix = "hw_model";  // sanitised; names the extern "C" factory
   bool standalone_kernel_factory = true;   // print the CellKernel subclass and factory
+  // Which integrators (bit i: hw::cell::Integrator(i)) and precisions the kernel is built
+  // for; the others throw hw::Error when asked for. A run-time compile of a large model
+  // for every integrator in both precisions takes minutes, one or two of them seconds.
+  std::uint32_t integrators = ~0u;
+  bool single_precision = true, double_precision = true;
+  bool all() const { return integrators == ~0u && single_precision && double_precision; }
 };
 
 // Throws hw::Error when the model is not analysed (see printer_common.hpp).

@@ -17,7 +17,7 @@ namespace {
 // Straight-line code over slots. Loads read time, y, p or the algebraic value array;
 // stores write an algebraic value, a constant, dy/dt or a Jacobian entry.
 enum class Code : std::uint8_t {
-  constant, time, state, param, alg, compute, store_alg, store_const, store_dydt, store_jac
+  constant, time, state, param, alg, compute, store_alg, store_const, store_dydt, store_jac, store_block
 };
 
 struct Ins {
@@ -61,7 +61,7 @@ class Program {
   }
   template <class Real>
   void run(Real t, const Real* y, const Real* p, Real* alg, Real* c, Real* dydt,
-           Real* jac) const {
+           Real* jac, Real* block = nullptr) const {
     thread_local std::vector<Real> s;
     if (s.size() < n_slots_) s.resize(n_slots_);
     Real a[64];
@@ -87,6 +87,7 @@ class Program {
         case Code::store_const: c[in.index] = s[in.slot]; break;
         case Code::store_dydt: dydt[in.index] = s[in.slot]; break;
         case Code::store_jac: jac[in.index] = s[in.slot]; break;
+        case Code::store_block: block[in.index] = s[in.slot]; break;
       }
     }
   }
@@ -129,7 +130,7 @@ class Interpreter final : public hw::cell::CellKernel {
     }
     if (const_alg_.size() > static_cast<std::size_t>(hw::cell::kMaxParams))
       throw Error("interpreter: too many once-per-cell values");
-    for (Program* prog : {&rhs_, &rhs_jac_, &algebraics_}) {
+    for (Program* prog : {&rhs_, &rhs_jac_, &rhs_blocks_, &algebraics_}) {
       for (int j = 0; j < n_alg_; ++j) {
         if (m.algebraics[j].once_per_cell) continue;
         prog->store(Code::store_alg, prog->emit(m.pool, m.algebraics[j].expr), j);
@@ -139,8 +140,22 @@ class Interpreter final : public hw::cell::CellKernel {
       rhs_.store(Code::store_dydt, rhs_.emit(m.pool, m.derivatives[i]), i);
       rhs_jac_.store(Code::store_dydt, rhs_jac_.emit(m.pool, m.derivatives[i]), i);
     }
-    for (int i = 0; i < n_states_; ++i)
+    for (int i = 0; i < n_states_; ++i) {
       rhs_jac_.store(Code::store_jac, rhs_jac_.emit(m.pool, m.analysis[i].jacobian_diag), i);
+      rhs_blocks_.store(Code::store_dydt, rhs_blocks_.emit(m.pool, m.derivatives[i]), i);
+      rhs_blocks_.store(Code::store_jac, rhs_blocks_.emit(m.pool, m.analysis[i].jacobian_diag), i);
+      block_of_.push_back(m.analysis[i].block);
+    }
+    std::uint32_t entry = 0;
+    for (const LinearBlock& b : m.blocks) {
+      block_offset_.push_back(int(entry));
+      block_size_.push_back(int(b.states.size()));
+      block_states_.push_back(std::vector<int>(b.states.begin(), b.states.end()));
+      for (ExprId e : b.jacobian) rhs_blocks_.store(Code::store_block, rhs_blocks_.emit(m.pool, e), entry++);
+    }
+    if (entry > std::uint32_t(hw::cell::kMaxBlockEntries))
+      throw Error("interpreter: the model's linear blocks have more than " +
+                  std::to_string(hw::cell::kMaxBlockEntries) + " Jacobian entries");
   }
 
   std::string describe() const override { return "interpreter"; }
@@ -158,11 +173,11 @@ class Interpreter final : public hw::cell::CellKernel {
   }
   template <class Real>
   void rhs_t(const Program& prog, Real t, const Real* y, const Real* p, const Real* c,
-             Real* dydt, Real* jac, Real* alg_out) const {
+             Real* dydt, Real* jac, Real* alg_out, Real* block = nullptr) const {
     thread_local std::vector<Real> alg;
     alg.resize(n_alg_);
     for (std::size_t k = 0; k < const_alg_.size(); ++k) alg[const_alg_[k]] = c[k];
-    prog.run<Real>(t, y, p, alg.data(), nullptr, dydt, jac);
+    prog.run<Real>(t, y, p, alg.data(), nullptr, dydt, jac, block);
     if (alg_out) std::copy(alg.begin(), alg.end(), alg_out);
   }
 
@@ -181,6 +196,17 @@ class Interpreter final : public hw::cell::CellKernel {
     void rhs_jac(Real t, const Real* y, const Real* p, const Real* c, Real* dydt,
                  Real* jdiag) const {
       k.rhs_t<Real>(k.rhs_jac_, t, y, p, c, dydt, jdiag, nullptr);
+    }
+    // Linear blocks, known at run time (see integrators.hpp).
+    static constexpr int kBlockEntries = -1;
+    int n_blocks() const { return static_cast<int>(k.block_size_.size()); }
+    int block_size(int b) const { return k.block_size_[b]; }
+    int block_offset(int b) const { return k.block_offset_[b]; }
+    int block_state(int b, int r) const { return k.block_states_[b][r]; }
+    int block_of(int i) const { return k.block_of_[i]; }
+    void rhs_jac_blocks(Real t, const Real* y, const Real* p, const Real* c, Real* dydt,
+                        Real* jdiag, Real* A) const {
+      k.rhs_t<Real>(k.rhs_blocks_, t, y, p, c, dydt, jdiag, nullptr, A);
     }
   };
 
@@ -216,7 +242,9 @@ class Interpreter final : public hw::cell::CellKernel {
   int n_states_ = 0, n_params_ = 0, n_alg_ = 0;
   std::vector<bool> gate_;
   std::vector<std::uint32_t> const_alg_;  // algebraic index of each constant
-  Program constants_, rhs_, rhs_jac_, algebraics_;
+  Program constants_, rhs_, rhs_jac_, rhs_blocks_, algebraics_;
+  std::vector<int> block_of_, block_size_, block_offset_;
+  std::vector<std::vector<int>> block_states_;
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "model/emit/printer_common.hpp"
 
+#include "model/passes/linear_blocks.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -8,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "model/emit/identifiers.hpp"
+#include "model/passes/linear_blocks.hpp"
 
 namespace hw::model {
 
@@ -376,6 +379,55 @@ std::vector<Assignment> rhs_statements(const Model& m, const CodeLayout& l,
     for (std::size_t i = 0; i < m.states.size(); ++i)
       out.push_back({"jdiag[" + std::to_string(i) + "]", m.analysis[i].jacobian_diag, "", ""});
   return out;
+}
+
+int block_entries(const Model& m) {
+  int n = 0;
+  for (const LinearBlock& b : m.blocks) n += int(b.states.size() * b.states.size());
+  return n;
+}
+
+std::vector<Assignment> rhs_blocks_statements(const Model& m, const CodeLayout& l,
+                                              const TargetProfile& prof) {
+  std::vector<Assignment> out = rhs_statements(m, l, prof, true);
+  int k = 0;
+  for (const LinearBlock& b : m.blocks)
+    for (ExprId e : b.jacobian) out.push_back({"A[" + std::to_string(k++) + "]", e, "", ""});
+  return out;
+}
+
+std::string block_structure(const Model& m, const std::string& qualifier, const std::string& indent) {
+  std::ostringstream o;
+  const std::string fn = indent + qualifier + "constexpr int ";
+  o << indent << "static constexpr int kBlockEntries = " << block_entries(m) << ";\n";
+  o << fn << "n_blocks() const { return " << m.blocks.size() << "; }\n";
+  const auto per_block = [&](const char* name, auto value) {
+    o << fn << name << "(int b) const {\n" << indent << "  switch (b) {\n";
+    for (std::size_t b = 0; b < m.blocks.size(); ++b)
+      o << indent << "    case " << b << ": return " << value(b) << ";\n";
+    o << indent << "    default: return 0;\n" << indent << "  }\n" << indent << "}\n";
+  };
+  per_block("block_size", [&](std::size_t b) { return m.blocks[b].states.size(); });
+  int offset = 0;
+  std::vector<int> offsets;
+  for (const LinearBlock& b : m.blocks) {
+    offsets.push_back(offset);
+    offset += int(b.states.size() * b.states.size());
+  }
+  per_block("block_offset", [&](std::size_t b) { return offsets[b]; });
+  // block_state(b, r): a switch on b·kMaxBlockStates + r.
+  o << fn << "block_state(int b, int r) const {\n" << indent << "  switch (b * " << kMaxBlockStates
+    << " + r) {\n";
+  for (std::size_t b = 0; b < m.blocks.size(); ++b)
+    for (std::size_t r = 0; r < m.blocks[b].states.size(); ++r)
+      o << indent << "    case " << b * kMaxBlockStates + r << ": return " << m.blocks[b].states[r] << ";\n";
+  o << indent << "    default: return 0;\n" << indent << "  }\n" << indent << "}\n";
+  o << fn << "block_of(int i) const {\n" << indent << "  switch (i) {\n";
+  for (std::size_t i = 0; i < m.analysis.size(); ++i)
+    if (m.analysis[i].block >= 0)
+      o << indent << "    case " << i << ": return " << m.analysis[i].block << ";\n";
+  o << indent << "    default: return -1;\n" << indent << "  }\n" << indent << "}\n";
+  return o.str();
 }
 
 std::vector<Assignment> algebraics_statements(const Model& m, const CodeLayout& l,

@@ -87,6 +87,17 @@ std::vector<Assignment> rhs_statements(const Model& m, const CodeLayout& l,
                                        const TargetProfile& prof, bool with_jacobian);
 std::vector<Assignment> algebraics_statements(const Model& m, const CodeLayout& l,
                                               const TargetProfile& prof);
+//   rhs_jac_blocks(t, y, p, c, dydt, jdiag, A): rhs_jac, then each linear block's Jacobian
+//                                 into A[] (row-major, blocks one after another)
+std::vector<Assignment> rhs_blocks_statements(const Model& m, const CodeLayout& l,
+                                              const TargetProfile& prof);
+// Σ n_b² over m.blocks: the size of A[].
+int block_entries(const Model& m);
+// The block structure members of the integrators' model concept (kBlockEntries, n_blocks,
+// block_size, block_offset, block_state, block_of) as constexpr switches that fold away
+// once step_cell's loops are unrolled; `qualifier` precedes each function ("__device__ ",
+// or "" for C++), `indent` each line.
+std::string block_structure(const Model& m, const std::string& qualifier, const std::string& indent);
 VarNamer namer_for(const Model& m, const CodeLayout& l);
 
 // A short header comment naming the model and what each array index holds.

@@ -57,6 +57,17 @@ struct Algebraic : Symbol {
 struct StateAnalysis {
   bool is_gate = false;          // dy/dt = a - b*y with a, b independent of y
   ExprId jacobian_diag = kNoExpr;  // symbolic d(dy_i/dt)/dy_i
+  int block = -1;                  // index in Model::blocks, or -1
+};
+
+// States whose derivatives are affine in the block's own states: dy_B/dt = A·y_B + b, with
+// A and b free of every y_B (they may read V and other states). Markov chains of channel
+// gating are the common case. The stiff integrators (GRL1, GRL2) advance a block by an
+// implicit update of this small dense system instead of a diagonal one.
+struct LinearBlock {
+  std::vector<std::uint32_t> states;  // state indices, ascending
+  std::vector<ExprId> jacobian;       // A row-major: ∂f(states[r])/∂y(states[c])
+  bool conserves = false;  // Σ dy/dt over the block is identically 0 (occupancy conserved)
 };
 
 // A repaired removable singularity (filled by the singularity pass, for reporting).
@@ -98,6 +109,7 @@ struct Model {
   Roles roles;
 
   std::vector<StateAnalysis> analysis;       // one per state once analysed
+  std::vector<LinearBlock> blocks;           // filled with analysis
   std::vector<SingularityRepair> repairs;   // filled by the singularity pass
 
   // Lookups by name; nullopt when absent.

@@ -312,7 +312,7 @@ std::unique_ptr<CellKernel> compile_cpp_kernel(const std::string& source,
 }
 
 std::unique_ptr<CellKernel> make_kernel(const Model& analysed, KernelChoice choice,
-                                        std::string* how) {
+                                        std::string* how, const KernelNeeds& needs) {
   const auto say = [how](const std::string& s) {
     if (how) *how = s;
   };
@@ -327,7 +327,11 @@ std::unique_ptr<CellKernel> make_kernel(const Model& analysed, KernelChoice choi
     return k;
   }
   try {
-    auto k = compile_cpp_kernel(source, cpp_factory_symbol(CppOptions{}));
+    CppOptions subset;
+    subset.integrators = needs.integrators;
+    subset.single_precision = needs.single_precision;
+    subset.double_precision = needs.double_precision;
+    auto k = compile_cpp_kernel(subset.all() ? source : print_cpp(analysed, subset), cpp_factory_symbol(subset));
     say(k->describe());
     return k;
   } catch (const Error& e) {

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,8 +34,27 @@ namespace hw::model {
 
 enum class KernelChoice { automatic, interpreter, compiled };
 
+// What a run-time compile builds: the integrators (bit i: hw::cell::Integrator(i)) and
+// precisions the caller will use. Fewer compile faster (a 60-state model for every
+// integrator in both precisions takes minutes); a kernel asked for one it lacks throws.
+// Built-in models have everything.
+struct KernelNeeds {
+  std::uint32_t integrators = ~0u;
+  bool single_precision = true, double_precision = true;
+
+  // Just these integrators, in one precision.
+  static KernelNeeds only(std::initializer_list<hw::cell::Integrator> methods, bool f32) {
+    KernelNeeds n;
+    n.integrators = 0;
+    for (auto m : methods) n.integrators |= 1u << static_cast<int>(m);
+    n.single_precision = f32;
+    n.double_precision = !f32;
+    return n;
+  }
+};
+
 std::unique_ptr<hw::cell::CellKernel> make_kernel(const Model& analysed, KernelChoice choice,
-                                                  std::string* how = nullptr);
+                                                  std::string* how = nullptr, const KernelNeeds& needs = {});
 
 // SHA-256 of print_cpp(analysed) with default options: the key that matches a model to a
 // built-in (heartwave-modelc records the same hash).

@@ -3,6 +3,7 @@
 
 #include "model/passes/derivative.hpp"
 #include "model/passes/fold_constants.hpp"
+#include "model/passes/linear_blocks.hpp"
 
 namespace hw::model {
 
@@ -35,6 +36,7 @@ void analyse_states(Model& m) {
     const bool voltage = m.roles.voltage_state && *m.roles.voltage_state == i;
     m.analysis[i].is_gate = !voltage && !zero && !depends_on(m, j, VarKind::state, i);
   }
+  find_linear_blocks(m);
 }
 
 }  // namespace hw::model

@@ -10,11 +10,14 @@ void rewrite_model(Model& m, const std::function<ExprId(ExprId, std::vector<Expr
   for (const Algebraic& a : m.algebraics) roots.push_back(a.expr);
   for (ExprId d : m.derivatives) roots.push_back(d);
   for (const StateAnalysis& s : m.analysis) roots.push_back(s.jacobian_diag);
+  for (const LinearBlock& b : m.blocks) roots.insert(roots.end(), b.jacobian.begin(), b.jacobian.end());
   std::vector<ExprId> out = rewrite(m.pool, roots, rebuild);
   std::size_t k = 0;
   for (Algebraic& a : m.algebraics) a.expr = out[k++];
   for (ExprId& d : m.derivatives) d = out[k++];
   for (StateAnalysis& s : m.analysis) s.jacobian_diag = out[k++];
+  for (LinearBlock& b : m.blocks)
+    for (ExprId& e : b.jacobian) e = out[k++];
 }
 
 std::vector<std::uint32_t> algebraic_refs(const ExprPool& pool, ExprId e) {

@@ -46,6 +46,8 @@
 //   c[8] _cse_7
 //   c[9] _cse_8
 
+#include "cell/integrators.hpp"  // embedded in heartwave (src/cell)
+
 constexpr int hw_model_n_states = 8;
 constexpr int hw_model_n_params = 23;
 constexpr int hw_model_n_constants = 10;
@@ -58,13 +60,6 @@ __device__ __forceinline__ float hw_model_powi(float x) {
   else if constexpr (N == 1) return x;
   else if constexpr (N % 2 == 0) { const float h = hw_model_powi<N / 2>(x); return h * h; }
   else return hw_model_powi<N - 1>(x) * x;
-}
-
-// (e^{J h} - 1)/J, the exact propagator factor of a gate; -> h as J -> 0.
-__device__ __forceinline__ float hw_model_expm1_over(float J, float h) {
-  const float x = J * h;
-  if (fabsf(x) < 9.99999975e-06f) return h * (1.0f + x * (0.5f + x * 0.166666672f));
-  return expm1f(x) / J;
 }
 
 __device__ __forceinline__ void hw_model_constants(const float* p, float* c) {
@@ -229,130 +224,74 @@ __device__ __forceinline__ void hw_model_rhs_jac(float t, const float* y, const 
   jdiag[7] = a51_alpha_X * (-1.0f) - a53_beta_X;
 }
 
+struct hw_model_Model {
+  static constexpr int kStates = 8;
+  __device__ constexpr int n_states() const { return 8; }
+  __device__ constexpr int n_params() const { return 23; }
+  __device__ constexpr int n_constants() const { return 10; }
+  __device__ constexpr bool is_gate(int i) const {
+    switch (i) {
+      case 1: return true;
+      case 2: return true;
+      case 3: return true;
+      case 5: return true;
+      case 6: return true;
+      case 7: return true;
+      default: return false;
+    }
+  }
+  static constexpr int kBlockEntries = 0;
+  __device__ constexpr int n_blocks() const { return 0; }
+  __device__ constexpr int block_size(int b) const {
+    switch (b) {
+      default: return 0;
+    }
+  }
+  __device__ constexpr int block_offset(int b) const {
+    switch (b) {
+      default: return 0;
+    }
+  }
+  __device__ constexpr int block_state(int b, int r) const {
+    switch (b * 20 + r) {
+      default: return 0;
+    }
+  }
+  __device__ constexpr int block_of(int i) const {
+    switch (i) {
+      default: return -1;
+    }
+  }
+  __device__ __forceinline__ void rhs(float t, const float* y, const float* p, const float* c, float* dydt) const { hw_model_rhs(t, y, p, c, dydt); }
+  __device__ __forceinline__ void rhs_jac(float t, const float* y, const float* p, const float* c, float* dydt, float* jdiag) const { hw_model_rhs_jac(t, y, p, c, dydt, jdiag); }
+};
+
 __device__ __forceinline__ void hw_model_step_fe(float t, float dt, float* y, const float* p, const float* c) {
-  float f[8];
-  hw_model_rhs(t, y, p, c, f);
-  y[0] += dt * f[0];
-  y[1] += dt * f[1];
-  y[2] += dt * f[2];
-  y[3] += dt * f[3];
-  y[4] += dt * f[4];
-  y[5] += dt * f[5];
-  y[6] += dt * f[6];
-  y[7] += dt * f[7];
+  hw::cell::step_cell<float>(hw_model_Model{}, hw::cell::Integrator::fe, t, dt, y, p, c);
 }
-
 __device__ __forceinline__ void hw_model_step_rk2(float t, float dt, float* y, const float* p, const float* c) {
-  float f[8], ys[8];
-  hw_model_rhs(t, y, p, c, f);
-  ys[0] = y[0] + 0.5f * dt * f[0];
-  ys[1] = y[1] + 0.5f * dt * f[1];
-  ys[2] = y[2] + 0.5f * dt * f[2];
-  ys[3] = y[3] + 0.5f * dt * f[3];
-  ys[4] = y[4] + 0.5f * dt * f[4];
-  ys[5] = y[5] + 0.5f * dt * f[5];
-  ys[6] = y[6] + 0.5f * dt * f[6];
-  ys[7] = y[7] + 0.5f * dt * f[7];
-  hw_model_rhs(t + 0.5f * dt, ys, p, c, f);
-  y[0] += dt * f[0];
-  y[1] += dt * f[1];
-  y[2] += dt * f[2];
-  y[3] += dt * f[3];
-  y[4] += dt * f[4];
-  y[5] += dt * f[5];
-  y[6] += dt * f[6];
-  y[7] += dt * f[7];
+  hw::cell::step_cell<float>(hw_model_Model{}, hw::cell::Integrator::rk2, t, dt, y, p, c);
 }
-
 __device__ __forceinline__ void hw_model_step_rk4(float t, float dt, float* y, const float* p, const float* c) {
-  float f[8], ys[8], acc[8];
-  hw_model_rhs(t, y, p, c, f);
-  acc[0] = f[0]; ys[0] = y[0] + 0.5f * dt * f[0];
-  acc[1] = f[1]; ys[1] = y[1] + 0.5f * dt * f[1];
-  acc[2] = f[2]; ys[2] = y[2] + 0.5f * dt * f[2];
-  acc[3] = f[3]; ys[3] = y[3] + 0.5f * dt * f[3];
-  acc[4] = f[4]; ys[4] = y[4] + 0.5f * dt * f[4];
-  acc[5] = f[5]; ys[5] = y[5] + 0.5f * dt * f[5];
-  acc[6] = f[6]; ys[6] = y[6] + 0.5f * dt * f[6];
-  acc[7] = f[7]; ys[7] = y[7] + 0.5f * dt * f[7];
-  hw_model_rhs(t + 0.5f * dt, ys, p, c, f);
-  acc[0] += 2.0f * f[0]; ys[0] = y[0] + 0.5f * dt * f[0];
-  acc[1] += 2.0f * f[1]; ys[1] = y[1] + 0.5f * dt * f[1];
-  acc[2] += 2.0f * f[2]; ys[2] = y[2] + 0.5f * dt * f[2];
-  acc[3] += 2.0f * f[3]; ys[3] = y[3] + 0.5f * dt * f[3];
-  acc[4] += 2.0f * f[4]; ys[4] = y[4] + 0.5f * dt * f[4];
-  acc[5] += 2.0f * f[5]; ys[5] = y[5] + 0.5f * dt * f[5];
-  acc[6] += 2.0f * f[6]; ys[6] = y[6] + 0.5f * dt * f[6];
-  acc[7] += 2.0f * f[7]; ys[7] = y[7] + 0.5f * dt * f[7];
-  hw_model_rhs(t + 0.5f * dt, ys, p, c, f);
-  acc[0] += 2.0f * f[0]; ys[0] = y[0] + dt * f[0];
-  acc[1] += 2.0f * f[1]; ys[1] = y[1] + dt * f[1];
-  acc[2] += 2.0f * f[2]; ys[2] = y[2] + dt * f[2];
-  acc[3] += 2.0f * f[3]; ys[3] = y[3] + dt * f[3];
-  acc[4] += 2.0f * f[4]; ys[4] = y[4] + dt * f[4];
-  acc[5] += 2.0f * f[5]; ys[5] = y[5] + dt * f[5];
-  acc[6] += 2.0f * f[6]; ys[6] = y[6] + dt * f[6];
-  acc[7] += 2.0f * f[7]; ys[7] = y[7] + dt * f[7];
-  hw_model_rhs(t + dt, ys, p, c, f);
-  y[0] += dt / 6.0f * (acc[0] + f[0]);
-  y[1] += dt / 6.0f * (acc[1] + f[1]);
-  y[2] += dt / 6.0f * (acc[2] + f[2]);
-  y[3] += dt / 6.0f * (acc[3] + f[3]);
-  y[4] += dt / 6.0f * (acc[4] + f[4]);
-  y[5] += dt / 6.0f * (acc[5] + f[5]);
-  y[6] += dt / 6.0f * (acc[6] + f[6]);
-  y[7] += dt / 6.0f * (acc[7] + f[7]);
+  hw::cell::step_cell<float>(hw_model_Model{}, hw::cell::Integrator::rk4, t, dt, y, p, c);
 }
-
 __device__ __forceinline__ void hw_model_step_rl1(float t, float dt, float* y, const float* p, const float* c) {
-  float f[8], J[8];
-  hw_model_rhs_jac(t, y, p, c, f, J);
-  y[0] += dt * f[0];
-  y[1] += f[1] * hw_model_expm1_over(J[1], dt);
-  y[2] += f[2] * hw_model_expm1_over(J[2], dt);
-  y[3] += f[3] * hw_model_expm1_over(J[3], dt);
-  y[4] += dt * f[4];
-  y[5] += f[5] * hw_model_expm1_over(J[5], dt);
-  y[6] += f[6] * hw_model_expm1_over(J[6], dt);
-  y[7] += f[7] * hw_model_expm1_over(J[7], dt);
+  hw::cell::step_cell<float>(hw_model_Model{}, hw::cell::Integrator::rl1, t, dt, y, p, c);
 }
-
 __device__ __forceinline__ void hw_model_step_rl2(float t, float dt, float* y, const float* p, const float* c) {
-  float f[8], J[8], ys[8];
-  hw_model_rhs_jac(t, y, p, c, f, J);
-  ys[0] = y[0] + 0.5f * dt * f[0];
-  ys[1] = y[1] + f[1] * hw_model_expm1_over(J[1], 0.5f * dt);
-  ys[2] = y[2] + f[2] * hw_model_expm1_over(J[2], 0.5f * dt);
-  ys[3] = y[3] + f[3] * hw_model_expm1_over(J[3], 0.5f * dt);
-  ys[4] = y[4] + 0.5f * dt * f[4];
-  ys[5] = y[5] + f[5] * hw_model_expm1_over(J[5], 0.5f * dt);
-  ys[6] = y[6] + f[6] * hw_model_expm1_over(J[6], 0.5f * dt);
-  ys[7] = y[7] + f[7] * hw_model_expm1_over(J[7], 0.5f * dt);
-  hw_model_rhs_jac(t + 0.5f * dt, ys, p, c, f, J);
-  y[0] += dt * f[0];
-  y[1] += (f[1] + J[1] * (y[1] - ys[1])) * hw_model_expm1_over(J[1], dt);
-  y[2] += (f[2] + J[2] * (y[2] - ys[2])) * hw_model_expm1_over(J[2], dt);
-  y[3] += (f[3] + J[3] * (y[3] - ys[3])) * hw_model_expm1_over(J[3], dt);
-  y[4] += dt * f[4];
-  y[5] += (f[5] + J[5] * (y[5] - ys[5])) * hw_model_expm1_over(J[5], dt);
-  y[6] += (f[6] + J[6] * (y[6] - ys[6])) * hw_model_expm1_over(J[6], dt);
-  y[7] += (f[7] + J[7] * (y[7] - ys[7])) * hw_model_expm1_over(J[7], dt);
+  hw::cell::step_cell<float>(hw_model_Model{}, hw::cell::Integrator::rl2, t, dt, y, p, c);
 }
-
 __device__ __forceinline__ void hw_model_step_sbe(float t, float dt, float* y, const float* p, const float* c) {
-  float f[8], J[8];
-  hw_model_rhs_jac(t, y, p, c, f, J);
-  y[0] += dt * f[0] / (1.0f - dt * J[0]);
-  y[1] += dt * f[1] / (1.0f - dt * J[1]);
-  y[2] += dt * f[2] / (1.0f - dt * J[2]);
-  y[3] += dt * f[3] / (1.0f - dt * J[3]);
-  y[4] += dt * f[4] / (1.0f - dt * J[4]);
-  y[5] += dt * f[5] / (1.0f - dt * J[5]);
-  y[6] += dt * f[6] / (1.0f - dt * J[6]);
-  y[7] += dt * f[7] / (1.0f - dt * J[7]);
+  hw::cell::step_cell<float>(hw_model_Model{}, hw::cell::Integrator::sbe, t, dt, y, p, c);
+}
+__device__ __forceinline__ void hw_model_step_grl1(float t, float dt, float* y, const float* p, const float* c) {
+  hw::cell::step_cell<float>(hw_model_Model{}, hw::cell::Integrator::grl1, t, dt, y, p, c);
+}
+__device__ __forceinline__ void hw_model_step_grl2(float t, float dt, float* y, const float* p, const float* c) {
+  hw::cell::step_cell<float>(hw_model_Model{}, hw::cell::Integrator::grl2, t, dt, y, p, c);
 }
 
-// method = static_cast<int>(hw::cell::Integrator): fe rk2 rk4 rl1 rl2 sbe.
+// method = static_cast<int>(hw::cell::Integrator).
 __device__ __forceinline__ void hw_model_step(int method, float t, float dt, float* y, const float* p, const float* c) {
   switch (method) {
     case 0: hw_model_step_fe(t, dt, y, p, c); return;
@@ -361,6 +300,8 @@ __device__ __forceinline__ void hw_model_step(int method, float t, float dt, flo
     case 3: hw_model_step_rl1(t, dt, y, p, c); return;
     case 4: hw_model_step_rl2(t, dt, y, p, c); return;
     case 5: hw_model_step_sbe(t, dt, y, p, c); return;
+    case 6: hw_model_step_grl1(t, dt, y, p, c); return;
+    case 7: hw_model_step_grl2(t, dt, y, p, c); return;
   }
 }
 

@@ -28,6 +28,7 @@
 
 #include "cell/cell_kernel.hpp"
 #include "cell/integrators.hpp"
+#include "core/error.hpp"
 
 // Vector variants from glibc's libmvec for the loop over cells (see cpp_printer.cpp).
 #if defined(__GNUC__) && !defined(__clang__) && defined(__amd64__) && defined(__GLIBC__)
@@ -113,6 +114,28 @@ struct Model {
   constexpr int n_constants() const { return kConstants; }
   constexpr int n_algebraics() const { return kAlgebraics; }
   constexpr bool is_gate(int i) const { return kGate[i]; }
+  static constexpr int kBlockEntries = 0;
+  constexpr int n_blocks() const { return 0; }
+  constexpr int block_size(int b) const {
+    switch (b) {
+      default: return 0;
+    }
+  }
+  constexpr int block_offset(int b) const {
+    switch (b) {
+      default: return 0;
+    }
+  }
+  constexpr int block_state(int b, int r) const {
+    switch (b * 20 + r) {
+      default: return 0;
+    }
+  }
+  constexpr int block_of(int i) const {
+    switch (i) {
+      default: return -1;
+    }
+  }
 
   static constexpr bool kExponentParams = false;
   static bool integer_exponents([[maybe_unused]] const Real* p) {
@@ -264,8 +287,7 @@ void step_batch(Real t, Real dt, int steps, const hw::cell::Batch<Real>& b) {
 }
 
 template <class Real>
-void step_any(hw::cell::Integrator method, Real t, Real dt, int steps,
-              const hw::cell::Batch<Real>& b) {
+void step_any(hw::cell::Integrator method, Real t, Real dt, int steps, const hw::cell::Batch<Real>& b) {
   using hw::cell::Integrator;
   switch (method) {
     case Integrator::fe: return step_batch<Real, Integrator::fe>(t, dt, steps, b);
@@ -274,8 +296,14 @@ void step_any(hw::cell::Integrator method, Real t, Real dt, int steps,
     case Integrator::rl1: return step_batch<Real, Integrator::rl1>(t, dt, steps, b);
     case Integrator::rl2: return step_batch<Real, Integrator::rl2>(t, dt, steps, b);
     case Integrator::sbe: return step_batch<Real, Integrator::sbe>(t, dt, steps, b);
+    case Integrator::grl1: return step_batch<Real, Integrator::grl1>(t, dt, steps, b);
+    case Integrator::grl2: return step_batch<Real, Integrator::grl2>(t, dt, steps, b);
+    default: break;
   }
+  throw hw::Error(std::string("this compiled model kernel was built without integrator ") +
+                  hw::cell::integrator_name(method));
 }
+
 constexpr int kVoltageState = -1;
 
 class Kernel final : public hw::cell::CellKernel {

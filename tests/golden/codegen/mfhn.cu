@@ -21,6 +21,8 @@
 // Once-per-cell constants (c[i]):
 //   c[0] _cse_1
 
+#include "cell/integrators.hpp"  // embedded in heartwave (src/cell)
+
 constexpr int hw_model_n_states = 2;
 constexpr int hw_model_n_params = 12;
 constexpr int hw_model_n_constants = 1;
@@ -33,13 +35,6 @@ __device__ __forceinline__ float hw_model_powi(float x) {
   else if constexpr (N == 1) return x;
   else if constexpr (N % 2 == 0) { const float h = hw_model_powi<N / 2>(x); return h * h; }
   else return hw_model_powi<N - 1>(x) * x;
-}
-
-// (e^{J h} - 1)/J, the exact propagator factor of a gate; -> h as J -> 0.
-__device__ __forceinline__ float hw_model_expm1_over(float J, float h) {
-  const float x = J * h;
-  if (fabsf(x) < 9.99999975e-06f) return h * (1.0f + x * (0.5f + x * 0.166666672f));
-  return expm1f(x) / J;
 }
 
 __device__ __forceinline__ void hw_model_constants(const float* p, float* c) {
@@ -77,64 +72,69 @@ __device__ __forceinline__ void hw_model_rhs_jac(float t, const float* y, const 
   jdiag[1] = -s5;
 }
 
+struct hw_model_Model {
+  static constexpr int kStates = 2;
+  __device__ constexpr int n_states() const { return 2; }
+  __device__ constexpr int n_params() const { return 12; }
+  __device__ constexpr int n_constants() const { return 1; }
+  __device__ constexpr bool is_gate(int i) const {
+    switch (i) {
+      case 1: return true;
+      default: return false;
+    }
+  }
+  static constexpr int kBlockEntries = 0;
+  __device__ constexpr int n_blocks() const { return 0; }
+  __device__ constexpr int block_size(int b) const {
+    switch (b) {
+      default: return 0;
+    }
+  }
+  __device__ constexpr int block_offset(int b) const {
+    switch (b) {
+      default: return 0;
+    }
+  }
+  __device__ constexpr int block_state(int b, int r) const {
+    switch (b * 20 + r) {
+      default: return 0;
+    }
+  }
+  __device__ constexpr int block_of(int i) const {
+    switch (i) {
+      default: return -1;
+    }
+  }
+  __device__ __forceinline__ void rhs(float t, const float* y, const float* p, const float* c, float* dydt) const { hw_model_rhs(t, y, p, c, dydt); }
+  __device__ __forceinline__ void rhs_jac(float t, const float* y, const float* p, const float* c, float* dydt, float* jdiag) const { hw_model_rhs_jac(t, y, p, c, dydt, jdiag); }
+};
+
 __device__ __forceinline__ void hw_model_step_fe(float t, float dt, float* y, const float* p, const float* c) {
-  float f[2];
-  hw_model_rhs(t, y, p, c, f);
-  y[0] += dt * f[0];
-  y[1] += dt * f[1];
+  hw::cell::step_cell<float>(hw_model_Model{}, hw::cell::Integrator::fe, t, dt, y, p, c);
 }
-
 __device__ __forceinline__ void hw_model_step_rk2(float t, float dt, float* y, const float* p, const float* c) {
-  float f[2], ys[2];
-  hw_model_rhs(t, y, p, c, f);
-  ys[0] = y[0] + 0.5f * dt * f[0];
-  ys[1] = y[1] + 0.5f * dt * f[1];
-  hw_model_rhs(t + 0.5f * dt, ys, p, c, f);
-  y[0] += dt * f[0];
-  y[1] += dt * f[1];
+  hw::cell::step_cell<float>(hw_model_Model{}, hw::cell::Integrator::rk2, t, dt, y, p, c);
 }
-
 __device__ __forceinline__ void hw_model_step_rk4(float t, float dt, float* y, const float* p, const float* c) {
-  float f[2], ys[2], acc[2];
-  hw_model_rhs(t, y, p, c, f);
-  acc[0] = f[0]; ys[0] = y[0] + 0.5f * dt * f[0];
-  acc[1] = f[1]; ys[1] = y[1] + 0.5f * dt * f[1];
-  hw_model_rhs(t + 0.5f * dt, ys, p, c, f);
-  acc[0] += 2.0f * f[0]; ys[0] = y[0] + 0.5f * dt * f[0];
-  acc[1] += 2.0f * f[1]; ys[1] = y[1] + 0.5f * dt * f[1];
-  hw_model_rhs(t + 0.5f * dt, ys, p, c, f);
-  acc[0] += 2.0f * f[0]; ys[0] = y[0] + dt * f[0];
-  acc[1] += 2.0f * f[1]; ys[1] = y[1] + dt * f[1];
-  hw_model_rhs(t + dt, ys, p, c, f);
-  y[0] += dt / 6.0f * (acc[0] + f[0]);
-  y[1] += dt / 6.0f * (acc[1] + f[1]);
+  hw::cell::step_cell<float>(hw_model_Model{}, hw::cell::Integrator::rk4, t, dt, y, p, c);
 }
-
 __device__ __forceinline__ void hw_model_step_rl1(float t, float dt, float* y, const float* p, const float* c) {
-  float f[2], J[2];
-  hw_model_rhs_jac(t, y, p, c, f, J);
-  y[0] += dt * f[0];
-  y[1] += f[1] * hw_model_expm1_over(J[1], dt);
+  hw::cell::step_cell<float>(hw_model_Model{}, hw::cell::Integrator::rl1, t, dt, y, p, c);
 }
-
 __device__ __forceinline__ void hw_model_step_rl2(float t, float dt, float* y, const float* p, const float* c) {
-  float f[2], J[2], ys[2];
-  hw_model_rhs_jac(t, y, p, c, f, J);
-  ys[0] = y[0] + 0.5f * dt * f[0];
-  ys[1] = y[1] + f[1] * hw_model_expm1_over(J[1], 0.5f * dt);
-  hw_model_rhs_jac(t + 0.5f * dt, ys, p, c, f, J);
-  y[0] += dt * f[0];
-  y[1] += (f[1] + J[1] * (y[1] - ys[1])) * hw_model_expm1_over(J[1], dt);
+  hw::cell::step_cell<float>(hw_model_Model{}, hw::cell::Integrator::rl2, t, dt, y, p, c);
 }
-
 __device__ __forceinline__ void hw_model_step_sbe(float t, float dt, float* y, const float* p, const float* c) {
-  float f[2], J[2];
-  hw_model_rhs_jac(t, y, p, c, f, J);
-  y[0] += dt * f[0] / (1.0f - dt * J[0]);
-  y[1] += dt * f[1] / (1.0f - dt * J[1]);
+  hw::cell::step_cell<float>(hw_model_Model{}, hw::cell::Integrator::sbe, t, dt, y, p, c);
+}
+__device__ __forceinline__ void hw_model_step_grl1(float t, float dt, float* y, const float* p, const float* c) {
+  hw::cell::step_cell<float>(hw_model_Model{}, hw::cell::Integrator::grl1, t, dt, y, p, c);
+}
+__device__ __forceinline__ void hw_model_step_grl2(float t, float dt, float* y, const float* p, const float* c) {
+  hw::cell::step_cell<float>(hw_model_Model{}, hw::cell::Integrator::grl2, t, dt, y, p, c);
 }
 
-// method = static_cast<int>(hw::cell::Integrator): fe rk2 rk4 rl1 rl2 sbe.
+// method = static_cast<int>(hw::cell::Integrator).
 __device__ __forceinline__ void hw_model_step(int method, float t, float dt, float* y, const float* p, const float* c) {
   switch (method) {
     case 0: hw_model_step_fe(t, dt, y, p, c); return;
@@ -143,6 +143,8 @@ __device__ __forceinline__ void hw_model_step(int method, float t, float dt, flo
     case 3: hw_model_step_rl1(t, dt, y, p, c); return;
     case 4: hw_model_step_rl2(t, dt, y, p, c); return;
     case 5: hw_model_step_sbe(t, dt, y, p, c); return;
+    case 6: hw_model_step_grl1(t, dt, y, p, c); return;
+    case 7: hw_model_step_grl2(t, dt, y, p, c); return;
   }
 }
 

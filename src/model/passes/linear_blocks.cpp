@@ -1,0 +1,195 @@
+#include "model/passes/linear_blocks.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "model/passes/derivative.hpp"
+#include "model/passes/eval.hpp"
+#include "model/passes/fold_constants.hpp"
+
+namespace hw::model {
+
+namespace {
+
+// Which states each expression reads, looking through algebraics (memoised per algebraic).
+class StateReads {
+ public:
+  explicit StateReads(const Model& m) : m_(m), alg_(m.algebraics.size()), done_(m.algebraics.size(), 0) {}
+
+  std::vector<std::uint8_t> of(ExprId e) {
+    std::vector<std::uint8_t> out(m_.states.size(), 0);
+    add(e, out);
+    return out;
+  }
+
+ private:
+  void add(ExprId e, std::vector<std::uint8_t>& out) {
+    if (e == kNoExpr) return;
+    for (ExprId id : topological_nodes(m_.pool, std::span<const ExprId>(&e, 1))) {
+      const Node& n = m_.pool.node(id);
+      if (n.op != Op::variable) continue;
+      if (n.var_kind == VarKind::state) out[n.index] = 1;
+      if (n.var_kind == VarKind::algebraic) {
+        const std::vector<std::uint8_t>& a = algebraic(n.index);
+        for (std::size_t k = 0; k < out.size(); ++k) out[k] |= a[k];
+      }
+    }
+  }
+  const std::vector<std::uint8_t>& algebraic(std::uint32_t k) {
+    if (!done_[k]) {
+      done_[k] = 1;  // a cycle (rejected earlier by sort) cannot recurse forever
+      alg_[k].assign(m_.states.size(), 0);
+      std::vector<std::uint8_t> r(m_.states.size(), 0);
+      add(m_.algebraics[k].expr, r);
+      alg_[k] = std::move(r);
+    }
+    return alg_[k];
+  }
+
+  const Model& m_;
+  std::vector<std::vector<std::uint8_t>> alg_;
+  std::vector<std::uint8_t> done_;
+};
+
+// Strongly connected sets of the candidate states under "f_i reads y_j" (Tarjan). Only
+// two-way coupling makes a set relax faster than its diagonal says: a one-way chain (a
+// flux driven by gates) is advanced well state by state, its inputs frozen over a step.
+std::vector<std::vector<std::uint32_t>> components(const std::vector<std::uint8_t>& candidate,
+                                                   const std::vector<std::vector<std::uint8_t>>& reads) {
+  const std::uint32_t n = std::uint32_t(candidate.size());
+  std::vector<int> index(n, -1), low(n, 0);
+  std::vector<std::uint8_t> on_stack(n, 0);
+  std::vector<std::uint32_t> stack;
+  std::vector<std::vector<std::uint32_t>> out;
+  int next = 0;
+  std::function<void(std::uint32_t)> visit = [&](std::uint32_t v) {
+    index[v] = low[v] = next++;
+    stack.push_back(v);
+    on_stack[v] = 1;
+    for (std::uint32_t w = 0; w < n; ++w) {
+      if (w == v || !candidate[w] || !reads[v][w]) continue;
+      if (index[w] < 0) {
+        visit(w);
+        low[v] = std::min(low[v], low[w]);
+      } else if (on_stack[w]) {
+        low[v] = std::min(low[v], index[w]);
+      }
+    }
+    if (low[v] != index[v]) return;
+    std::vector<std::uint32_t> comp;
+    std::uint32_t w;
+    do {
+      w = stack.back();
+      stack.pop_back();
+      on_stack[w] = 0;
+      comp.push_back(w);
+    } while (w != v);
+    if (comp.size() >= 2) {
+      std::sort(comp.begin(), comp.end());
+      out.push_back(std::move(comp));
+    }
+  };
+  for (std::uint32_t v = 0; v < n; ++v)
+    if (candidate[v] && index[v] < 0) visit(v);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Σ f over the block vanishes at the initial state and at random occupancies near it.
+bool conserves(const Model& m, const std::vector<std::uint32_t>& block) try {
+  std::vector<double> y(m.states.size()), p(m.parameters.size());
+  for (std::size_t i = 0; i < y.size(); ++i) y[i] = m.states[i].initial;
+  for (std::size_t k = 0; k < p.size(); ++k) p[k] = m.parameters[k].value;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int trial = 0; trial < 3; ++trial) {
+    if (trial > 0)
+      for (std::uint32_t i : block) y[i] = u(rng);
+    double sum = 0, scale = 0;
+    for (std::uint32_t i : block) {
+      const double f = evaluate_point(m, m.derivatives[i], 0.0, y.data(), p.data());
+      if (!std::isfinite(f)) return false;
+      sum += f;
+      scale += std::fabs(f);
+    }
+    if (std::fabs(sum) > 1e-9 * scale + 1e-300) return false;
+  }
+  return true;
+} catch (const Error&) {
+  return false;  // not evaluable at these points: report it as not conserving
+}
+
+}  // namespace
+
+void find_linear_blocks(Model& m) {
+  m.blocks.clear();
+  const std::size_t ns = m.states.size();
+  for (StateAnalysis& a : m.analysis) a.block = -1;
+  if (ns < 2) return;
+  StateReads reads_of(m);
+  std::vector<std::vector<std::uint8_t>> reads(ns);
+  for (std::size_t i = 0; i < ns; ++i) reads[i] = reads_of.of(m.derivatives[i]);
+  std::vector<std::uint8_t> in(ns, 1);
+  if (m.roles.voltage_state) in[*m.roles.voltage_state] = 0;
+
+  // Every partial ∂f_i/∂y_j that is not identically zero, and the states it reads.
+  struct Partial {
+    std::uint32_t i, j;
+    ExprId d;
+    std::vector<std::uint8_t> reads;
+  };
+  std::vector<Partial> partials;
+  for (std::uint32_t i = 0; i < ns; ++i)
+    for (std::uint32_t j = 0; j < ns; ++j)
+      if (in[i] && in[j] && reads[i][j]) {
+        const ExprId d = fold_expr(m.pool, differentiate(m, m.derivatives[i], VarKind::state, j));
+        partials.push_back({i, j, d, reads_of.of(d)});
+      }
+
+  // The set must be affine in itself: no partial among its states may read one of them.
+  // Greedily drop the state that most partials read (the calcium a chain's rates depend
+  // on, the concentration a buffer binds), until none is read: that keeps the chains and
+  // buffers and leaves their coefficients outside, frozen over a step.
+  for (;;) {
+    std::vector<std::size_t> count(ns, 0);
+    for (const Partial& q : partials) {
+      if (!in[q.i] || !in[q.j]) continue;
+      for (std::size_t k = 0; k < ns; ++k) count[k] += in[k] && q.reads[k];
+    }
+    const auto worst = std::max_element(count.begin(), count.end());
+    if (*worst == 0) break;
+    in[std::size_t(worst - count.begin())] = 0;
+  }
+
+  for (const auto& comp : components(in, reads)) {
+    if (comp.size() > std::size_t(kMaxBlockStates)) continue;
+    LinearBlock b;
+    b.states = comp;
+    b.jacobian.assign(comp.size() * comp.size(), m.pool.constant(0.0));
+    for (const Partial& q : partials) {
+      const auto r = std::find(comp.begin(), comp.end(), q.i), c = std::find(comp.begin(), comp.end(), q.j);
+      if (r != comp.end() && c != comp.end()) b.jacobian[std::size_t(r - comp.begin()) * comp.size() + std::size_t(c - comp.begin())] = q.d;
+    }
+    b.conserves = conserves(m, b.states);
+    for (std::uint32_t i : b.states) m.analysis[i].block = int(m.blocks.size());
+    m.blocks.push_back(std::move(b));
+  }
+}
+
+std::string describe_blocks(const Model& m) {
+  if (m.blocks.empty()) return "";
+  std::string s = std::to_string(m.blocks.size()) + " linear block" + (m.blocks.size() > 1 ? "s" : "") +
+                  " (advanced implicitly by grl1/grl2):";
+  for (const LinearBlock& b : m.blocks) {
+    s += "\n  {";
+    for (std::size_t k = 0; k < b.states.size(); ++k) s += (k ? " " : "") + m.states[b.states[k]].name;
+    s += "}";
+    if (b.conserves) s += ", Markov chain (occupancy conserved)";
+  }
+  return s;
+}
+
+}  // namespace hw::model
