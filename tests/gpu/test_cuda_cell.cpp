@@ -6,6 +6,7 @@
 // must agree to 1e-12 (double) or 1e-5 (float) of each state's scale.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -150,14 +151,44 @@ void check_model(const std::string& name, double tol) {
   }
 }
 
+// One test per model and precision, so that gpu-check can shard them over processes: each
+// model's NVRTC compile is seconds of one CPU core, and the device has sixteen.
+struct CellCase {
+  std::string model;
+  bool single;
+};
+
+void PrintTo(const CellCase& c, std::ostream* os) { *os << c.model << (c.single ? " in float" : " in double"); }
+
+std::vector<CellCase> all_cases() {
+  std::vector<CellCase> c;
+  for (const std::string& m : all_models()) {
+    c.push_back({m, false});
+    c.push_back({m, true});
+  }
+  return c;
+}
+
+std::string case_name(const testing::TestParamInfo<CellCase>& info) {
+  // A built-in and a shared CellML file can share a stem: a file's extension stays in its name.
+  const fs::path p(info.param.model);
+  std::string s = p.stem().string() + (p.has_extension() ? "_" + p.extension().string().substr(1) : "") +
+                  (info.param.single ? "_float" : "_double");
+  for (char& ch : s)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return s;
+}
+
 }  // namespace
 
-TEST(CudaCell, PrintedStepMatchesInterpreterDouble) {
+class CudaCell : public testing::TestWithParam<CellCase> {};
+
+TEST_P(CudaCell, PrintedStepMatchesInterpreter) {
   HW_REQUIRE_GPU();
-  for (const std::string& m : all_models()) check_model<double>(m, 1e-12);
+  if (GetParam().single)
+    check_model<float>(GetParam().model, 1e-5);
+  else
+    check_model<double>(GetParam().model, 1e-12);
 }
 
-TEST(CudaCell, PrintedStepMatchesInterpreterFloat) {
-  HW_REQUIRE_GPU();
-  for (const std::string& m : all_models()) check_model<float>(m, 1e-5);
-}
+INSTANTIATE_TEST_SUITE_P(Models, CudaCell, testing::ValuesIn(all_cases()), case_name);

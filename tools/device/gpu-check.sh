@@ -7,10 +7,16 @@
 # Here:   bash tools/device/pack.sh heartwave=build/apps/heartwave/heartwave \
 #              heartwave_gpu_tests=build/tests/heartwave_gpu_tests \
 #              heartwave_backend_tests=build/tests/heartwave_backend_tests
-# Device: bash tools/device/gpu-check.sh [BENCH_SECONDS]      (carry .devrun)
+# Device: bash tools/device/gpu-check.sh [BENCH_SECONDS] [all|cell|rest]   (carry .devrun)
+#
+# A device call may last 600 s at most, and the printed-cell-step tests (CudaCell: every
+# model, every integrator, both precisions, against the interpreter) take most of that on
+# their own: `cell` runs only them, `rest` everything else; `all` (the default) both.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 secs=${1:-2}
+part=${2:-all}
+case "$part" in all|cell|rest) ;; *) echo "gpu-check: part must be all, cell or rest, not '$part'" >&2; exit 2 ;; esac
 out=${OUT:-/tmp/gpu-check}
 mkdir -p "$out"
 export HEARTWAVE_CACHE=${HEARTWAVE_CACHE:-/tmp/heartwave-cache}
@@ -28,13 +34,37 @@ row "device" "$gpu"
 row "commit" "$commit"
 row "command" "bash tools/device/gpu-check.sh $secs (heartwave bench all --backend cuda --seconds $secs)"
 
-# 1. The gpu tests.
+# 1. The gpu tests. The printed-cell-step tests (one per model and precision, each an NVRTC
+# compile of seconds) run in 8 gtest shards side by side; their logs are joined in order.
 start=$(date +%s)
-"$tests" --gtest_color=no 2>&1 | tee "$out/gpu-tests.log" | grep -E '^\[( +OK|  FAILED|  SKIPPED|  PASSED|==========)|measured' | tail -40
-pass=$(grep -c '^\[       OK' "$out/gpu-tests.log")
-fail=$(grep -c '^\[  FAILED  \] [A-Z]' "$out/gpu-tests.log")
-skip=$(grep -c '^\[  SKIPPED \] [A-Z]' "$out/gpu-tests.log")
-row "gpu tests" "$pass passed, $fail failed, $skip skipped ($(( $(date +%s) - start )) s)"
+if [ "$part" != rest ]; then
+  shards=8
+  for i in $(seq 0 $((shards - 1))); do
+    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i "$tests" --gtest_color=no --gtest_filter='*CudaCell*' \
+      > "$out/gpu-tests-cell.$i.log" 2>&1 &
+  done
+  wait
+  cat "$out"/gpu-tests-cell.*.log > "$out/gpu-tests-cell.log" && rm -f "$out"/gpu-tests-cell.*.log
+  grep -E '^\[  FAILED  \] [A-Z]' "$out/gpu-tests-cell.log"
+  pass=$(grep -c '^\[       OK' "$out/gpu-tests-cell.log")
+  fail=$(grep -c '^\[  FAILED  \] [A-Z].*(' "$out/gpu-tests-cell.log")
+  skip=$(grep -c '^\[  SKIPPED \] [A-Z].*(' "$out/gpu-tests-cell.log")
+  row "gpu tests (*CudaCell*)" "$pass passed, $fail failed, $skip skipped ($(( $(date +%s) - start )) s, $shards shards)"
+fi
+if [ "$part" != cell ]; then
+  start=$(date +%s)
+  "$tests" --gtest_color=no --gtest_filter='-*CudaCell*' 2>&1 | tee "$out/gpu-tests.log" | grep -E '^\[( +OK|  FAILED|  SKIPPED|  PASSED|==========)|measured' | tail -40
+  pass=$(grep -c '^\[       OK' "$out/gpu-tests.log")
+  fail=$(grep -c '^\[  FAILED  \] [A-Z].*(' "$out/gpu-tests.log")
+  skip=$(grep -c '^\[  SKIPPED \] [A-Z].*(' "$out/gpu-tests.log")
+  row "gpu tests (-*CudaCell*)" "$pass passed, $fail failed, $skip skipped ($(( $(date +%s) - start )) s)"
+fi
+if [ "$part" = cell ]; then
+  echo
+  echo "==== gpu-check cell (device, commit, results) ===="
+  printf '%s\n' "${rows[@]}" | tee "$out/summary-cell.txt"
+  exit 0
+fi
 
 # 1b. The cross-backend tests (label backends: cpu and cuda against the reference), when packed.
 if [ -x .devrun/bin/heartwave_backend_tests ]; then
