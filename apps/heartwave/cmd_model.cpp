@@ -11,6 +11,7 @@
 #include "common.hpp"
 #include "model/analysis/roles.hpp"
 #include "model/emit/cpp_printer.hpp"
+#include "gpu/embedded.hpp"
 #include "model/emit/cuda_printer.hpp"
 #include "model/emit/interpreter.hpp"
 #include "model/frontend/cellml/cellml.hpp"
@@ -257,7 +258,9 @@ void add_model_commands(CLI::App& app, Action& action) {
         lo.keep_model_stimulus = !*paced;
         const auto lm = model::load_model(*file, lo);
         print_notes(lm.notes);
-        write_file(*out, *target == "cuda" ? model::print_cuda(lm.analysed)
+        // The CUDA file stands alone (nvcc -arch=sm_90 FILE); the C++ one is a translation
+        // unit of heartwave's run-time kernels and compiles against its src/.
+        write_file(*out, *target == "cuda" ? gpu::inline_embedded_includes(model::print_cuda(lm.analysed))
                                            : model::print_cpp(lm.analysed));
         std::cerr << fmt::format("wrote {}\n", *out);
         return 0;

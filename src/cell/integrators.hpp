@@ -35,6 +35,17 @@ __device__ __forceinline__ double expm1(double x) { return ::expm1(x); }
 __device__ __forceinline__ float fabs(float x) { return ::fabsf(x); }
 __device__ __forceinline__ double fabs(double x) { return ::fabs(x); }
 }  // namespace hw::cell::math
+#elif defined(__CUDACC__)
+// nvcc, on a file written by `heartwave model compile --target cuda`: host and device.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#define HW_INTEGRATOR_FN __host__ __device__ __forceinline__
+#define HW_STATE_LOOP _Pragma("unroll")
+namespace hw::cell::math {
+using std::expm1;
+using std::fabs;
+}  // namespace hw::cell::math
 #else
 #include <cmath>
 #include <cstddef>

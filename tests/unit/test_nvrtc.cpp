@@ -2,9 +2,16 @@
 // compilation errors come back with NVRTC's log. No GPU is needed to compile.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
 #include "core/error.hpp"
 #include "model/emit/cuda_printer.hpp"
 #include "gpu/compile.hpp"
+#include "gpu/embedded.hpp"
 #include "test_codegen_support.hpp"
 
 using namespace hw::model;
@@ -40,4 +47,28 @@ TEST(Nvrtc, ErrorsCarryTheLog) {
   } catch (const hw::Error& e) {
     EXPECT_NE(std::string(e.what()).find("undeclared_thing"), std::string::npos) << e.what();
   }
+}
+
+// What `heartwave model compile --target cuda` writes compiles with nvcc on its own: the
+// integrators are inlined, and they are host-and-device functions under nvcc.
+TEST(Nvcc, PrintedFileCompilesStandalone) {
+#ifndef HW_NVCC
+  GTEST_SKIP() << "no nvcc found by CMake";
+#else
+  const auto dir = std::filesystem::temp_directory_path() / ("hw_nvcc_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string text = hw::gpu::inline_embedded_includes(print_cuda(cgtest::awkward_model()));
+  EXPECT_EQ(text.find("#include \"cell/"), std::string::npos);
+  std::ofstream(dir / "awk.cu") << text;
+  const std::string cmd = std::string("\"") + HW_NVCC + "\" -arch=sm_90 -ptx -w \"" + (dir / "awk.cu").string() +
+                          "\" -o \"" + (dir / "awk.ptx").string() + "\" > \"" + (dir / "log").string() + "\" 2>&1";
+  const int rc = std::system(cmd.c_str());
+  std::ifstream log(dir / "log");
+  const std::string msg((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(rc, 0) << msg;
+  std::ifstream ptx(dir / "awk.ptx");
+  const std::string p((std::istreambuf_iterator<char>(ptx)), std::istreambuf_iterator<char>());
+  EXPECT_NE(p.find(".entry hw_model_demo_step"), std::string::npos);
+  std::filesystem::remove_all(dir);
+#endif
 }

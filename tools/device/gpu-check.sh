@@ -32,7 +32,7 @@ commit=$(cat .devrun/commit 2>/dev/null || git rev-parse --short HEAD 2>/dev/nul
 gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)
 row "device" "$gpu"
 row "commit" "$commit"
-row "command" "bash tools/device/gpu-check.sh $secs (heartwave bench all --backend cuda --seconds $secs)"
+row "command" "bash tools/device/gpu-check.sh $secs $part (heartwave bench all --backend cuda --seconds $secs)"
 
 # 1. The gpu tests. The printed-cell-step tests (one per model and precision, each an NVRTC
 # compile of seconds) run in 8 gtest shards side by side; their logs are joined in order.
