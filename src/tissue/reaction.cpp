@@ -241,13 +241,13 @@ DiffusionSetup make_case_diffusion(const TissueCase& c) {
   fibres.reset();
   Field<double> phi;
   apply_phase_field(c, geo, sigma, phi);
-  DiffusionSetup ds{geo.grid, std::move(sigma), std::move(geo.mask), c.conductivity.order};
+  DiffusionSetup ds{geo.grid, std::move(sigma), std::move(geo.mask), c.conductivity.order, {}};
   ds.layout = row_layout(ds.grid, ds.mask);
   return ds;
 }
 
 DiffusionSetup diffusion_setup(const SimSetup& s, RowLayout layout) {
-  DiffusionSetup ds{s.geo.grid, s.sigma, s.geo.mask, s.order};
+  DiffusionSetup ds{s.geo.grid, s.sigma, s.geo.mask, s.order, {}};
   ds.layout = std::move(layout);
   return ds;
 }
