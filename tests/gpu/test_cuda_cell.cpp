@@ -39,8 +39,8 @@ std::string test_data_dir() {
 
 // Built-ins, the shared CellML models, two of the stiff set with Markov chains (the implicit
 // block path of grl1/grl2) and the small Markov-chain test model. Not Iyer 2004 (chains of
-// 10 and 11 states): its demo kernel, every integrator inlined, takes ptxas more than nine
-// minutes (its grl2 kernel alone 190 s, against 3 s for rl2).
+// up to 13 states): its demo kernel takes nvcc 97 s and ptxas 6 min 42 s, its grl2 kernel
+// alone 200 s against 3 s for rl2 (docs/stiff-models.md says why).
 std::vector<std::string> all_models() {
   std::vector<std::string> m = hw::model::builtin_model_names();
   std::error_code ec;

@@ -27,6 +27,11 @@ hw=.devrun/bin/heartwave
 tests=.devrun/bin/heartwave_gpu_tests
 rows=()
 row() { rows+=("$(printf '%-34s %s' "$1" "$2")"); }
+# "P passed, F failed, S skipped" of a gtest log (the final summary lists names without a time).
+tally() {
+  printf '%d passed, %d failed, %d skipped' "$(grep -c '^\[       OK' "$1")" \
+    "$(grep -c '^\[  FAILED  \] [A-Z].*(' "$1")" "$(grep -c '^\[  SKIPPED \] [A-Z].*(' "$1")"
+}
 
 commit=$(cat .devrun/commit 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)
 gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)
@@ -46,18 +51,12 @@ if [ "$part" != rest ]; then
   wait
   cat "$out"/gpu-tests-cell.*.log > "$out/gpu-tests-cell.log" && rm -f "$out"/gpu-tests-cell.*.log
   grep -E '^\[  FAILED  \] [A-Z]' "$out/gpu-tests-cell.log"
-  pass=$(grep -c '^\[       OK' "$out/gpu-tests-cell.log")
-  fail=$(grep -c '^\[  FAILED  \] [A-Z].*(' "$out/gpu-tests-cell.log")
-  skip=$(grep -c '^\[  SKIPPED \] [A-Z].*(' "$out/gpu-tests-cell.log")
-  row "gpu tests (*CudaCell*)" "$pass passed, $fail failed, $skip skipped ($(( $(date +%s) - start )) s, $shards shards)"
+  row "gpu tests (*CudaCell*)" "$(tally "$out/gpu-tests-cell.log") ($(( $(date +%s) - start )) s, $shards shards)"
 fi
 if [ "$part" != cell ]; then
   start=$(date +%s)
   "$tests" --gtest_color=no --gtest_filter='-*CudaCell*' 2>&1 | tee "$out/gpu-tests.log" | grep -E '^\[( +OK|  FAILED|  SKIPPED|  PASSED|==========)|measured' | tail -40
-  pass=$(grep -c '^\[       OK' "$out/gpu-tests.log")
-  fail=$(grep -c '^\[  FAILED  \] [A-Z].*(' "$out/gpu-tests.log")
-  skip=$(grep -c '^\[  SKIPPED \] [A-Z].*(' "$out/gpu-tests.log")
-  row "gpu tests (-*CudaCell*)" "$pass passed, $fail failed, $skip skipped ($(( $(date +%s) - start )) s)"
+  row "gpu tests (-*CudaCell*)" "$(tally "$out/gpu-tests.log") ($(( $(date +%s) - start )) s)"
 fi
 if [ "$part" = cell ]; then
   echo
@@ -70,10 +69,7 @@ fi
 if [ -x .devrun/bin/heartwave_backend_tests ]; then
   start=$(date +%s)
   .devrun/bin/heartwave_backend_tests --gtest_color=no > "$out/backend-tests.log" 2>&1
-  pass=$(grep -c '^\[       OK' "$out/backend-tests.log")
-  fail=$(grep -c '^\[  FAILED  \] [A-Z]' "$out/backend-tests.log")
-  skip=$(grep -c '^\[  SKIPPED \] [A-Z]' "$out/backend-tests.log")
-  row "backend tests" "$pass passed, $fail failed, $skip skipped ($(( $(date +%s) - start )) s)"
+  row "backend tests" "$(tally "$out/backend-tests.log") ($(( $(date +%s) - start )) s)"
 fi
 
 # 2. compute-sanitizer on the small cases (kernels come from the cache by now).
