@@ -46,11 +46,12 @@ struct BlockModel {
   int n_params() const { return 0; }
   int n_constants() const { return 0; }
   bool is_gate(int) const { return false; }
-  int n_blocks() const { return 1; }
-  int block_size(int) const { return 2; }
-  int block_offset(int) const { return 0; }
-  int block_state(int, int r) const { return r; }
-  int block_of(int i) const { return i < 2 ? 0 : -1; }
+  // constexpr, as printed models have it (kBlockEntries > 0: the blocks are unrolled).
+  constexpr int n_blocks() const { return 1; }
+  constexpr int block_size(int) const { return 2; }
+  constexpr int block_offset(int) const { return 0; }
+  constexpr int block_state(int, int r) const { return r; }
+  constexpr int block_of(int i) const { return i < 2 ? 0 : -1; }
   void constants(const double*, double*) const {}
   static void matrix(double t, double* A) {
     A[0] = -30 - 10 * std::sin(t);
