@@ -21,6 +21,8 @@
 //   int block_of(int i) const;                       // block of state i, or -1
 //   void rhs_jac_blocks(Real t, const Real* y, const Real* p, const Real* c, Real* dydt,
 //                       Real* jdiag, Real* A) const; // A: each block row-major at its offset
+// With kBlockEntries > 0 the block queries are constexpr and M{} is a constant expression
+// (printed models), so for_each_block unrolls over the blocks at compile time.
 //
 // The stimulus is not special here: the driver writes it into a parameter each step.
 #pragma once
@@ -28,6 +30,7 @@
 #if defined(__CUDACC_RTC__)
 // NVRTC: no standard headers; the math functions are built in.
 #define HW_INTEGRATOR_FN __device__ __forceinline__
+#define HW_CONSTANT_FN __device__ constexpr
 #define HW_STATE_LOOP _Pragma("unroll")
 namespace hw::cell::math {
 __device__ __forceinline__ float expm1(float x) { return ::expm1f(x); }
@@ -41,6 +44,7 @@ __device__ __forceinline__ double fabs(double x) { return ::fabs(x); }
 #include <cstddef>
 #include <cstdint>
 #define HW_INTEGRATOR_FN __host__ __device__ __forceinline__
+#define HW_CONSTANT_FN __host__ __device__ constexpr
 #define HW_STATE_LOOP _Pragma("unroll")
 namespace hw::cell::math {
 using std::expm1;
@@ -53,6 +57,7 @@ using std::fabs;
 // Always inlined: a loop over cells vectorises only when the whole step is in its body,
 // and GCC's size heuristics otherwise give up on the larger models and integrators.
 #define HW_INTEGRATOR_FN [[gnu::always_inline]] inline
+#define HW_CONSTANT_FN constexpr
 // The per-state loops are unrolled completely when n is a compile-time constant (generated
 // models, up to 64 states), so a vectorised loop over cells that inlines step_cell has no
 // inner loop left (GCC 12 vectorises only innermost loops).
@@ -170,7 +175,8 @@ struct StaticBlocks<M, decltype(void(M::kBlockEntries))> {
 // A block index known to the compiler.
 template <int V>
 struct BlockIndex {
-  constexpr operator int() const { return V; }
+  // Annotated for the device: NVRTC takes an unannotated function for a host one.
+  HW_CONSTANT_FN operator int() const { return V; }
 };
 
 // Calls f(b) for every block of m. Where the model's block structure is constexpr (printed
