@@ -73,7 +73,7 @@ void add_cell_command(CLI::App& app, Action& action) {
                                  "built-in model '{}', {} beats at BCL {} ms, trace to {}\n",
                                  flags.file, flags.beats, flags.bcl, out_path);
       }
-      Prepared p = prepare(flags);
+      run::PreparedCell p = prepare(flags);
       print_notes(p.loaded.notes);
       if (!p.integrator_note.empty()) std::cerr << p.integrator_note << '\n';
       cell::TraceOptions trace;
@@ -186,7 +186,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
         note = "backend auto: cpu, as --kernel " + flags.kernel + " names a cpu kernel";
       else
         gpu = cell::choose_population_gpu(*backend, solver, &note);
-      Prepared p = prepare(flags, !gpu);
+      run::PreparedCell p = prepare(flags, !gpu);
       print_notes(p.loaded.notes);
       if (!p.integrator_note.empty()) std::cerr << "sweep: " << p.integrator_note << '\n';
       cell::PopulationOptions opt;
@@ -238,7 +238,7 @@ void add_restitution_command(CLI::App& app, Action& action) {
         throw CLI::ValidationError("--s2", "expected LO:HI:STEP with LO <= HI and STEP > 0");
       cell::RestitutionOptions o;
       for (double ci = r.lo; ci <= r.hi + 1e-9; ci += r.n) o.coupling_ms.push_back(ci);
-      Prepared p = prepare(flags);
+      run::PreparedCell p = prepare(flags);
       print_notes(p.loaded.notes);
       if (!p.integrator_note.empty()) std::cerr << p.integrator_note << '\n';
       o.s1_bcl_ms = flags.bcl;

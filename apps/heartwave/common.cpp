@@ -8,9 +8,6 @@
 
 #include <fmt/format.h>
 
-#include "cell/auto_integrator.hpp"
-#include "model/emit/interpreter.hpp"
-#include "model/jit/jit.hpp"
 
 namespace hw::cli {
 
@@ -107,13 +104,6 @@ void SimFlags::add_to(CLI::App& app, bool allow_cvode) {
 
 namespace {
 
-cell::Integrator parse_integrator(const std::string& s) {
-  for (int i = 0; i < cell::kIntegratorCount; ++i)
-    if (s == cell::integrator_name(static_cast<cell::Integrator>(i)))
-      return static_cast<cell::Integrator>(i);
-  throw InputError(SourceLoc{}, fmt::format("unknown integrator '{}'", s));
-}
-
 std::pair<std::string, double> parse_assignment(const std::string& a) {
   const auto eq = a.find('=');
   double v = 0;
@@ -128,81 +118,24 @@ std::pair<std::string, double> parse_assignment(const std::string& a) {
 
 }  // namespace
 
-Prepared prepare(const SimFlags& f, bool cpu_kernel) {
-  Prepared r;
-  model::LoadOptions lo;
-  lo.roles = f.roles.overrides();
-  lo.keep_model_stimulus = f.model_stimulus;
-  r.loaded = model::load_model(f.file, lo);
-  const auto choice = f.kernel == "interpreter" ? model::KernelChoice::interpreter
-                      : f.kernel == "compiled"  ? model::KernelChoice::compiled
-                                                : model::KernelChoice::automatic;
-  // A run-time compile builds only what this run steps with (CVODE steps nothing).
-  const bool f32 = f.precision == "float";
-  model::KernelNeeds needs = f.integrator == "auto"
-                                 ? model::KernelNeeds::only({cell::Integrator::rl2, cell::Integrator::grl2}, f32)
-                             : f.integrator == "cvode" ? model::KernelNeeds::only({}, false)
-                                                       : model::KernelNeeds::only({parse_integrator(f.integrator)}, f32);
-  if (cpu_kernel)
-    r.kernel = model::make_kernel(r.loaded.analysed, choice, &r.how, needs);
-  else
-    r.how = "CUDA printed from the model";
-  r.setup = cell::make_cell_setup(r.loaded.analysed, r.loaded.stimulus);
-  for (const auto& a : f.params) {
-    const auto [name, value] = parse_assignment(a);
-    r.setup.set_param(name, value);
-  }
-  const auto& st = r.loaded.stimulus;
-  const std::string name = r.setup.model_name.empty() ? f.file : r.setup.model_name;
-  if (st.kind != cell::StimulusInfo::Kind::none) {
-    if (st.unusable && !f.stim_amplitude) throw InputError(st.stimulus_loc, st.warning);
-    if (f.stim_amplitude) {
-      r.setup.set_stimulus_magnitude(*f.stim_amplitude);
-    } else {
-      const double v = r.setup.stimulus_value();
-      if (!std::isfinite(v) || v == 0.0)
-        throw InputError(
-            SourceLoc{f.file, 0, 0},
-            st.kind == cell::StimulusInfo::Kind::additive
-                ? fmt::format("model '{}' has no stimulus current, so Heartwave adds "
-                              "amplitude x on to dV/dt; give --stim-amplitude (model voltage "
-                              "units per model time unit) and --stim-duration MS",
-                              name)
-                : fmt::format("model '{}': could not find its stimulus amplitude; give "
-                              "--stim-amplitude",
-                              name));
-    }
-    if (f.stim_duration)
-      r.stim_duration_ms = *f.stim_duration;
-    else if (st.default_duration_ms && *st.default_duration_ms > 0)
-      r.stim_duration_ms = *st.default_duration_ms;
-    else
-      throw InputError(SourceLoc{f.file, 0, 0},
-                       fmt::format("model '{}': no stimulus duration found; give --stim-duration MS",
-                                   name));
-  }
-  r.solver.cvode = f.integrator == "cvode";
-  if (!r.solver.cvode && f.integrator != "auto") r.solver.method = parse_integrator(f.integrator);
-  r.solver.single_precision = f.precision == "float";
-  r.solver.dt_ms = f.dt;
-  if (f.integrator == "auto") {
-    std::unique_ptr<cell::CellKernel> interpreter;
-    const cell::CellKernel* probe = r.kernel.get();
-    if (!probe) probe = (interpreter = model::make_interpreter(r.loaded.analysed)).get();
-    cell::AutoOptions ao;
-    ao.dt_ms = f.dt;
-    ao.single_precision = r.solver.single_precision;
-    ao.bcl_ms = f.bcl;
-    ao.stim_duration_ms = r.stim_duration_ms;
-    const cell::AutoChoice ch = cell::choose_integrator(r.loaded.analysed, *probe, r.setup, ao);
-    r.solver.method = ch.method;
-    r.solver.dt_ms = f.dt / ch.substeps;
-    r.integrator_note = fmt::format("integrator auto{}: {}", ch.from_cache ? " (cached)" : "", ch.why);
-  }
-  r.solver.rtol = f.rtol;
-  r.solver.atol = f.atol;
-  r.train = cell::StimulusTrain::periodic(f.bcl, f.beats, r.stim_duration_ms, f.stim_start);
-  return r;
+run::PreparedCell prepare(const SimFlags& f, bool cpu_kernel) {
+  run::CellRunOptions o;
+  o.model = f.file;
+  o.integrator = f.integrator;
+  o.dt_ms = f.dt;
+  o.bcl_ms = f.bcl;
+  o.beats = f.beats;
+  o.stim_amplitude = f.stim_amplitude;
+  o.stim_duration_ms = f.stim_duration;
+  o.stim_start_ms = f.stim_start;
+  for (const auto& a : f.params) o.params.push_back(parse_assignment(a));
+  o.single_precision = f.precision == "float";
+  o.kernel = f.kernel;
+  o.rtol = f.rtol;
+  o.atol = f.atol;
+  o.model_stimulus = f.model_stimulus;
+  o.roles = f.roles.overrides();
+  return run::prepare_cell(o, cpu_kernel);
 }
 
 std::string format_ms(double t, double dt) {

@@ -15,6 +15,7 @@
 #include "cell/pacing.hpp"
 #include "cell/single_cell.hpp"
 #include "model/load.hpp"
+#include "run/cell_run.hpp"
 
 namespace hw::cli {
 
@@ -49,21 +50,9 @@ struct SimFlags {
   void add_to(CLI::App& app, bool allow_cvode);
 };
 
-// A model loaded and ready to run with the flags applied.
-struct Prepared {
-  model::LoadedModel loaded;
-  std::unique_ptr<cell::CellKernel> kernel;
-  std::string how;  // which backend runs
-  cell::CellSetup setup;
-  cell::SolverOptions solver;
-  cell::StimulusTrain train;
-  double stim_duration_ms = 1;
-  std::string integrator_note;  // what `-i auto` chose and why ("" otherwise)
-};
-
-// cpu_kernel = false: no cpu kernel is built (a run on the GPU prints its own from
-// loaded.analysed; a user's model then skips the C++ compile), kernel stays null.
-Prepared prepare(const SimFlags& f, bool cpu_kernel = true);
+// The flags as the library's options, the model loaded and ready to run (run/cell_run.hpp).
+// cpu_kernel = false: no cpu kernel is built (a run on the GPU prints its own).
+run::PreparedCell prepare(const SimFlags& f, bool cpu_kernel = true);
 
 // Validators with short messages (CLI11's PositiveNumber prints the whole double range).
 extern const CLI::Validator kPositive;

@@ -121,6 +121,38 @@ bool Simulation::field(const std::string& variable, Field<float>& out) const {
   return found;
 }
 
+bool Simulation::set_field(const std::string& variable, const std::vector<double>& values) {
+  const Grid& g = grid();
+  if (values.size() != g.size())
+    throw Error(fmt::format("set_field '{}': {} values given, the grid has {} cells ({})", variable,
+                            values.size(), g.size(), g.str()));
+  CanonicalState st = impl_->engine->save();
+  bool found = false;
+  if (variable == "V") {
+    found = true;
+    const Mask* m = &impl_->s.geo.mask;
+    for (std::size_t n = 0, t = 0; n < g.size(); ++n) {
+      if (!is_tissue(m, n)) continue;
+      if (std::isfinite(values[n])) st.v[t] = values[n];
+      ++t;
+    }
+  } else {
+    for (std::size_t q = 0; q < impl_->s.parts.size(); ++q) {
+      const Part& p = impl_->s.parts[q];
+      for (int k = 0; k < p.ns; ++k) {
+        if (k == p.kv || p.setup.state_names[k] != variable) continue;
+        found = true;
+        // The canonical parts hold every state but V, state-major over the part's cells.
+        double* dst = st.parts[q].data() + std::size_t(k < p.kv ? k : k - 1) * p.n;
+        for (std::size_t i = 0; i < p.n; ++i)
+          if (const double v = values[p.grid_index(i)]; std::isfinite(v)) dst[i] = v;
+      }
+    }
+  }
+  if (found) impl_->engine->load(st);
+  return found;
+}
+
 std::vector<std::uint8_t> Simulation::save_state() const {
   std::vector<std::uint8_t> out;
   put(out, kMagic, 8);

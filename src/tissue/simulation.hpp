@@ -74,6 +74,11 @@ class Simulation {
   // such state are NaN. False if no model region has it.
   bool field(const std::string& variable, Field<float>& out) const;
   std::size_t tissue_cells() const;
+  // Sets V (mV) or a state by name (model units) from grid-sized values (grid order);
+  // cells whose value is not finite, and cells off tissue, keep theirs. Works through the
+  // canonical state, so every engine takes it alike (to start a spiral by hand). False if
+  // no model region has the variable; hw::Error when the size is not the grid's.
+  bool set_field(const std::string& variable, const std::vector<double>& values);
 
   // The complete dynamic state (step count, every state array, V); load_state on a
   // Simulation of the same case continues bit-identically. hw::Error on a mismatch.
