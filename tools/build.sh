@@ -7,5 +7,12 @@ bash tools/setup.sh
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 [ -f build/CMakeCache.txt ] && generator=()   # keep the generator the tree was made with
-cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "$@"
+python_args=()
+[ -x .venv/bin/python ] && python_args=(-DPython_EXECUTABLE="$PWD/.venv/bin/python")
+cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "${python_args[@]}" "$@"
 cmake --build build -j "$(nproc)"
+# The Python package, installed into .venv from the same build tree (only links and copies).
+if grep -q '^HW_PYTHON:BOOL=ON' build/CMakeCache.txt; then
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-build-isolation --no-deps .
+  echo "build: Python package installed in .venv ($(.venv/bin/python -c 'import heartwave; print(heartwave.__file__)'))"
+fi

@@ -9,7 +9,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libxml2-dev libsundials-dev libcli11-dev libfmt-dev libtomlplusplus-dev
   libhdf5-dev libpng-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
-  clang libclang-rt-14-dev libomp-14-dev python3 python3-pip
+  clang libclang-rt-14-dev libomp-14-dev python3 python3-pip python3-dev python3-venv
   ffmpeg  # optional at run time: the movie of PNG frames (output.movie) and its test
 )
 missing=()
@@ -24,6 +24,19 @@ if ((${#missing[@]})); then
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
   echo "setup: all Debian packages present"
+fi
+
+# The Python package builds and tests in its own environment, .venv (Debian's Python is
+# externally managed): nanobind and scikit-build-core to build, numpy, pytest and the
+# examples' pandas, matplotlib and scipy, pinned in tools/requirements-python.txt.
+root="$(cd "$(dirname "$0")/.." && pwd)"
+if [ ! -x "$root/.venv/bin/python" ]; then
+  echo "setup: creating $root/.venv for the Python package"
+  python3 -m venv "$root/.venv"
+fi
+if ! "$root/.venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+       -r "$root/tools/requirements-python.txt"; then
+  echo "setup: could not install the Python package's dependencies from PyPI; the build goes on without the Python package" >&2
 fi
 
 if [ "${1:-}" = "--python" ]; then

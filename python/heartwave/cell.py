@@ -1,0 +1,166 @@
+"""Single cells: paced runs with numpy traces and per-beat biomarkers, steady states and
+S1-S2 restitution. The same runners as `heartwave cell` and `heartwave restitution`."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from . import _check, _core
+from .model import Model, _source
+
+INTEGRATORS = ("auto", "fe", "rk2", "rk4", "rl1", "rl2", "sbe", "grl1", "grl2", "cvode")
+
+
+@dataclass(frozen=True)
+class Beat:
+    """Biomarkers of one beat (times in ms, V in mV; NaN where not reached)."""
+    beat: int
+    t_start: float
+    t_activation: float
+    apd90: float
+    apd50: float
+    apd30: float
+    dvdt_max: float
+    v_peak: float
+    v_rest: float
+    cat_amplitude: float
+    catd90: float
+
+
+def _frame(records: list[dict]):
+    try:
+        import pandas as pd
+    except ImportError:
+        return records
+    return pd.DataFrame.from_records(records)
+
+
+def _options(model, *, integrator="rl2", dt=0.01, bcl=1000.0, beats=3, stim_amplitude=None,
+             stim_duration=None, stim_start=0.0, params=None, precision="double", kernel="auto",
+             rtol=1e-8, atol=1e-10, model_stimulus=False) -> _core.CellOptions:
+    source, roles = _source(model)
+    o = _core.CellOptions()
+    o.model = source
+    o.set_roles(roles)
+    o.integrator = _check.choice("integrator", integrator, INTEGRATORS)
+    o.dt_ms = _check.number("dt", dt, positive=True)
+    o.bcl_ms = _check.number("bcl", bcl, positive=True)
+    o.beats = _check.integer("beats", beats, minimum=1)
+    if stim_amplitude is not None:
+        o.stim_amplitude = _check.number("stim_amplitude", stim_amplitude)
+    if stim_duration is not None:
+        o.stim_duration_ms = _check.number("stim_duration", stim_duration, positive=True)
+    o.stim_start_ms = _check.number("stim_start", stim_start, nonnegative=True)
+    o.params = _check.params(params)
+    o.single_precision = _check.choice("precision", precision, ("double", "float")) == "float"
+    o.kernel = _check.choice("kernel", kernel, ("auto", "interpreter", "compiled"))
+    o.rtol = _check.number("rtol", rtol, positive=True)
+    o.atol = _check.number("atol", atol, positive=True)
+    o.model_stimulus = bool(model_stimulus)
+    return o
+
+
+class CellResult:
+    """A paced cell's trace and biomarkers.
+
+    res.t and res.V are numpy arrays (ms, mV); res["Cai"] is any state (or algebraic, when
+    run with algebraics=True) by name; res.beats lists a Beat per beat and
+    res.biomarkers() gives them as a pandas DataFrame (a list of dicts without pandas).
+    """
+
+    def __init__(self, d: dict):
+        self.columns: list[str] = list(d["columns"])
+        self.data: np.ndarray = d["data"]
+        self.beats = [Beat(**b) for b in d["beats"]]
+        self.final_state: np.ndarray = d["final_state"]
+        self.state_names: list[str] = list(d["state_names"])
+        self.model: str = d["model"]
+        self.kernel: str = d["kernel"]
+        self.integrator: str = d["integrator"]
+        self.dt: float = d["dt"]
+        self.stim_amplitude: float = d["stim_amplitude"]
+        self.stim_duration: float = d["stim_duration"]
+        self.note: str = d["note"]
+        self.steps: int = d["steps"]
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self.columns:
+            raise KeyError(f"no column {name!r} in the trace; columns: {', '.join(self.columns)}")
+        return self.data[:, self.columns.index(name)]
+
+    @property
+    def t(self) -> np.ndarray:
+        return self["t"]
+
+    @property
+    def V(self) -> np.ndarray:
+        return self["V"]
+
+    @property
+    def last_beat(self) -> Beat | None:
+        return self.beats[-1] if self.beats else None
+
+    def biomarkers(self):
+        return _frame([asdict(b) for b in self.beats])
+
+    def final_states(self) -> dict[str, float]:
+        return dict(zip(self.state_names, self.final_state.tolist()))
+
+    def __repr__(self) -> str:
+        last = self.last_beat
+        apd = f", last APD90 {last.apd90:.2f} ms" if last else ""
+        return f"<heartwave.CellResult {self.model} ({self.integrator}), {len(self.beats)} beats{apd}>"
+
+
+def pace(model: Model | str, *, bcl: float = 1000.0, beats: int = 3, dt: float = 0.01,
+         integrator: str = "rl2", precision: str = "double", stim_amplitude: float | None = None,
+         stim_duration: float | None = None, stim_start: float = 0.0, params: dict | None = None,
+         initial_state=None, record_interval: float = 1.0, algebraics: bool = False,
+         kernel: str = "auto", rtol: float = 1e-8, atol: float = 1e-10,
+         model_stimulus: bool = False) -> CellResult:
+    """Paces one cell and returns its trace and per-beat biomarkers.
+
+    model: a Model, a file path or a built-in's name. integrator: fe, rk2, rk4, rl1, rl2, sbe,
+    grl1, grl2, auto (the cheapest scheme measured to hold the model at dt) or cvode (then
+    dt is the sampling interval). params: parameter name -> absolute value.
+    initial_state: the states to start from (model units; default the model's initial
+    values, e.g. a previous result's final_state). record_interval: ms between trace rows.
+    The GIL is released while the cell runs.
+    """
+    o = _options(model, integrator=integrator, dt=dt, bcl=bcl, beats=beats, stim_amplitude=stim_amplitude,
+                 stim_duration=stim_duration, stim_start=stim_start, params=params, precision=precision,
+                 kernel=kernel, rtol=rtol, atol=atol, model_stimulus=model_stimulus)
+    y0 = None if initial_state is None else _check.array("initial_state", initial_state).ravel()
+    interval = _check.number("record_interval", record_interval, positive=True)
+    return CellResult(_core.pace(o, y0, interval, bool(algebraics)))
+
+
+def steady_state(model: Model | str, *, bcl: float = 1000.0, beats: int = 100, **kwargs) -> np.ndarray:
+    """The states after `beats` beats at `bcl` (model units), no trace kept. Other keyword
+    arguments as pace()."""
+    o = _options(model, bcl=bcl, beats=beats, **{k: v for k, v in kwargs.items() if k != "initial_state"})
+    y0 = kwargs.get("initial_state")
+    y0 = None if y0 is None else _check.array("initial_state", y0).ravel()
+    return _core.pace(o, y0, 1.0, False, False)["final_state"]
+
+
+def restitution(model: Model | str, *, bcl: float = 1000.0, n_s1: int = 10, coupling=None, **kwargs):
+    """S1-S2 restitution: n_s1 beats at bcl, then one S2 at each coupling interval (ms).
+
+    Returns a DataFrame (a dict of arrays without pandas) with columns coupling_ms, di_ms,
+    apd90_s1 and apd90_s2. Other keyword arguments as pace().
+    """
+    if coupling is None:
+        coupling = np.arange(250.0, 1000.0 + 1e-9, 50.0)
+    c = _check.array("coupling", coupling).ravel()
+    if c.size == 0 or np.any(c <= 0):
+        raise ValueError("coupling must be one or more intervals > 0 ms")
+    o = _options(model, bcl=bcl, **kwargs)
+    rows = _core.restitution(o, _check.integer("n_s1", n_s1, minimum=1), c.tolist())
+    cols = {"coupling_ms": rows[:, 0], "di_ms": rows[:, 1], "apd90_s1": rows[:, 2], "apd90_s2": rows[:, 3]}
+    try:
+        import pandas as pd
+        return pd.DataFrame(cols)
+    except ImportError:
+        return cols

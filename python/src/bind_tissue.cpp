@@ -1,0 +1,275 @@
+// Tissue: cases (a TOML file or text, validated as `heartwave run` does), a Simulation to
+// step and look into from Python, and the Run that writes a case's outputs. Stepping
+// releases the GIL.
+#include <nanobind/stl/array.h>
+#include <nanobind/stl/function.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <csignal>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "bindings.hpp"
+#include "io/case_file.hpp"
+#include "io/maps.hpp"
+#include "io/probes.hpp"
+#include "run/run.hpp"
+#include "tissue/engine.hpp"
+#include "tissue/simulation.hpp"
+
+namespace hw::py {
+
+namespace {
+
+// A case with the text it came from (a run's checkpoints are tied to that text).
+struct Case {
+  tissue::TissueCase c;
+  std::string text;
+  std::vector<std::string> overrides;
+};
+
+Case case_from_text(const std::string& text, const std::string& filename, const std::vector<std::string>& sets) {
+  return Case{io::parse_case(text, filename, sets), text, sets};
+}
+
+Case case_from_file(const std::string& path, const std::vector<std::string>& sets) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(SourceLoc{path, 0, 0}, "cannot open the case file (does it exist?)");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return Case{io::read_case_file(path, sets), s.str(), sets};
+}
+
+nb::ndarray<nb::numpy, float> field_array(tissue::Field<float>&& f) {
+  const std::size_t n = f.size();
+  return to_numpy(std::move(f.vec()), {n});
+}
+
+// A simulation with what a Python user follows while it steps: activation/APD maps and
+// probes (voltage traces at points).
+class PySimulation {
+ public:
+  PySimulation(const Case& c, const std::string& backend, int threads) : case_(c.c) {
+    tissue::SimulationOptions o;
+    o.backend = tissue::choose_backend(backend, &case_, &note_);
+    o.threads = threads;
+    sim_ = std::make_unique<tissue::Simulation>(case_, o);
+  }
+
+  void track_activation(double threshold, bool apd) {
+    const tissue::Mask* m = &sim_->mask();
+    tracker_.emplace(sim_->grid(), m, threshold, apd);
+    tissue::Field<float> v;
+    sim_->voltage(v);
+    tracker_->update(sim_->time(), v);
+    tracker_->attach(*sim_);
+  }
+
+  std::size_t add_probe(const std::array<double, 3>& position, const std::string& name) {
+    const std::size_t cell = io::nearest_tissue_cell(sim_->grid(), &sim_->mask(), position, "probe '" + name + "'");
+    probe_cells_.push_back(cell);
+    probe_values_.clear();
+    probe_times_.clear();
+    return cell;
+  }
+
+  // Advances n steps; with maps followed on the host or probes, V is sampled after each.
+  void advance(long n) {
+    const bool sample = (tracker_ && !tracker_->attached()) || !probe_cells_.empty();
+    if (!sample) {
+      sim_->run_until(sim_->time() + (double(n) - 0.5) * sim_->dt());
+      return;
+    }
+    tissue::Field<float> v;
+    for (long s = 0; s < n; ++s) {
+      sim_->step();
+      if (tracker_ && !tracker_->attached()) {
+        sim_->voltage(v);
+        tracker_->update(sim_->time(), v);
+      }
+      if (!probe_cells_.empty()) {
+        probe_times_.push_back(sim_->time());
+        for (std::size_t c : probe_cells_) probe_values_.push_back(sim_->voltage_at(c));
+      }
+    }
+  }
+
+  tissue::Simulation& sim() { return *sim_; }
+  const std::string& note() const { return note_; }
+  std::optional<io::ActivationTracker>& tracker() { return tracker_; }
+  std::size_t probes() const { return probe_cells_.size(); }
+  const std::vector<double>& probe_times() const { return probe_times_; }
+  const std::vector<double>& probe_values() const { return probe_values_; }
+
+ private:
+  tissue::TissueCase case_;
+  std::string note_;
+  std::unique_ptr<tissue::Simulation> sim_;
+  std::optional<io::ActivationTracker> tracker_;
+  std::vector<std::size_t> probe_cells_;
+  std::vector<double> probe_times_, probe_values_;
+};
+
+nb::tuple shape(const tissue::Grid& g) { return nb::make_tuple(g.n[2], g.n[1], g.n[0]); }
+
+// A run of a case with its outputs, checkpoints and NaN policy (run/run.hpp).
+class PyRun {
+ public:
+  PyRun(const Case& c, const std::string& backend, int threads, const std::string& restart) {
+    const run::Plan plan = run::plan(c.c, backend);
+    plan_ = plan.describe();
+    run::Options o;
+    o.sim.backend = plan.backend;
+    o.sim.threads = threads;
+    o.restart = restart;
+    o.identity = run::case_identity(c.text, c.overrides);
+    run_ = std::make_unique<run::Run>(c.c, o);
+  }
+
+  nb::dict advance(double t_end, const std::function<void(double)>& progress, double report_every_ms) {
+    run::Result r;
+    {
+      nb::gil_scoped_release release;
+      double next = 0;
+      r = run_->advance(t_end, [&](double t) {
+        if (!progress || t < next) return;
+        next = t + report_every_ms;
+        nb::gil_scoped_acquire acquire;
+        progress(t);
+      });
+    }
+    nb::dict d;
+    d["outcome"] = r.outcome == run::Result::Outcome::finished  ? "finished"
+                   : r.outcome == run::Result::Outcome::stopped ? "stopped"
+                                                                : "failed";
+    d["time"] = r.t_ms;
+    d["checkpoint"] = r.checkpoint;
+    d["summary"] = r.summary;
+    d["signal"] = r.signal;
+    d["failed_at"] = r.failed_at_ms;
+    d["cell"] = nb::make_tuple(r.cell[0], r.cell[1], r.cell[2]);
+    d["variable"] = r.variable;
+    d["message"] = r.message;
+    d["last_good"] = r.last_good;
+    return d;
+  }
+
+  const tissue::Simulation& sim() const { return run_->simulation(); }
+  std::vector<std::string> notes() const {
+    std::vector<std::string> n = plan_;
+    for (const auto& l : run_->notes()) n.push_back(l);
+    return n;
+  }
+
+ private:
+  std::vector<std::string> plan_;
+  std::unique_ptr<run::Run> run_;
+};
+
+}  // namespace
+
+void bind_tissue(nb::module_& m) {
+  nb::class_<Case>(m, "Case")
+      .def_static("from_file", &case_from_file, nb::arg("path"), nb::arg("overrides") = std::vector<std::string>{})
+      .def_static("from_text", &case_from_text, nb::arg("text"), nb::arg("filename"),
+                  nb::arg("overrides") = std::vector<std::string>{})
+      .def_prop_ro("text", [](const Case& c) { return c.text; })
+      .def_prop_ro("name", [](const Case& c) { return c.c.name; })
+      .def_prop_ro("dt", [](const Case& c) { return c.c.time.dt; })
+      .def_prop_ro("t_end", [](const Case& c) { return c.c.time.t_end; })
+      .def_prop_ro("output_directory", [](const Case& c) { return c.c.output.directory; })
+      .def("describe", [](const Case& c) { return io::describe_case(c.c); });
+
+  nb::class_<PySimulation>(m, "Simulation")
+      .def(nb::init<const Case&, const std::string&, int>(), nb::arg("case"), nb::arg("backend") = "auto",
+           nb::arg("threads") = 0, nb::call_guard<nb::gil_scoped_release>())
+      .def("advance", &PySimulation::advance, nb::arg("steps"), nb::call_guard<nb::gil_scoped_release>())
+      .def("track_activation", &PySimulation::track_activation, nb::arg("threshold"), nb::arg("apd"))
+      .def("add_probe", &PySimulation::add_probe, nb::arg("position"), nb::arg("name"))
+      .def_prop_ro("backend_note", &PySimulation::note)
+      .def_prop_ro("time", [](PySimulation& s) { return s.sim().time(); })
+      .def_prop_ro("steps", [](PySimulation& s) { return s.sim().steps_done(); })
+      .def_prop_ro("dt", [](PySimulation& s) { return s.sim().dt(); })
+      .def_prop_ro("shape", [](PySimulation& s) { return shape(s.sim().grid()); })
+      .def_prop_ro("spacing", [](PySimulation& s) {
+        const auto& h = s.sim().grid().h;
+        return nb::make_tuple(h[2], h[1], h[0]);
+      })
+      .def_prop_ro("tissue_cells", [](PySimulation& s) { return s.sim().tissue_cells(); })
+      .def("describe", [](PySimulation& s) { return s.sim().describe(); })
+      .def("mask",
+           [](PySimulation& s) {
+             std::vector<std::uint8_t> m = s.sim().mask().vec();
+             if (m.empty()) m.assign(s.sim().grid().size(), 1);
+             const std::size_t n = m.size();
+             return to_numpy(std::move(m), {n});
+           })
+      .def("field",
+           [](PySimulation& s, const std::string& name) {
+             tissue::Field<float> f;
+             {
+               nb::gil_scoped_release release;
+               if (!s.sim().field(name, f))
+                 throw InputError(SourceLoc{}, "no model region of this case has a state '" + name +
+                                                   "' (\"V\" is the voltage)");
+             }
+             return field_array(std::move(f));
+           })
+      .def("set_field",
+           [](PySimulation& s, const std::string& name, const DoubleArray& values) {
+             std::vector<double> v = to_vector(values);
+             nb::gil_scoped_release release;
+             if (!s.sim().set_field(name, v))
+               throw InputError(SourceLoc{}, "no model region of this case has a state '" + name +
+                                                 "' (\"V\" is the voltage)");
+           })
+      .def("activation",
+           [](PySimulation& s) {
+             if (!s.tracker()) throw InputError(SourceLoc{}, "activation maps are not followed: call track_activation() first");
+             tissue::Field<float> f = s.tracker()->activation();
+             return field_array(std::move(f));
+           })
+      .def("apd90",
+           [](PySimulation& s) {
+             if (!s.tracker() || s.tracker()->apd90().empty())
+               throw InputError(SourceLoc{}, "APD90 maps are not followed: call track_activation(apd=True) first");
+             tissue::Field<float> f = s.tracker()->apd90();
+             return field_array(std::move(f));
+           })
+      .def("probe_data",
+           [](PySimulation& s) {
+             std::vector<double> t = s.probe_times(), v = s.probe_values();
+             const std::size_t n = t.size(), k = s.probes();
+             return nb::make_tuple(to_numpy(std::move(t), {n}), to_numpy(std::move(v), {n, k}));
+           })
+      .def("save_state",
+           [](PySimulation& s) {
+             const std::vector<std::uint8_t> b = s.sim().save_state();
+             return nb::bytes(reinterpret_cast<const char*>(b.data()), b.size());
+           })
+      .def("load_state", [](PySimulation& s, const nb::bytes& b) {
+        const auto* p = static_cast<const std::uint8_t*>(b.data());
+        s.sim().load_state(std::vector<std::uint8_t>(p, p + b.size()));
+      });
+
+  nb::class_<PyRun>(m, "Run")
+      .def(nb::init<const Case&, const std::string&, int, const std::string&>(), nb::arg("case"),
+           nb::arg("backend") = "auto", nb::arg("threads") = 0, nb::arg("restart") = "",
+           nb::call_guard<nb::gil_scoped_release>())
+      .def("advance", &PyRun::advance, nb::arg("t_end"), nb::arg("progress").none() = nb::none(),
+           nb::arg("report_every_ms") = 1.0)
+      .def_prop_ro("notes", &PyRun::notes)
+      .def_prop_ro("time", [](const PyRun& r) { return r.sim().time(); })
+      .def("describe", [](const PyRun& r) { return r.sim().describe(); })
+      .def("field", [](const PyRun& r, const std::string& name) {
+        tissue::Field<float> f;
+        if (!r.sim().field(name, f))
+          throw InputError(SourceLoc{}, "no model region of this case has a state '" + name + "'");
+        return field_array(std::move(f));
+      });
+}
+
+}  // namespace hw::py
