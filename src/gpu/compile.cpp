@@ -67,6 +67,17 @@ std::string read_all(const fs::path& p) {
 
 bool nvrtc_available() { return true; }
 
+namespace {
+
+// -default-device: NVRTC takes the closure of a generic lambda inside a device function for
+// a host class (and forbids annotating its operator()), so the block loops' lambdas
+// (cell/integrators.hpp, for_each_block) need unannotated functions to mean device ones.
+std::vector<std::string> base_options(const std::string& arch) {
+  return {"--gpu-architecture=" + arch, "-std=c++17", "-default-device"};
+}
+
+}  // namespace
+
 std::string compile_cuda_to_ptx(const std::string& source, const std::string& arch,
                                 std::vector<std::string> extra_options) {
   Program p;
@@ -78,8 +89,7 @@ std::string compile_cuda_to_ptx(const std::string& source, const std::string& ar
   check(nvrtcCreateProgram(&p.prog, source.c_str(), "heartwave_model.cu", int(hdr_text.size()),
                            hdr_text.data(), hdr_name.data()),
         "create program");
-  std::vector<std::string> opts = {"--gpu-architecture=" + (arch.empty() ? std::string("sm_90") : arch),
-                                   "-std=c++17"};
+  std::vector<std::string> opts = base_options(arch.empty() ? std::string("sm_90") : arch);
   for (auto& o : extra_options) opts.push_back(std::move(o));
   std::vector<const char*> argv;
   for (const auto& o : opts) argv.push_back(o.c_str());
@@ -106,7 +116,7 @@ CompiledImage compile_cuda(const CudaSource& src, const std::string& arch) {
   // compiles that for the device when the module is loaded.
   const bool cubin = nvrtc_knows(arch);
   out.arch = cubin ? arch : "compute_90";
-  std::vector<std::string> opts = {"--gpu-architecture=" + out.arch, "-std=c++17"};
+  std::vector<std::string> opts = base_options(out.arch);
   opts.insert(opts.end(), src.options.begin(), src.options.end());
 
   // The printed models include cell/integrators.hpp: a source without headers gets the

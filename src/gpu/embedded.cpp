@@ -15,8 +15,11 @@ std::string inline_embedded_includes(const std::string& source) {
     for (const auto& [file, body] : embedded_sources())
       if (file == name) text = &body;
     if (open == 0 && text) {
-      out += "// ---- " + name + " (heartwave's source, inlined) ----\n" + *text;
-      if (!text->empty() && text->back() != '\n') out += '\n';
+      // Without its `#pragma once`, which in a main file only draws a warning.
+      std::string body = *text;
+      if (const auto at = body.find("#pragma once\n"); at != std::string::npos) body.erase(at, 13);
+      out += "// ---- " + name + " (heartwave's source, inlined) ----\n" + body;
+      if (!body.empty() && body.back() != '\n') out += '\n';
       out += "// ---- end of " + name + " ----\n";
     } else {
       out += line + '\n';

@@ -12,6 +12,7 @@
 #include "model/emit/cuda_printer.hpp"
 #include "gpu/compile.hpp"
 #include "gpu/embedded.hpp"
+#include "model/load.hpp"
 #include "test_codegen_support.hpp"
 
 using namespace hw::model;
@@ -34,6 +35,19 @@ TEST(Nvrtc, AwkwardModelCompilesInFloatAndDouble) {
   fast.force_inline = false;
   EXPECT_NE(compile_cuda_to_ptx(print_cuda(m, fast), "sm_80").find("hw_model_demo_step"),
             std::string::npos);
+}
+
+// A model with Markov chains: GRL1/GRL2 take the implicit block path, whose loops unroll
+// over a compile-time block index (for_each_block); every function and lambda on it must be
+// a device function for NVRTC.
+TEST(Nvrtc, MarkovChainModelCompilesWithTheBlockPath) {
+  if (!nvrtc_available()) GTEST_SKIP() << "built without NVRTC";
+  const Model m = hw::model::load_model(std::string(HW_TEST_DATA_DIR) + "/data/hwm/markov_channel.hwm").analysed;
+  ASSERT_FALSE(m.blocks.empty());
+  CudaOptions opt;
+  opt.force_inline = false;
+  const std::string ptx = compile_cuda_to_ptx(print_cuda(m, opt));
+  EXPECT_NE(ptx.find("hw_model_demo_step"), std::string::npos);
 }
 
 TEST(Nvrtc, ErrorsCarryTheLog) {
