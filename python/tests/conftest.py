@@ -7,7 +7,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHARED = pathlib.Path(os.environ.get("HEARTWAVE_SHARED_DIR", ROOT.parent / "shared"))
-CLI = ROOT / "build" / "apps" / "heartwave" / "heartwave"
+CLI = pathlib.Path(os.environ.get("HEARTWAVE_CLI", ROOT / "build" / "apps" / "heartwave" / "heartwave"))
 
 
 @pytest.fixture
