@@ -43,4 +43,5 @@ link=$(sed -E "s| -o python/heartwave/_core[^ ]+| -o ../$out/_core$suffix|; s| p
 mkdir -p .devrun/py/heartwave
 cp python/heartwave/*.py python/heartwave/py.typed .devrun/py/heartwave/
 cp $out/_core$suffix .devrun/py/heartwave/
-du -sh .devrun/py
+tar -C .devrun -cJf .devrun/py.tar.xz py && rm -rf .devrun/py
+du -h .devrun/py.tar.xz

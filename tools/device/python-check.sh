@@ -7,6 +7,7 @@ cd "$(dirname "$0")/../.."
 out=${OUT:-out-python}
 mkdir -p "$out"
 [ -d .devrun/bin ] || bash tools/device/unpack.sh > /dev/null
+[ -d .devrun/py ] || tar -C .devrun -xJf .devrun/py.tar.xz
 # The carried libraries but the C and C++ runtimes, which the image's Python brings (newer).
 mkdir -p .devrun/pylib
 for f in .devrun/root/lib/*; do
