@@ -7,7 +7,7 @@
      against one call for all steps (the C++ loop), and against `heartwave run`;
   3. a population: hw.population() against `heartwave sweep`, in cell-steps/s.
 
-Each is the median of --repeat runs. Prints a table (markdown with --markdown).
+Each is the median of --repeat runs, Python and the command timed in turn. Prints a table (markdown with --markdown).
 
     PYTHONPATH=build/python .venv/bin/python bench/python_overhead.py [--cells N] [--backend cpu|cuda]
 """
@@ -27,13 +27,15 @@ import heartwave as hw
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
-def median_time(fn, repeat):
-    times = []
+def paired(f, g, repeat):
+    """Medians of f and g timed in turn, so a change of load on the machine hits both."""
+    tf, tg = [], []
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        for fn, ts in ((f, tf), (g, tg)):
+            t0 = time.perf_counter()
+            fn()
+            ts.append(time.perf_counter() - t0)
+    return statistics.median(tf), statistics.median(tg)
 
 
 def main() -> int:
@@ -50,12 +52,19 @@ def main() -> int:
     def run_cli(*args):
         subprocess.run([cli, *map(str, args)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
-    # 1. Single-cell beats: 1 and 10 beats of TT06 (rl2, dt 0.01 ms), no trace file.
+    # 1. Single-cell beats: 1 and 10 beats of TT06 (rl2, dt 0.01 ms), no trace file. The
+    #    binding's own cost is the call's wall time less the time inside the library.
     for beats in (1, 10):
-        py = median_time(lambda: hw.pace("tentusscher_2006_epi", beats=beats, record_interval=1000), a.repeat)
-        c = median_time(lambda: run_cli("cell", "tentusscher_2006_epi", "--beats", beats, "--json"), a.repeat)
+        inside = []
+
+        def call():
+            inside.append(hw.pace("tentusscher_2006_epi", beats=beats, record_interval=1000).seconds)
+        py, c = paired(call, lambda: run_cli("cell", "tentusscher_2006_epi", "--beats", beats, "--json"), a.repeat)
         rows.append((f"TT06 cell, {beats} beat(s)", f"{py * 1e3:.1f} ms", f"{c * 1e3:.1f} ms",
                      f"{100 * (py - c) / c:+.1f} %"))
+        lib = statistics.median(inside)
+        rows.append((f"  of which the binding (wall - library)", f"{(py - lib) * 1e3:.2f} ms",
+                     "", f"{100 * (py - lib) / lib:+.2f} %"))
 
     # 2. Tissue steps: Aliev-Panfilov on 100 x 100 cells, 2000 steps.
     case = {"name": "overhead", "grid": {"length": [30.0, 30.0], "spacing": 0.3},
@@ -76,12 +85,12 @@ def main() -> int:
         s = hw.Simulation(c, backend=a.backend)
         s.step(steps)
 
-    loop, batch = median_time(per_step, a.repeat), median_time(one_call, a.repeat)
+    loop, batch = paired(per_step, one_call, a.repeat)
     with tempfile.TemporaryDirectory() as d:
         p = pathlib.Path(d) / "case.toml"
         p.write_text(c.text)
-        cmd = median_time(lambda: run_cli("run", p, "--backend", a.backend, "--quiet", "--set",
-                                          f"output.directory=\"{d}/out\""), a.repeat)
+        _, cmd = paired(one_call, lambda: run_cli("run", p, "--backend", a.backend, "--quiet", "--set",
+                                                  f"output.directory=\"{d}/out\""), a.repeat)
     rows.append((f"tissue 100x100, {steps} steps, one call", f"{batch * 1e3:.1f} ms", f"{cmd * 1e3:.1f} ms",
                  f"{100 * (batch - cmd) / cmd:+.1f} %"))
     rows.append((f"tissue 100x100, {steps} steps, a call per step", f"{loop * 1e3:.1f} ms",
@@ -90,12 +99,12 @@ def main() -> int:
     # 3. A population of TT06 cells, one beat, scaled g_Kr by LHS.
     n = a.cells
     cell_steps = n * 1000 / 0.01
-    py = median_time(lambda: hw.population("tentusscher_2006_epi", lhs={"g_Kr": (0.5, 1.5)}, cells=n, seed=1,
-                                           backend=a.backend, integrator="rl2", beats=1), max(1, a.repeat // 2))
     with tempfile.TemporaryDirectory() as d:
-        c = median_time(lambda: run_cli("sweep", "tentusscher_2006_epi", "--lhs", "g_Kr=0.5:1.5", "--cells", n,
-                                        "--seed", 1, "--backend", a.backend, "-i", "rl2", "--beats", 1,
-                                        "-o", f"{d}/bio.csv"), max(1, a.repeat // 2))
+        py, c = paired(lambda: hw.population("tentusscher_2006_epi", lhs={"g_Kr": (0.5, 1.5)}, cells=n, seed=1,
+                                             backend=a.backend, integrator="rl2", beats=1),
+                       lambda: run_cli("sweep", "tentusscher_2006_epi", "--lhs", "g_Kr=0.5:1.5", "--cells", n,
+                                       "--seed", 1, "--backend", a.backend, "-i", "rl2", "--beats", 1,
+                                       "-o", f"{d}/bio.csv"), max(1, a.repeat // 2))
     rows.append((f"TT06 population, {n} cells, 1 beat ({a.backend})", f"{cell_steps / py:.3g} cell-steps/s",
                  f"{cell_steps / c:.3g} cell-steps/s", f"{100 * (py - c) / c:+.1f} %"))
 

@@ -93,19 +93,44 @@ def block(data):
     return '\n'.join(lines)
 
 
+def python_block(data):
+    """The Python package's overhead against the heartwave command: on this kind of 2-core
+    machine (docs/data/python-overhead-cpu.md) and on the device (python-check.sh)."""
+    lines = ['Made by `bench/python_overhead.py --markdown` (Python against the `heartwave` command doing the '
+             'same work; "of which the binding" is the wall time of the call less the time inside the '
+             'library, so what Python to C++ and back costs).', '']
+    cpu = os.path.join(ROOT, 'docs', 'data', 'python-overhead-cpu.md')
+    if os.path.exists(cpu):
+        text = read(cpu).strip().split('\n')
+        lines += [f'On the 2-core development machine (cpu backend; {text[0].lstrip("# ")}):', ''] + text[1:] + ['']
+    gpu = os.path.join(data, 'python-overhead.md')
+    if os.path.exists(gpu):
+        s = summary(read(os.path.join(data, 'summary-python.txt')))
+        lines += [f"On the device ({s.get('device', '?')}; {s.get('python', '?')}; commit {s.get('commit', '?')}; "
+                  f"`bash tools/device/python-check.sh`; the package's tests there: {s.get('python tests', '?')}):",
+                  ''] + read(gpu).strip().split('\n')
+    return '\n'.join(lines)
+
+
+def replace_block(doc, begin, end, text, path):
+    if begin not in doc or end not in doc:
+        sys.exit(f'{path} has no {begin} ... {end} block')
+    head, rest = doc.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return head + begin + '\n' + text + '\n' + end + tail
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--data', default=os.path.join(ROOT, 'docs', 'data', 'gpu'))
     ap.add_argument('--doc', default=os.path.join(ROOT, 'docs', 'benchmarks.md'))
     a = ap.parse_args()
     doc = read(a.doc)
-    begin, end = '<!-- gpu-bench:begin -->', '<!-- gpu-bench:end -->'
-    if begin not in doc or end not in doc:
-        sys.exit(f'{a.doc} has no {begin} ... {end} block')
-    head, rest = doc.split(begin, 1)
-    _, tail = rest.split(end, 1)
+    doc = replace_block(doc, '<!-- gpu-bench:begin -->', '<!-- gpu-bench:end -->', block(a.data), a.doc)
+    doc = replace_block(doc, '<!-- python-overhead:begin -->', '<!-- python-overhead:end -->', python_block(a.data),
+                        a.doc)
     with open(a.doc, 'w', encoding='utf-8') as f:
-        f.write(head + begin + '\n' + block(a.data) + '\n' + end + tail)
+        f.write(doc)
     print(f'wrote the GPU tables of {os.path.relpath(a.doc, ROOT)} from {os.path.relpath(a.data, ROOT)}')
 
 

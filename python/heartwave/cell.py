@@ -83,6 +83,7 @@ class CellResult:
         self.stim_duration: float = d["stim_duration"]
         self.note: str = d["note"]
         self.steps: int = d["steps"]
+        self.seconds: float = d["seconds"]  # inside the library: loading, compiling, running
 
     def __getitem__(self, name: str) -> np.ndarray:
         if name not in self.columns:
