@@ -9,6 +9,14 @@ numpy in and out, over the same C++ library as the `heartwave` command.
 
 docs/python.md has the tour and the reference.
 """
+import os as _os
+import pathlib as _pathlib
+
+# A user model's C++ is compiled at run time against the headers this package carries.
+_include = _pathlib.Path(__file__).with_name("include")
+if _include.is_dir():
+    _os.environ.setdefault("HEARTWAVE_RUNTIME_INCLUDE", str(_include))
+
 from ._core import DivergenceError, HeartwaveError, InputError, NumericalError
 from .cell import Beat, CellResult, pace, restitution, steady_state
 from .model import Algebraic, Model, Parameter, Repair, State, builtin_models

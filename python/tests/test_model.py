@@ -53,3 +53,24 @@ def test_unknown_builtin_lists_names():
 def test_roles_override_checked():
     with pytest.raises(hw.InputError, match="unknown role"):
         hw.Model("luo_rudy_1991", roles={"volts": "V"})
+
+
+def test_user_model_compiles_against_the_packaged_headers(tmp_path):
+    """A user's model is compiled to C++ at run time against the headers the package carries
+    (HEARTWAVE_RUNTIME_INCLUDE), so an installed copy needs no checkout."""
+    import os
+    import pathlib
+    import subprocess
+    import sys
+    include = pathlib.Path(hw.__file__).with_name("include")
+    assert (include / "cell" / "integrators.hpp").is_file()
+    assert os.environ["HEARTWAVE_RUNTIME_INCLUDE"] == str(include)
+    model = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "hwm" / "markov_channel.hwm"
+    code = ("import heartwave as hw; r = hw.pace(%r, kernel='compiled', beats=1, bcl=500, stim_amplitude=1, "
+            "stim_duration=1); print(r.kernel)" % str(model))
+    env = dict(os.environ, HEARTWAVE_CACHE=str(tmp_path / "cache"))
+    env.pop("HEARTWAVE_RUNTIME_INCLUDE")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("compiled C++"), out.stdout
+    assert any(tmp_path.joinpath("cache").glob("model_*.so"))

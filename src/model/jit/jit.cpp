@@ -77,6 +77,15 @@ std::string env(const char* name) {
   return v ? std::string(v) : std::string();
 }
 
+// Where the generated C++ finds the headers it includes (cell/cell_kernel.hpp,
+// cell/integrators.hpp, core/error.hpp): HEARTWAVE_RUNTIME_INCLUDE where set (the Python
+// package sets it to the copy it carries, so an installed package works without the
+// checkout), else the source tree this build came from.
+std::string runtime_include_dir() {
+  const std::string e = env("HEARTWAVE_RUNTIME_INCLUDE");
+  return e.empty() ? std::string(HW_RUNTIME_INCLUDE_DIR) : e;
+}
+
 std::string compiler() {
   const std::string c = env("HEARTWAVE_CXX");
   return c.empty() ? "c++" : c;
@@ -269,7 +278,7 @@ std::unique_ptr<CellKernel> compile_cpp_kernel(const std::string& source,
   const std::string cxx = compiler();
   const std::vector<std::string> flags = jit_compiler_flags();
   std::string key_text = source + "\n--\n" + cxx + "\n" + compiler_version(cxx, dir) + "\n" +
-                         HW_RUNTIME_INCLUDE_DIR + "\n";
+                         runtime_include_dir() + "\n";
   for (const auto& f : flags) key_text += f + "\n";
   const std::string key = sha256_hex(key_text);
   const fs::path so = dir / ("model_" + key + ".so");
@@ -291,7 +300,7 @@ std::unique_ptr<CellKernel> compile_cpp_kernel(const std::string& source,
   write_atomically(cpp, source);
   std::vector<std::string> argv = {cxx};
   argv.insert(argv.end(), flags.begin(), flags.end());
-  argv.push_back(std::string("-I") + HW_RUNTIME_INCLUDE_DIR);
+  argv.push_back("-I" + runtime_include_dir());
   argv.push_back(cpp.string());
   argv.push_back("-o");
   argv.push_back(tmp_so.string());
