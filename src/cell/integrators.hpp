@@ -278,6 +278,17 @@ HW_INTEGRATOR_FN void grl1_update(const M& m, Real h, const Real* y, const Real*
   }
 }
 
+// A diagonal that is not finite becomes 0, so that state takes the explicit update. The
+// exact derivative can overflow where its function does not: Courtemanche 1998's release
+// gate u has u_inf = 1/(1 + e^x) with x ~ 250 at rest, finite in float, but its derivative
+// −e^x/(1 + e^x)² is inf/inf there, and GRL went NaN on the first float step. (Branch-free
+// so the loop over cells still vectorises; NaN fails the comparison.)
+template <class Real>
+HW_INTEGRATOR_FN void finite_diagonal(int n, Real* J) {
+  HW_STATE_LOOP
+  for (int i = 0; i < n; ++i) J[i] = math::fabs(J[i]) <= Real(1e30) ? J[i] : Real(0);
+}
+
 template <class Real, class M>
 HW_INTEGRATOR_FN void rhs_jac_all(const M& m, Real t, const Real* y, const Real* p, const Real* c,
                                   Real* f, Real* J, Real* A) {
@@ -285,6 +296,7 @@ HW_INTEGRATOR_FN void rhs_jac_all(const M& m, Real t, const Real* y, const Real*
     m.rhs_jac_blocks(t, y, p, c, f, J, A);
   else
     m.rhs_jac(t, y, p, c, f, J);
+  finite_diagonal(m.n_states(), J);
 }
 
 }  // namespace detail
@@ -359,6 +371,7 @@ HW_INTEGRATOR_FN void step_cell(const M& m, Integrator method, Real t, Real dt, 
     }
     case Integrator::sbe: {  // simplified backward Euler: one Newton step, diagonal J
       m.rhs_jac(t, y, p, c, f, J);
+      detail::finite_diagonal(n, J);
       HW_STATE_LOOP
       for (int i = 0; i < n; ++i) y[i] += dt * f[i] / (Real(1) - dt * J[i]);
       return;
