@@ -7,7 +7,6 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include <csignal>
 #include <fstream>
 #include <optional>
 #include <sstream>

@@ -66,6 +66,7 @@ PreparedCell prepare_cell(const CellRunOptions& o, bool cpu_kernel) {
                           ? model::KernelChoice::automatic
                           : throw InputError(SourceLoc{}, fmt::format("unknown kernel '{}': expected auto, "
                                                                       "interpreter or compiled", o.kernel));
+  // A run-time compile builds only what this run steps with (CVODE steps nothing).
   const bool f32 = o.single_precision;
   const model::KernelNeeds needs = is_auto    ? model::KernelNeeds::only({cell::Integrator::rl2, cell::Integrator::grl2}, f32)
                                    : is_cvode ? model::KernelNeeds::only({}, false)
