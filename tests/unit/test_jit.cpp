@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "model/jit/builtin_registry.hpp"
 #include "model/jit/jit.hpp"
+#include "model/emit/cpp_printer.hpp"
 #include "model/jit/sha256.hpp"
 #include "cell/concept_kernel.hpp"
 #include "test_codegen_support.hpp"
@@ -184,4 +185,30 @@ TEST(Jit, PruningDropsTheLeastRecentlyUsedLibraries) {
   EXPECT_TRUE(fs::exists(dir / "notes.txt"));
   EXPECT_EQ(freed, 1000u + 10u + 50u);
   fs::remove_all(dir);
+}
+
+// A cached library is keyed on the text of the headers it was compiled against, not only on
+// their folder: a rebuilt Heartwave with changed integrators (same checkout path, same
+// cache) must compile afresh rather than load a library that steps the old way.
+TEST(Jit, AChangedRuntimeHeaderIsACacheMiss) {
+  namespace fs = std::filesystem;
+  cgtest::use_test_cache();
+  const fs::path inc = fs::temp_directory_path() / ("hw_headers_" + std::to_string(::getpid()));
+  fs::remove_all(inc);
+  for (const char* name : {"cell/cell_kernel.hpp", "cell/integrators.hpp", "core/error.hpp"}) {
+    fs::create_directories((inc / name).parent_path());
+    fs::copy_file(fs::path(HW_RUNTIME_INCLUDE_DIR) / name, inc / name);
+  }
+  ScopedEnv include("HEARTWAVE_RUNTIME_INCLUDE", inc.c_str());
+  const Model m = cgtest::awkward_model();
+  const std::string source = print_cpp(m);
+  std::string before, same, after;
+  compile_cpp_kernel(source, cpp_factory_symbol(CppOptions{}), &before);
+  compile_cpp_kernel(source, cpp_factory_symbol(CppOptions{}), &same);
+  std::ofstream(inc / "cell/integrators.hpp", std::ios::app) << "\n// an edit\n";
+  auto k = compile_cpp_kernel(source, cpp_factory_symbol(CppOptions{}), &after);
+  EXPECT_EQ(before, same);
+  EXPECT_NE(before, after);
+  EXPECT_EQ(k->n_states(), 2);
+  fs::remove_all(inc);
 }

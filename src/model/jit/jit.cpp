@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <random>
@@ -84,6 +85,19 @@ std::string env(const char* name) {
 std::string runtime_include_dir() {
   const std::string e = env("HEARTWAVE_RUNTIME_INCLUDE");
   return e.empty() ? std::string(HW_RUNTIME_INCLUDE_DIR) : e;
+}
+
+// The text of the headers the generated C++ includes. It is part of the cache key: a
+// library keyed only on the model's source and the include path outlives a change to the
+// integrators behind that path and would be loaded against a newer Heartwave.
+std::string runtime_headers_text() {
+  std::string text;
+  for (const char* name : {"cell/cell_kernel.hpp", "cell/integrators.hpp", "core/error.hpp"}) {
+    std::ifstream in(fs::path(runtime_include_dir()) / name, std::ios::binary);
+    text += std::string("//header ") + name + "\n";
+    text.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  return text;
 }
 
 std::string compiler() {
@@ -278,7 +292,7 @@ std::unique_ptr<CellKernel> compile_cpp_kernel(const std::string& source,
   const std::string cxx = compiler();
   const std::vector<std::string> flags = jit_compiler_flags();
   std::string key_text = source + "\n--\n" + cxx + "\n" + compiler_version(cxx, dir) + "\n" +
-                         runtime_include_dir() + "\n";
+                         runtime_include_dir() + "\n" + runtime_headers_text();
   for (const auto& f : flags) key_text += f + "\n";
   const std::string key = sha256_hex(key_text);
   const fs::path so = dir / ("model_" + key + ".so");
