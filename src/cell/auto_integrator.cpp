@@ -27,6 +27,7 @@ std::string cache_key(const model::Model& m, const CellSetup& s, const AutoOptio
                       o.max_substeps);
   for (double p : s.params) text += fmt::format("{} ", p);
   for (double y : s.initial_states) text += fmt::format("{} ", y);
+  text += model::runtime_headers_text();  // the integrators the probe measured
   return model::sha256_hex(text);
 }
 

@@ -87,19 +87,6 @@ std::string runtime_include_dir() {
   return e.empty() ? std::string(HW_RUNTIME_INCLUDE_DIR) : e;
 }
 
-// The text of the headers the generated C++ includes. It is part of the cache key: a
-// library keyed only on the model's source and the include path outlives a change to the
-// integrators behind that path and would be loaded against a newer Heartwave.
-std::string runtime_headers_text() {
-  std::string text;
-  for (const char* name : {"cell/cell_kernel.hpp", "cell/integrators.hpp", "core/error.hpp"}) {
-    std::ifstream in(fs::path(runtime_include_dir()) / name, std::ios::binary);
-    text += std::string("//header ") + name + "\n";
-    text.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
-  return text;
-}
-
 std::string compiler() {
   const std::string c = env("HEARTWAVE_CXX");
   return c.empty() ? "c++" : c;
@@ -208,6 +195,16 @@ std::unique_ptr<CellKernel> from_builtin(const Model& m, const std::string& hash
 std::unique_ptr<CellKernel> interpreter(const Model& m) { return make_interpreter(m); }
 
 }  // namespace
+
+std::string runtime_headers_text() {
+  std::string text;
+  for (const char* name : {"cell/cell_kernel.hpp", "cell/integrators.hpp", "core/error.hpp"}) {
+    std::ifstream in(fs::path(runtime_include_dir()) / name, std::ios::binary);
+    text += std::string("//header ") + name + "\n";
+    text.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  return text;
+}
 
 std::uintmax_t jit_cache_limit_bytes() {
   const std::string v = env("HEARTWAVE_CACHE_MAX_MB");

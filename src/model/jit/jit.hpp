@@ -73,6 +73,12 @@ std::uintmax_t jit_cache_limit_bytes();
 std::uintmax_t prune_jit_cache(const std::string& dir, std::uintmax_t max_bytes,
                                const std::string& keep = {});
 
+// The text of the headers generated C++ includes (cell/cell_kernel.hpp,
+// cell/integrators.hpp, core/error.hpp), as found for the run-time compiler. Anything cached
+// from stepping a model (libraries, auto-integrator probes) is keyed on it, so a change to
+// the integrators is never answered from a cache filled by an older Heartwave.
+std::string runtime_headers_text();
+
 // The flags the JIT passes to the compiler (besides -I, the source and -o).
 std::vector<std::string> jit_compiler_flags();
 
