@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cell/auto_integrator.hpp"
 #include "cell/json_writer.hpp"
@@ -122,6 +123,10 @@ int inspect(const std::string& file, const RoleFlags& roles, bool dump, const st
       j.begin_object().key("where").value(r.where).key("variable").value(r.variable)
           .key("point").value(r.point).key("half_width").value(r.half_width).key("method").value(r.method).end_object();
     j.end_array();
+    j.key("double_in_float").begin_array();
+    for (const auto& a : an.algebraics)
+      if (a.wide) j.value(a.name);
+    j.end_array();
     j.key("warnings").begin_array();
     for (const auto& d : lm.notes) j.value(d.str());
     j.end_array();
@@ -170,6 +175,14 @@ int inspect(const std::string& file, const RoleFlags& roles, bool dump, const st
   std::cout << fmt::format("\nsingularities repaired: {}\n", an.repairs.size());
   for (const auto& r : an.repairs)
     std::cout << fmt::format("  {}: {} = {} ± {} ({})\n", r.where, r.variable, r.point, r.half_width, r.method);
+  std::vector<std::string> wide;
+  for (const auto& a : an.algebraics)
+    if (a.wide) wide.push_back(a.name);
+  if (!wide.empty())
+    std::cout << fmt::format("\ncomputed in double by float kernels (they lose every digit in float): {}\n",
+                             fmt::join(wide, ", "));
+  for (const auto& d : lm.notes)
+    if (d.code == "float.widened" || d.code == "float.nonfinite") std::cout << "  " << d.str() << '\n';
   std::size_t warnings = 0;
   for (const auto& d : lm.notes) warnings += d.severity != Severity::note;
   std::cout << fmt::format("\nwarnings: {}\n", warnings);

@@ -37,8 +37,9 @@ std::string test_data_dir() {
   return HW_TEST_DATA_DIR;
 }
 
-// Built-ins, the shared CellML models, three of the stiff set with Markov chains (the
-// implicit block path of grl1/grl2; Iyer 2004's chains have up to 13 states) and the small
+// Built-ins, the shared CellML models, four of the stiff set with Markov chains (the
+// implicit block path of grl1/grl2; Iyer 2004's chains have up to 13 states; Decker 2009
+// has values a float kernel computes in double, passes/widen_for_float) and the small
 // Markov-chain test model.
 std::vector<std::string> all_models() {
   std::vector<std::string> m = hw::model::builtin_model_names();
@@ -47,8 +48,8 @@ std::vector<std::string> all_models() {
   for (const auto& e : fs::directory_iterator(fs::path(shared_dir()) / "models" / "cellml", ec))
     if (e.path().extension() == ".cellml") files.push_back(e.path().string());
   const fs::path data = fs::path(test_data_dir()) / "data";
-  for (const char* stiff : {"bondarenko_szigeti_bett_kim_rasmusson_2004_apical", "grandi_pasqualini_bers_2010_epi",
-                            "iyer_mazhari_winslow_2004"})
+  for (const char* stiff : {"bondarenko_szigeti_bett_kim_rasmusson_2004_apical", "decker_2009",
+                            "grandi_pasqualini_bers_2010_epi", "iyer_mazhari_winslow_2004"})
     files.push_back((data / "stiff" / (std::string(stiff) + ".cellml")).string());
   files.push_back((data / "hwm" / "markov_channel.hwm").string());
   std::sort(files.begin(), files.end());

@@ -71,13 +71,14 @@ CellRun run(const hw::cell::CellKernel& k, const hw::cell::CellSetup& s, const h
 // docs/stiff-models.md. Known gaps: Grandi 2010 (grl2 at 0.01 ms: APD90 1.04 ms off),
 // Faber-Rudy 2000 (every fixed step ~1 ms off CVODE: a threshold-triggered release),
 // FitzHugh-Nagumo (auto at 0.02 ms: the one-beat probe passes rl2, three beats give RRMS
-// 1.4 %), Decker 2009 (a float run goes non-finite on the first step).
+// 1.4 %).
 bool held(const std::string& model) {
   static const char* const kHeld[] = {
       "beeler_reuter_1977", "bueno_orovio_cherry_fenton_2008_epi", "courtemanche_ramirez_nattel_1998",
       "fenton_karma_1998", "hodgkin_huxley_1952",
       "luo_rudy_1991", "mitchell_schaeffer_2003", "noble_1962", "ohara_rudy_2011_endo",
-      "tentusscher_panfilov_2006_epi", "bondarenko_szigeti_bett_kim_rasmusson_2004_apical", "hund_rudy_2004"};
+      "tentusscher_panfilov_2006_epi", "bondarenko_szigeti_bett_kim_rasmusson_2004_apical", "hund_rudy_2004",
+      "decker_2009"};
   for (const char* h : kHeld)
     if (model == h) return true;
   return false;

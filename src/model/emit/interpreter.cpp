@@ -23,6 +23,7 @@ enum class Code : std::uint8_t {
 struct Ins {
   Code code;
   Op op;
+  bool wide;              // computed in double whatever Real is (Algebraic::wide)
   std::uint32_t slot;     // destination slot (loads, compute) or source slot (stores)
   std::uint32_t index;    // variable / store index
   double value;           // Code::constant
@@ -31,12 +32,14 @@ struct Ins {
 
 class Program {
  public:
-  // Emits the nodes of `root` not yet emitted in this program; returns its slot.
-  std::uint32_t emit(const ExprPool& pool, ExprId root) {
+  // Emits the nodes of `root` not yet emitted in this program at this precision; returns
+  // its slot. A node used by a wide and by a narrow expression gets a slot for each.
+  std::uint32_t emit(const ExprPool& pool, ExprId root, bool wide = false) {
+    auto& slot = slots_[wide ? 1 : 0];
     for (ExprId id : topological_nodes(pool, std::span<const ExprId>(&root, 1))) {
-      if (slot_.count(id)) continue;
+      if (slot.count(id)) continue;
       const Node& n = pool.node(id);
-      Ins in{Code::compute, n.op, n_slots_, 0, 0.0, 0, 0};
+      Ins in{Code::compute, n.op, wide, n_slots_, 0, 0.0, 0, 0};
       if (n.op == Op::constant) {
         in.code = Code::constant;
         in.value = n.value;
@@ -49,41 +52,56 @@ class Program {
       } else {
         in.first_arg = static_cast<std::uint32_t>(args_.size());
         in.n_args = static_cast<std::uint32_t>(n.args.size());
-        for (ExprId a : n.args) args_.push_back(slot_.at(a));
+        for (ExprId a : n.args) args_.push_back(slot.at(a));
       }
-      slot_[id] = n_slots_++;
+      slot[id] = n_slots_++;
       code_.push_back(in);
     }
-    return slot_.at(root);
+    return slot.at(root);
   }
   void store(Code code, std::uint32_t slot, std::uint32_t index) {
-    code_.push_back({code, Op::constant, slot, index, 0.0, 0, 0});
+    code_.push_back({code, Op::constant, false, slot, index, 0.0, 0, 0});
   }
+  // Every slot holds its value twice: s in Real and w in double (the same value where the
+  // slot is computed in Real). A wide computation reads w, a narrow one s, so a wide
+  // algebraic computes in double from the float values of states and narrow algebraics,
+  // as the printed code does. algd holds each algebraic in double beside alg.
   template <class Real>
-  void run(Real t, const Real* y, const Real* p, Real* alg, Real* c, Real* dydt,
+  void run(Real t, const Real* y, const Real* p, Real* alg, double* algd, Real* c, Real* dydt,
            Real* jac, Real* block = nullptr) const {
     thread_local std::vector<Real> s;
+    thread_local std::vector<double> w;
     if (s.size() < n_slots_) s.resize(n_slots_);
-    Real a[64];
+    if (w.size() < n_slots_) w.resize(n_slots_);
+    const auto set = [&](std::uint32_t slot, Real v) {
+      s[slot] = v;
+      w[slot] = static_cast<double>(v);
+    };
     for (const Ins& in : code_) {
       switch (in.code) {
-        case Code::constant: s[in.slot] = static_cast<Real>(in.value); break;
-        case Code::time: s[in.slot] = t; break;
-        case Code::state: s[in.slot] = y[in.index]; break;
-        case Code::param: s[in.slot] = p[in.index]; break;
-        case Code::alg: s[in.slot] = alg[in.index]; break;
-        case Code::compute: {
-          std::vector<Real> big;
-          Real* args = a;
-          if (in.n_args > 64) {
-            big.resize(in.n_args);
-            args = big.data();
-          }
-          for (std::uint32_t j = 0; j < in.n_args; ++j) args[j] = s[args_[in.first_arg + j]];
-          s[in.slot] = apply_op<Real>(in.op, args, in.n_args);
+        case Code::constant:
+          set(in.slot, static_cast<Real>(in.value));
+          if (in.wide) w[in.slot] = in.value;
           break;
-        }
-        case Code::store_alg: alg[in.index] = s[in.slot]; break;
+        case Code::time: set(in.slot, t); break;
+        case Code::state: set(in.slot, y[in.index]); break;
+        case Code::param: set(in.slot, p[in.index]); break;
+        case Code::alg:
+          s[in.slot] = alg[in.index];
+          w[in.slot] = algd[in.index];
+          break;
+        case Code::compute:
+          if (in.wide) {
+            w[in.slot] = compute<double>(in, w);
+            s[in.slot] = static_cast<Real>(w[in.slot]);
+          } else {
+            set(in.slot, compute<Real>(in, s));
+          }
+          break;
+        case Code::store_alg:
+          alg[in.index] = s[in.slot];
+          algd[in.index] = w[in.slot];
+          break;
         case Code::store_const: c[in.index] = s[in.slot]; break;
         case Code::store_dydt: dydt[in.index] = s[in.slot]; break;
         case Code::store_jac: jac[in.index] = s[in.slot]; break;
@@ -92,10 +110,23 @@ class Program {
     }
   }
 
+  template <class T>
+  T compute(const Ins& in, const std::vector<T>& values) const {
+    T a[64];
+    std::vector<T> big;
+    T* args = a;
+    if (in.n_args > 64) {
+      big.resize(in.n_args);
+      args = big.data();
+    }
+    for (std::uint32_t j = 0; j < in.n_args; ++j) args[j] = values[args_[in.first_arg + j]];
+    return apply_op<T>(in.op, args, in.n_args);
+  }
+
  private:
   std::vector<Ins> code_;
   std::vector<std::uint32_t> args_;
-  std::unordered_map<ExprId, std::uint32_t> slot_;
+  std::unordered_map<ExprId, std::uint32_t> slots_[2];  // narrow, wide
   std::uint32_t n_slots_ = 0;
 };
 
@@ -133,7 +164,7 @@ class Interpreter final : public hw::cell::CellKernel {
     for (Program* prog : {&rhs_, &rhs_jac_, &rhs_blocks_, &algebraics_}) {
       for (int j = 0; j < n_alg_; ++j) {
         if (m.algebraics[j].once_per_cell) continue;
-        prog->store(Code::store_alg, prog->emit(m.pool, m.algebraics[j].expr), j);
+        prog->store(Code::store_alg, prog->emit(m.pool, m.algebraics[j].expr, m.algebraics[j].wide), j);
       }
     }
     for (int i = 0; i < n_states_; ++i) {
@@ -168,16 +199,23 @@ class Interpreter final : public hw::cell::CellKernel {
   template <class Real>
   void constants_t(const Real* p, Real* c) const {
     thread_local std::vector<Real> alg;
+    thread_local std::vector<double> algd;
     alg.assign(n_alg_, Real(0));
-    constants_.run<Real>(Real(0), nullptr, p, alg.data(), c, nullptr, nullptr);
+    algd.assign(n_alg_, 0.0);
+    constants_.run<Real>(Real(0), nullptr, p, alg.data(), algd.data(), c, nullptr, nullptr);
   }
   template <class Real>
   void rhs_t(const Program& prog, Real t, const Real* y, const Real* p, const Real* c,
              Real* dydt, Real* jac, Real* alg_out, Real* block = nullptr) const {
     thread_local std::vector<Real> alg;
+    thread_local std::vector<double> algd;
     alg.resize(n_alg_);
-    for (std::size_t k = 0; k < const_alg_.size(); ++k) alg[const_alg_[k]] = c[k];
-    prog.run<Real>(t, y, p, alg.data(), nullptr, dydt, jac, block);
+    algd.resize(n_alg_);
+    for (std::size_t k = 0; k < const_alg_.size(); ++k) {
+      alg[const_alg_[k]] = c[k];
+      algd[const_alg_[k]] = static_cast<double>(c[k]);
+    }
+    prog.run<Real>(t, y, p, alg.data(), algd.data(), nullptr, dydt, jac, block);
     if (alg_out) std::copy(alg.begin(), alg.end(), alg_out);
   }
 

@@ -66,6 +66,14 @@ std::string TargetProfile::literal(double v) const {
   return text;
 }
 
+TargetProfile TargetProfile::widened() const {
+  TargetProfile w = *this;
+  w.real = "double";
+  w.use_float = false;
+  w.fast_intrinsics = false;
+  return w;
+}
+
 std::string TargetProfile::function(Op op) const {
   std::string name(op_info(op).spelling);
   if (!cuda) return "std::" + name;
@@ -103,12 +111,15 @@ bool exact_reciprocal(double v) {
 class StraightLine {
  public:
   StraightLine(const Model& m, const TargetProfile& prof, const VarNamer& names)
-      : m_(m), pool_(m.pool), prof_(prof), names_(names) {}
+      : m_(m), pool_(m.pool), narrow_(prof), wide_(prof.widened()), names_(names) {}
 
   std::string print(const std::vector<Assignment>& stmts, std::string_view indent) {
     count_uses(stmts);
     std::ostringstream out;
     for (const Assignment& s : stmts) {
+      // A wide statement has its own temporaries: one shared with a narrow statement
+      // would bring its float rounding into the double computation.
+      ctx_ = s.wide ? 1 : 0;
       if (s.expr != kNoExpr) emit_temporaries(s.expr, indent, out);
       out << indent << s.lhs << " = ";
       out << (s.expr == kNoExpr ? s.rhs_text : value(s.expr).text) << ";";
@@ -138,7 +149,7 @@ class StraightLine {
         const Op op = pool_.op(id);
         if (op == Op::piecewise)
           throw Error("code generation: piecewise not lowered to select (run the pass pipeline)");
-        if (prof_.branch_free && op == Op::select) {
+        if (narrow_.branch_free && op == Op::select) {
           arms_.insert(pool_.args(id)[1]);
           arms_.insert(pool_.args(id)[2]);
         }
@@ -159,23 +170,34 @@ class StraightLine {
 
   // Children first, so each temporary only refers to earlier ones.
   void emit_temporaries(ExprId id, std::string_view indent, std::ostringstream& out) {
-    if (is_leaf(id) || temp_name_.count(id) || visited_.count(id)) return;
-    visited_.insert(id);
+    if (is_leaf(id) || temp_name_[ctx_].count(id) || visited_[ctx_].count(id)) return;
+    visited_[ctx_].insert(id);
     for (ExprId a : pool_.args(id)) emit_temporaries(a, indent, out);
     if (!wants_temporary(id)) return;
     const bool boolean = is_boolean(pool_.op(id));
     const std::string text = boolean ? condition(id) : value(id).text;
     const std::string name = "s" + std::to_string(next_temp_++);
-    out << indent << "const " << (boolean ? "bool" : prof_.real) << " " << name << " = "
+    out << indent << "const " << (boolean ? "bool" : prof().real) << " " << name << " = "
         << text << ";\n";
-    temp_name_[id] = name;
+    temp_name_[ctx_][id] = name;
   }
 
-  std::string lit(double v) const { return prof_.literal(v); }
+  const TargetProfile& prof() const { return ctx_ ? wide_ : narrow_; }
+  std::string lit(double v) const { return prof().literal(v); }
+
+  // A variable as this statement reads it: in a wide statement every operand that the
+  // kernel holds in Real is read as double, so the whole expression computes in double.
+  std::string variable(VarKind kind, std::uint32_t index) const {
+    const std::string name = names_(kind, index);
+    if (!ctx_ || (kind == VarKind::algebraic && m_.algebraics[index].wide &&
+                  !m_.algebraics[index].once_per_cell))
+      return name;
+    return "double(" + name + ")";
+  }
 
   // The expression as a boolean (conditions of select, operands of logic).
   std::string condition(ExprId id) {
-    if (auto it = temp_name_.find(id); it != temp_name_.end()) {
+    if (auto it = temp_name_[ctx_].find(id); it != temp_name_[ctx_].end()) {
       if (is_boolean(pool_.op(id))) return it->second;
       return "(" + it->second + " != " + lit(0) + ")";
     }
@@ -191,10 +213,10 @@ class StraightLine {
       case Op::eq: return bin("==");
       case Op::ne: return bin("!=");
       case Op::logical_and:
-        return "(" + condition(n.args[0]) + (prof_.branch_free ? " & " : " && ") +
+        return "(" + condition(n.args[0]) + (narrow_.branch_free ? " & " : " && ") +
                condition(n.args[1]) + ")";
       case Op::logical_or:
-        return "(" + condition(n.args[0]) + (prof_.branch_free ? " | " : " || ") +
+        return "(" + condition(n.args[0]) + (narrow_.branch_free ? " | " : " || ") +
                condition(n.args[1]) + ")";
       case Op::logical_xor:
         return "(" + condition(n.args[0]) + " != " + condition(n.args[1]) + ")";
@@ -209,7 +231,7 @@ class StraightLine {
 
   // The expression as a real.
   Printed value(ExprId id) {
-    if (auto it = temp_name_.find(id); it != temp_name_.end()) {
+    if (auto it = temp_name_[ctx_].find(id); it != temp_name_[ctx_].end()) {
       if (is_boolean(pool_.op(id)))
         return {"(" + it->second + " ? " + lit(1) + " : " + lit(0) + ")", kAtom};
       return {it->second, kAtom};
@@ -218,7 +240,7 @@ class StraightLine {
     if (is_boolean(n.op)) return {"(" + condition(id) + " ? " + lit(1) + " : " + lit(0) + ")", kAtom};
     switch (n.op) {
       case Op::constant: return {lit(n.value), kAtom};
-      case Op::variable: return {names_(n.var_kind, n.index), kAtom};
+      case Op::variable: return {variable(n.var_kind, n.index), kAtom};
       case Op::add:
       case Op::sub: {
         const Printed a = value(n.args[0]), b = value(n.args[1]);
@@ -241,14 +263,14 @@ class StraightLine {
         if (auto k = small_integer_exponent(pool_, n.args[1])) {
           if (*k == 0) return {lit(1), kAtom};
           if (*k == 1) return value(n.args[0]);
-          return {prof_.powi + "<" + std::to_string(*k) + ">(" + value(n.args[0]).text + ")",
+          return {prof().powi + "<" + std::to_string(*k) + ">(" + value(n.args[0]).text + ")",
                   kAtom};
         }
         if (pool_.is_constant(n.args[1], 0.5))
-          return {prof_.function(Op::sqrt) + "(" + value(n.args[0]).text + ")", kAtom};
+          return {prof().function(Op::sqrt) + "(" + value(n.args[0]).text + ")", kAtom};
         const Node& e = pool_.node(n.args[1]);
-        if (!prof_.pow_param.empty() && e.op == Op::variable && e.var_kind == VarKind::param)
-          return {prof_.pow_param + "(" + value(n.args[0]).text + ", " + value(n.args[1]).text + ")",
+        if (!prof().pow_param.empty() && e.op == Op::variable && e.var_kind == VarKind::param)
+          return {prof().pow_param + "(" + value(n.args[0]).text + ", " + value(n.args[1]).text + ")",
                   kAtom};
         return call(n);
       }
@@ -268,7 +290,7 @@ class StraightLine {
   }
 
   Printed call(const Node& n) {
-    std::string s = prof_.function(n.op) + "(";
+    std::string s = prof().function(n.op) + "(";
     for (std::size_t i = 0; i < n.args.size(); ++i) {
       if (i) s += ", ";
       s += value(n.args[i]).text;
@@ -278,12 +300,13 @@ class StraightLine {
 
   const Model& m_;
   const ExprPool& pool_;
-  const TargetProfile& prof_;
+  const TargetProfile narrow_, wide_;
   const VarNamer& names_;
   std::unordered_map<ExprId, int> uses_;
   std::unordered_set<ExprId> arms_;  // select arms (branch_free profiles only)
-  std::unordered_map<ExprId, std::string> temp_name_;
-  std::unordered_set<ExprId> visited_;
+  int ctx_ = 0;                      // 0: the kernel's Real; 1: a wide statement (double)
+  std::unordered_map<ExprId, std::string> temp_name_[2];
+  std::unordered_set<ExprId> visited_[2];
   int next_temp_ = 0;
 };
 
@@ -363,8 +386,14 @@ static void every_step_algebraics(const Model& m, const CodeLayout& l, const Tar
                                   std::vector<Assignment>& out) {
   for (std::size_t k = 0; k < m.algebraics.size(); ++k) {
     if (l.constant_index[k] >= 0) continue;
-    out.push_back({"[[maybe_unused]] const " + prof.real + " " + l.local_name[k], m.algebraics[k].expr, "",
-                   m.algebraics[k].synthetic ? std::string("synthetic") : std::string()});
+    const Algebraic& a = m.algebraics[k];
+    out.push_back({"[[maybe_unused]] const " + (a.wide ? std::string("double") : prof.real) + " " +
+                       l.local_name[k],
+                   a.expr, "",
+                   std::string(a.synthetic ? "synthetic" : "") +
+                       (a.wide ? (a.synthetic ? "; double in float kernels" : "double in float kernels")
+                               : ""),
+                   a.wide});
   }
 }
 

@@ -48,6 +48,9 @@ struct TargetProfile {
 
   std::string literal(double v) const;
   std::string function(Op op) const;
+  // The profile of a value computed in double whatever the kernel's precision
+  // (Algebraic::wide): double literals and functions, no fast intrinsics.
+  TargetProfile widened() const;
 };
 
 TargetProfile cpp_profile();
@@ -63,6 +66,8 @@ struct Assignment {
   ExprId expr = kNoExpr;
   std::string rhs_text;
   std::string comment;  // already sanitised; printed as a trailing // comment
+  // Computed in double from double operands (Algebraic::wide), whatever the kernel's Real.
+  bool wide = false;
 };
 
 std::string print_straight_line(const Model& m, const TargetProfile& prof,

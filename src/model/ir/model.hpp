@@ -51,6 +51,9 @@ struct Algebraic : Symbol {
   bool once_per_cell = false;
   // Introduced by a pass (CSE temporaries, repairs), not written by the modeller.
   bool synthetic = false;
+  // Computed in double even by a kernel that steps in float: in float it loses every digit
+  // somewhere the model goes and a derivative turns non-finite (passes/widen_for_float).
+  bool wide = false;
 };
 
 // What each state's ODE looks like, filled by passes (gates, jacobian).

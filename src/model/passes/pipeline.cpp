@@ -7,13 +7,14 @@
 #include "model/passes/lower_piecewise.hpp"
 #include "model/passes/singularities.hpp"
 #include "model/passes/sort_algebraics.hpp"
+#include "model/passes/widen_for_float.hpp"
 
 namespace hw::model {
 
 const std::vector<std::string>& pipeline_pass_names() {
   static const std::vector<std::string> names = {
       "sort", "fold", "repair", "lower_piecewise", "fold", "cse", "sort", "classify",
-      "analyse_states"};
+      "analyse_states", "widen"};
   return names;
 }
 
@@ -47,6 +48,8 @@ void run_pipeline(Model& m, const PipelineOptions& opt, DiagnosticSink& sink) {
   done("classify");
   analyse_states(m);
   done("analyse_states");
+  widen_for_float(m, sink);
+  done("widen");
 }
 
 }  // namespace hw::model

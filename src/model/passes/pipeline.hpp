@@ -11,6 +11,7 @@
 //   sort               — (cse keeps order; kept as a cheap guarantee)
 //   classify           — once-per-cell algebraics
 //   analyse_states     — exact Jacobian diagonal and gates
+//   widen              — values a float kernel must compute in double (needs the Jacobian)
 // The unit check (check_units) is wired in by the lead, before everything else.
 #pragma once
 

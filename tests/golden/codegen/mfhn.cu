@@ -28,12 +28,12 @@ constexpr int hw_model_n_params = 12;
 constexpr int hw_model_n_constants = 1;
 
 // x^N by repeated squaring (strength reduction of pow with an integer exponent).
-template <int N>
-__device__ __forceinline__ float hw_model_powi(float x) {
-  if constexpr (N < 0) return 1.0f / hw_model_powi<-N>(x);
-  else if constexpr (N == 0) return 1.0f;
+template <int N, class T>
+__device__ __forceinline__ T hw_model_powi(T x) {
+  if constexpr (N < 0) return T(1) / hw_model_powi<-N>(x);
+  else if constexpr (N == 0) return T(1);
   else if constexpr (N == 1) return x;
-  else if constexpr (N % 2 == 0) { const float h = hw_model_powi<N / 2>(x); return h * h; }
+  else if constexpr (N % 2 == 0) { const T h = hw_model_powi<N / 2>(x); return h * h; }
   else return hw_model_powi<N - 1>(x) * x;
 }
 
