@@ -59,6 +59,7 @@ class MixedEvaluator {
 
  private:
   std::vector<ExprId> nodes_of(ExprId root) const {
+    if (root == kNoExpr) return {};
     return topological_nodes(m_.pool, std::span<const ExprId>(&root, 1));
   }
 
@@ -127,8 +128,11 @@ class Widener {
           outputs_.push_back({b.jacobian[r * b.states.size() + c],
                               "the linear-block entry d(d/dt " + m.states[b.states[r]].name + ")/d " +
                                   m.states[b.states[c]].name});
-    for (const Algebraic& a : m.algebraics) refs_.push_back(algebraic_refs(m.pool, a.expr));
-    for (const Output& o : outputs_) out_refs_.push_back(algebraic_refs(m.pool, o.expr));
+    const auto refs = [&](ExprId e) {
+      return e == kNoExpr ? std::vector<std::uint32_t>{} : algebraic_refs(m.pool, e);
+    };
+    for (const Algebraic& a : m.algebraics) refs_.push_back(refs(a.expr));
+    for (const Output& o : outputs_) out_refs_.push_back(refs(o.expr));
     sample_points();
   }
 
