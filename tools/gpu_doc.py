@@ -22,7 +22,8 @@ TARGETS = {
     'tt06-3d-256': ('>= 0.70 of the roof', lambda r: r['ach'] >= 0.70),
     'niederer-0.05': ('>= 0.70 of the roof; 20 ms in < 0.5 s', lambda r: r['ach'] >= 0.70 and 2000 / r['steps_s'] < 0.5),
     'rabbit-tt06': ('>= 0.70 of the roof (real time: 50,000 steps/s)', lambda r: r['ach'] >= 0.70),
-    'ord-pig128': ('(ord-heart, 6.5 M cells: >= 1,000 steps/s; this heart has 0.56 M)', None),
+    'ord-pig128': ('(the same heart at 128³: 0.56 M cells; no target)', None),
+    'ord-heart': ('>= 1,000 steps/s (6.6 M cells; a P100 ran 75)', lambda r: r['steps_s'] >= 1000),
 }
 
 

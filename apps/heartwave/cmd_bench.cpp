@@ -83,6 +83,8 @@ int run_bench_niederer(const BenchNiedererFlags& f) {
 
 // cmd_bench_tissue.cpp: karma2d, karma3d, tt06-3d, niederer-0.2, roof, all.
 void add_tissue_bench_subcommands(CLI::App* bench, Action& action);
+// cmd_bench_population.cpp: a GPU population against a compute roof.
+void add_population_bench_subcommand(CLI::App* bench, Action& action);
 
 void add_bench_command(CLI::App& app, Action& action) {
   auto* bench = app.add_subcommand("bench", "Benchmark cases that print a table (docs/benchmarks.md)");
@@ -113,6 +115,7 @@ void add_bench_command(CLI::App& app, Action& action) {
     action = [f]() { return run_bench_niederer(*f); };
   });
   add_tissue_bench_subcommands(bench, action);
+  add_population_bench_subcommand(bench, action);
 }
 
 }  // namespace hw::cli

@@ -15,6 +15,7 @@
 #include "gpu/embedded.hpp"
 #include "model/emit/cuda_printer.hpp"
 #include "model/emit/interpreter.hpp"
+#include "model/emit/op_count.hpp"
 #include "model/frontend/cellml/cellml.hpp"
 #include "model/frontend/hwm/hwm.hpp"
 #include "model/ir/print.hpp"
@@ -137,6 +138,16 @@ int inspect(const std::string& file, const RoleFlags& roles, bool dump, const st
       j.end_array().key("conserves").value(b.conserves).end_object();
     }
     j.end_array();
+    j.key("operations_per_cell_step").begin_object();
+    for (int k = 0; k < cell::kIntegratorCount; ++k) {
+      const auto method = static_cast<cell::Integrator>(k);
+      const model::OpCount c = model::count_operations(an, method);
+      j.key(cell::integrator_name(method)).begin_object().key("flops").value(c.flops)
+          .key("divisions").value(c.divisions).key("selects").value(c.selects).key("specials").begin_object();
+      for (const auto& [name, n] : c.specials) j.key(name).value(n);
+      j.end_object().end_object();
+    }
+    j.end_object();
     if (stiff) {
       j.key("stiffness").begin_array();
       for (const auto& st : stiff->states)
@@ -183,6 +194,12 @@ int inspect(const std::string& file, const RoleFlags& roles, bool dump, const st
                              fmt::join(wide, ", "));
   for (const auto& d : lm.notes)
     if (d.code == "float.widened" || d.code == "float.nonfinite") std::cout << "  " << d.str() << '\n';
+  std::cout << "\noperations per cell-step, as printed (flops: add, mul, neg, fabs, min, max; special-function "
+               "calls by name; constants once per cell not counted):\n";
+  for (int k = 0; k < cell::kIntegratorCount; ++k) {
+    const auto method = static_cast<cell::Integrator>(k);
+    std::cout << fmt::format("  {:<5} {}\n", cell::integrator_name(method), model::count_operations(an, method).str());
+  }
   std::size_t warnings = 0;
   for (const auto& d : lm.notes) warnings += d.severity != Severity::note;
   std::cout << fmt::format("\nwarnings: {}\n", warnings);

@@ -8,12 +8,23 @@
 #include "gpu/driver.hpp"
 #include "gpu/embedded.hpp"
 #include "model/emit/cuda_printer.hpp"
+#include "model/passes/specialise.hpp"
 
 namespace hw::cell {
 
 namespace {
 
 constexpr unsigned kThreads = 128;  // per block; the kernel's __launch_bounds__
+
+// Row of each parameter in the device's parameter array, −1 where it has none (compiled in,
+// or the stimulus switch, which each launch sets).
+std::vector<int> parameter_slots(const CellSetup& s, const std::vector<std::optional<double>>& fixed) {
+  std::vector<int> slots(s.params.size(), -1);
+  int next = 0;
+  for (std::size_t q = 0; q < slots.size(); ++q)
+    if (static_cast<int>(q) != s.stim_on && !(q < fixed.size() && fixed[q])) slots[q] = next++;
+  return slots;
+}
 
 // Appends launches for steps [a, z), split into pieces of at most max_steps.
 void add_launches(std::vector<kernels::PopulationLaunch>& out, long a, long z, bool on,
@@ -40,8 +51,10 @@ PopulationResult run_typed(const model::Model& m, const CellSetup& s, const Popu
   std::vector<Real> y, p;
   population_arrays(s, d, y, p);  // before compiling: an unknown name fails fast
 
-  const gpu::CudaSource src =
-      population_kernel_source(m, s, o.solver.method, sizeof(Real) == 4);
+  const auto fixed = population_fixed_parameters(s, d);
+  const std::vector<int> slots = parameter_slots(s, fixed);
+  const std::size_t nvary = static_cast<std::size_t>(std::count_if(slots.begin(), slots.end(), [](int k) { return k >= 0; }));
+  const gpu::CudaSource src = population_kernel_source(m, s, o.solver.method, sizeof(Real) == 4, fixed);
   const gpu::CompiledImage image = gpu::compile_cuda(src, dev.arch());
   const gpu::Module module(image.image);
   void* fn = module.function("hw_population");
@@ -49,7 +62,7 @@ PopulationResult run_typed(const model::Model& m, const CellSetup& s, const Popu
 
   // Cells per batch: all of them where they fit in half the free memory (the rest is
   // headroom for the driver and other processes), else as many as do.
-  const std::size_t per_cell = (ns + np) * sizeof(Real) + sizeof(kernels::BeatState);
+  const std::size_t per_cell = (ns + nvary) * sizeof(Real) + sizeof(kernels::BeatState);
   const auto [free, total] = gpu::memory_info();
   std::size_t batch = o.gpu_batch > 0 ? o.gpu_batch : std::max<std::size_t>(1, free / 2 / per_cell);
   batch = std::min(batch, n);
@@ -64,7 +77,7 @@ PopulationResult run_typed(const model::Model& m, const CellSetup& s, const Popu
   gpu::Timer timer;
   double device_ms = 0;
   gpu::DeviceBuffer dy(ns * batch * sizeof(Real), "the population's states");
-  gpu::DeviceBuffer dp(np * batch * sizeof(Real), "the population's parameters");
+  gpu::DeviceBuffer dp(std::max<std::size_t>(1, nvary) * batch * sizeof(Real), "the population's parameters");
   gpu::DeviceBuffer dtr(batch * sizeof(kernels::BeatState), "the population's beat trackers");
   std::vector<kernels::BeatState> tracks(batch);
   for (std::size_t first = 0; first < n; first += batch) {
@@ -73,7 +86,8 @@ PopulationResult run_typed(const model::Model& m, const CellSetup& s, const Popu
     for (std::size_t k = 0; k < ns; ++k)
       dy.upload(y.data() + k * n + first, count * sizeof(Real), k * count * sizeof(Real));
     for (std::size_t k = 0; k < np; ++k)
-      dp.upload(p.data() + k * n + first, count * sizeof(Real), k * count * sizeof(Real));
+      if (slots[k] >= 0)
+        dp.upload(p.data() + k * n + first, count * sizeof(Real), std::size_t(slots[k]) * count * sizeof(Real));
     dtr.fill_zero();
     kernels::PopulationArgs<Real> a{};
     a.n = count;
@@ -101,10 +115,10 @@ PopulationResult run_typed(const model::Model& m, const CellSetup& s, const Popu
                          res.local_bytes ? fmt::format(" + {} B local", res.local_bytes) : "");
     };
     info->device = fmt::format("{} ({})", dev.name, dev.arch());
-    info->kernel = fmt::format("{}; {}, last beat {}",
+    info->kernel = fmt::format("{}; {} of {} parameters compiled in as constants; {}, last beat {}",
                                image.from_cache ? "from the cache"
                                                 : fmt::format("compiled in {:.1f} s", image.compile_seconds),
-                               resources(fn), resources(fn_track));
+                               np - nvary - (s.stim_on >= 0 ? 1 : 0), np, resources(fn), resources(fn_track));
     info->batch = batch;
     info->device_ms = device_ms;
   }
@@ -112,6 +126,24 @@ PopulationResult run_typed(const model::Model& m, const CellSetup& s, const Popu
 }
 
 }  // namespace
+
+std::vector<std::optional<double>> population_fixed_parameters(const CellSetup& s,
+                                                               const PopulationDesign& d) {
+  std::vector<std::optional<double>> fixed(s.params.size());
+  for (std::size_t q = 0; q < fixed.size(); ++q) fixed[q] = s.params[q];
+  const std::size_t nc = d.names.size(), n = d.cells();
+  for (std::size_t j = 0; j < nc; ++j) {
+    const int q = s.param_index(d.names[j]);
+    if (q < 0) continue;  // population_arrays reports it
+    const double first = n ? d.values[j] : 0.0;
+    bool uniform = true;
+    for (std::size_t c = 1; c < n && uniform; ++c) uniform = d.values[c * nc + j] == first;
+    fixed[std::size_t(q)] = uniform ? std::optional<double>(d.scaling ? first * s.params[std::size_t(q)] : first)
+                                    : std::nullopt;
+  }
+  if (s.stim_on >= 0) fixed[std::size_t(s.stim_on)] = std::nullopt;  // set by each launch
+  return fixed;
+}
 
 void check_gpu_population(const SolverOptions& solver) {
   if (solver.cvode)
@@ -186,7 +218,8 @@ std::vector<kernels::PopulationLaunch> population_launches(const StimulusTrain& 
 }
 
 gpu::CudaSource population_kernel_source(const model::Model& m, const CellSetup& s,
-                                         Integrator method, bool f32) {
+                                         Integrator method, bool f32,
+                                         const std::vector<std::optional<double>>& fixed) {
   if (m.states.size() != s.initial_states.size() || m.parameters.size() != s.params.size())
     throw Error(fmt::format("population on the GPU: the model '{}' ({} states, {} parameters) is "
                             "not the one the setup was made from",
@@ -196,6 +229,8 @@ gpu::CudaSource population_kernel_source(const model::Model& m, const CellSetup&
   src.name = "heartwave_population.cu";
   src.headers = gpu::embedded_sources();
   src.options = {"-default-device"};
+  if (f32)
+    for (auto& o : gpu::float_kernel_options()) src.options.push_back(o);
   model::CudaOptions co;
   co.use_float = f32;
   co.function_prefix = "hw_pop";
@@ -203,11 +238,17 @@ gpu::CudaSource population_kernel_source(const model::Model& m, const CellSetup&
   std::string& t = src.text;
   t = "#include \"kernels/population_k.hpp\"\n";
   t += fmt::format("\n// ---- model {} ----\n", m.name);
-  t += model::print_cuda(m, co);
+  std::vector<std::optional<double>> values = fixed;
+  values.resize(m.parameters.size());
+  t += model::print_cuda(model::specialise_parameters(m, values), co);
+  std::string slot_list;
+  for (int k : parameter_slots(s, values)) slot_list += fmt::format("{}{}", slot_list.empty() ? "" : ", ", k);
   t += fmt::format(
       "struct hw_pop_M {{\n"
       "  static constexpr int ns = hw_pop_n_states, np = hw_pop_n_params, nc = hw_pop_n_constants;\n"
       "  static constexpr int kv = {1}, kc = {2}, kon = {3};\n"
+      "  static __device__ __forceinline__ constexpr int slot(int q) {{\n"
+      "    constexpr int rows[] = {{{6}}};\n    return rows[q];\n  }}\n"
       "  static __device__ __forceinline__ void constants(const {0}* p, {0}* c) {{ hw_pop_constants(p, c); }}\n"
       "  static __device__ __forceinline__ void step({0} t, {0} dt, {0}* y, const {0}* p, const {0}* c) {{\n"
       "    hw_pop_step_{4}(t, dt, y, p, c);\n  }}\n}};\n"
@@ -218,7 +259,8 @@ gpu::CudaSource population_kernel_source(const model::Model& m, const CellSetup&
       "extern \"C\" __global__ void __launch_bounds__({5}) hw_population_track(const hw::kernels::PopulationArgs<{0}> a) {{\n"
       "  const unsigned long long c = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
       "  if (c < a.n) hw::kernels::population_cell<{0}, hw_pop_M, true>(a, c);\n}}\n",
-      real, s.voltage, s.calcium, s.stim_on, integrator_name(method), kThreads);
+      real, s.voltage, s.calcium, s.stim_on, integrator_name(method), kThreads,
+      slot_list.empty() ? "-1" : slot_list);
   return src;
 }
 

@@ -11,6 +11,7 @@
 // device memory at once run in batches.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,11 +52,22 @@ void check_gpu_population(const SolverOptions& solver);
 bool choose_population_gpu(const std::string& backend, const SolverOptions& solver,
                            std::string* note);
 
-// The kernel source: the printed model, its static description (M of population_k.hpp)
-// and two extern "C" __global__ kernels of a PopulationArgs<real>: hw_population for the
-// launches before the last beat, hw_population_track for the last beat's.
+// The parameters no cell of the design varies, with their values (the design's value where
+// a column holds one value throughout, else the setup's), nullopt for the others and for
+// the stimulus switch. The GPU kernel is compiled with these as constants (as the tissue
+// engine does): their expressions fold away and each thread holds only the varying ones,
+// which for O'Hara-Rudy (99 parameters, 83 once-per-cell constants) is what keeps a cell
+// in registers.
+std::vector<std::optional<double>> population_fixed_parameters(const CellSetup& setup,
+                                                               const PopulationDesign& design);
+
+// The kernel source: the printed model (parameters in `fixed` as constants; none when it is
+// empty), its static description (M of population_k.hpp) and two extern "C" __global__
+// kernels of a PopulationArgs<real>: hw_population for the launches before the last beat,
+// hw_population_track for the last beat's.
 gpu::CudaSource population_kernel_source(const model::Model& analysed, const CellSetup& setup,
-                                         Integrator method, bool f32);
+                                         Integrator method, bool f32,
+                                         const std::vector<std::optional<double>>& fixed = {});
 
 // The launches that take one batch of cells through the train, in order, as the cpu's
 // run_chunk steps it (see population_k.hpp); at most max_steps steps each.

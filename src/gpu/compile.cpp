@@ -21,6 +21,8 @@ namespace hw::gpu {
 
 namespace fs = std::filesystem;
 
+std::vector<std::string> float_kernel_options() { return {"-ftz=true", "-prec-div=false", "-prec-sqrt=false"}; }
+
 #ifdef HW_HAVE_NVRTC
 
 namespace {

@@ -33,6 +33,14 @@ struct CompiledImage {
 // and the path where the failing source was kept.
 CompiledImage compile_cuda(const CudaSource& src, const std::string& arch);
 
+// The options of every float kernel: subnormals flushed to zero (as the cpu engine's passes
+// do: the exponential tails ahead of a front are subnormal; docs/tissue.md), division and
+// square root to within 2 ulp rather than correctly rounded: both far inside float's own
+// error over a step, and IEEE division is several times the instructions of the
+// reciprocal it becomes (O'Hara-Rudy divides 465 times per RL1 step). Double kernels keep
+// IEEE division and subnormals.
+std::vector<std::string> float_kernel_options();
+
 // NVRTC's version as "major.minor"; "" when built without NVRTC.
 std::string nvrtc_version();
 

@@ -496,6 +496,14 @@ void read_geometry(Ctx& ctx, Section& root, TissueCase& c) {
   if (auto th = c.geometry.threshold; !(th >= 0 && th < 1) && k == "phase-field")
     s.error("threshold", "geometry.threshold must be in [0, 1) for a phase field");
   c.geometry.phase_field = s.boolean("phase_field", k == "phase-field");
+  if (auto sp = s.vec("spacing", 3, true)) {
+    if (!wants_file)
+      s.error("spacing", "geometry.spacing (resampling an image) applies only to kinds \"mask\" and \"phase-field\"; "
+                         "a box's spacing is grid.spacing");
+    for (double x : *sp)
+      if (!(x > 0)) s.error("spacing", "geometry.spacing must be > 0 mm on every axis");
+    c.geometry.spacing = *sp;
+  }
   auto need3 = [&](const char* key, std::array<double, 3>& out, bool positive) {
     auto v = s.vec(key, 3, false);
     if (!v) {
@@ -1066,7 +1074,13 @@ TissueCase read_case_file(const std::string& path, const std::vector<std::string
 std::string describe_case(const TissueCase& c) {
   std::ostringstream s;
   s << "case " << c.name << " (" << c.source_file << ")\n";
-  if (grid_from_file(c)) s << "  grid      from " << c.geometry.path << "\n";
+  if (grid_from_file(c)) {
+    s << "  grid      from " << c.geometry.path;
+    if (c.geometry.spacing[0] > 0)
+      s << ", resampled to " << c.geometry.spacing[0] << " x " << c.geometry.spacing[1] << " x "
+        << c.geometry.spacing[2] << " mm";
+    s << "\n";
+  }
   else s << "  grid      " << c.grid.str() << "\n";
   s << "  models    ";
   for (std::size_t i = 0; i < c.models.size(); ++i)

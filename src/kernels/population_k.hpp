@@ -8,8 +8,10 @@
 // (tests/unit/test_population_gpu_plan.cpp), which is the part of the GPU path a machine
 // without a GPU can check. NVRTC compiles it as it is (no standard headers here).
 //
-// Storage: state k of cell c at y[k·n + c], parameter k at p[k·n + c] (the stimulus switch's
-// row is not read: the launch says whether the stimulus is on), one BeatState per cell.
+// Storage: state k of cell c at y[k·n + c], one BeatState per cell, and parameter k at
+// p[M::slot(k)·n + c] for the parameters that vary between cells (slot −1: compiled into the
+// kernel as a constant, no row; the stimulus switch's row is not read either: the launch
+// says whether the stimulus is on).
 #pragma once
 
 #include "kernels/beat_k.hpp"
@@ -53,7 +55,8 @@ struct PopulationArgs {
 };
 
 // M: the model (static constexpr ns, np, nc; kv = voltage state, kc = calcium state or −1,
-// kon = stimulus switch parameter or −1; constants(p, c); step(t, dt, y, p, c)).
+// kon = stimulus switch parameter or −1; slot(k) = row of parameter k in p or −1;
+// constants(p, c); step(t, dt, y, p, c)).
 // Track: whether this is a launch of the last beat (l.track); a template argument so the
 // launches before it, most of a long run, are compiled without the tracker's registers.
 template <class Real, class M, bool Track>
@@ -62,7 +65,8 @@ HW_POP_FN void population_cell(const PopulationArgs<Real>& a, unsigned long long
   Real y[M::ns], p[M::np > 0 ? M::np : 1], k[M::nc > 0 ? M::nc : 1];
   // Every index is a constant after unrolling, so the arrays can stay in registers.
   HW_POP_UNROLL
-  for (int q = 0; q < M::np; ++q) p[q] = q == M::kon ? Real(l.stim_on) : a.p[q * a.n + c];
+  for (int q = 0; q < M::np; ++q)
+    p[q] = q == M::kon ? Real(l.stim_on) : M::slot(q) >= 0 ? a.p[M::slot(q) * a.n + c] : Real(0);
   // As the cpu: the constants once per call, after the switch is set (they may use it).
   M::constants(p, k);
   HW_POP_UNROLL

@@ -41,7 +41,8 @@ struct BenchResult {
 std::vector<std::string> tissue_benchmark_names();
 // The GPU sizes: karma3d-256, karma3d-512, tt06-3d-256, niederer-0.05, and two hearts from
 // ../shared (or $HEARTWAVE_SHARED_DIR): rabbit-tt06 (UCSD rabbit, 0.25 mm, TT06, rule-based
-// fibres) and ord-pig128 (O'Hara-Rudy in the 128³ pig phase field).
+// fibres), ord-pig128 (O'Hara-Rudy in the 128³ pig phase field) and ord-heart (the same heart
+// resampled to 0.25 mm: 6.6 M cells).
 std::vector<std::string> gpu_benchmark_names();
 
 // The case behind a name; n > 0 replaces the cells per axis (Niederer: cells along x, the

@@ -83,6 +83,9 @@ struct GeometrySpec {
   std::array<double, 3> centre{0, 0, 0}, radii_outer{0, 0, 0}, radii_inner{0, 0, 0};
   double hole_radius = 0;    // slab_with_hole: cylinder along z through the centre
   bool phase_field = false;  // no-flux boundaries by the phase-field method (Fenton 2005)
+  // mask / phase field: resample the image to this voxel size (mm per axis, same extent),
+  // trilinear in the stored value (labels: nearest voxel); 0 = the image's own grid.
+  std::array<double, 3> spacing{0, 0, 0};
   SourceLoc loc;
 };
 

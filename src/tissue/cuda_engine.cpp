@@ -684,11 +684,8 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
   src.name = "heartwave_tissue.cu";
   src.headers = gpu::embedded_sources();
   src.options = {"-default-device"};
-  // Float runs flush subnormals to zero, as the cpu engine does in its passes (the
-  // exponential tails ahead of a front are subnormal; docs/tissue.md), and divide and take
-  // square roots to within 2 ulp rather than correctly rounded: both far inside float's
-  // own error over a step. Double keeps IEEE division and subnormals.
-  if (f32) src.options.insert(src.options.end(), {"-ftz=true", "-prec-div=false", "-prec-sqrt=false"});
+  if (f32)
+    for (auto& o : gpu::float_kernel_options()) src.options.push_back(o);
   std::string& t = src.text;
   t = "#include \"kernels/cuda/monodomain.cuh\"\n";
   if (s.time.diffusion != DiffusionScheme::forward_euler) {

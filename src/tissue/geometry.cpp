@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "io/resample.hpp"
 #include "io/vtk_image_reader.hpp"
 #include "tissue/fibres_rule_based.hpp"
 #include "tissue/phase_field.hpp"
@@ -40,6 +41,17 @@ io::ImageVolume load_image(const TissueCase& c, const std::string& p, const Sour
     throw InputError(std::move(d));
   } catch (const Error& e) {
     throw InputError(loc, fmt::format("{} = '{}' cannot be read: {}", key, p, e.what()));
+  }
+}
+
+// The image on geometry.spacing's voxels, where the case asks for them.
+io::ImageVolume on_case_grid(const TissueCase& c, io::ImageVolume img, io::Resampling how,
+                             const SourceLoc& loc) {
+  if (c.geometry.spacing[0] <= 0) return img;
+  try {
+    return io::resample(img, c.geometry.spacing, how, max_cells);
+  } catch (const Error& e) {
+    throw InputError(loc, fmt::format("geometry.spacing: {}", e.what()));
   }
 }
 
@@ -119,7 +131,8 @@ void build_fibres(const TissueCase& c, Geometry& geo) {
       return;
     }
     case FibreSpec::Kind::file: {
-      const io::ImageVolume img = load_image(c, f.path, f.loc, "fibres.path");
+      const io::ImageVolume img =
+          on_case_grid(c, load_image(c, f.path, f.loc, "fibres.path"), io::Resampling::trilinear, f.loc);
       if (img.components != 3)
         throw InputError(f.loc, fmt::format("fibres.path = '{}' holds scalars; a fibre file needs 3 components per "
                                             "voxel", f.path));
@@ -158,7 +171,13 @@ Geometry build_geometry(const TissueCase& c) {
       break;
     case GeometrySpec::Kind::mask_file:
     case GeometrySpec::Kind::phase_field_file: {
-      const io::ImageVolume img = load_image(c, s.path, s.loc, "geometry.file");
+      // Phase fields are smooth: interpolated; masks and labels take the nearest voxel.
+      const io::ImageVolume raw = load_image(c, s.path, s.loc, "geometry.file");
+      // φ's full scale is the stored type's (φ·255 in uint8), read before resampling to f32.
+      const double full_scale = io::is_integer(raw.type) ? type_full_scale(raw.type) : 1.0;
+      const io::ImageVolume img = on_case_grid(
+          c, raw, s.kind == GeometrySpec::Kind::phase_field_file ? io::Resampling::trilinear : io::Resampling::nearest,
+          s.loc);
       if (img.components != 1)
         throw InputError(s.loc, fmt::format("geometry.file = '{}' holds {}-component vectors; a geometry needs "
                                             "one value per voxel", s.path, img.components));
@@ -186,7 +205,7 @@ Geometry build_geometry(const TissueCase& c) {
         }
       } else {
         // φ = value / full scale of an integer type (φ·255 in uint8), or as stored.
-        const double scale = io::is_integer(img.type) ? type_full_scale(img.type) : 1.0;
+        const double scale = full_scale;
         Field<float> phi(geo.grid, 0.0f);
         for (std::size_t n = 0; n < nv; ++n) {
           double p = img.value(n) / scale;

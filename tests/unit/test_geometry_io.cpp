@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -15,6 +16,7 @@
 
 #include "core/error.hpp"
 #include "io/nrrd.hpp"
+#include "io/resample.hpp"
 #include "io/vtk_image_reader.hpp"
 
 namespace fs = std::filesystem;
@@ -246,4 +248,58 @@ TEST(GeometryVtk, MalformedFilesAreLocatedInputErrors) {
   expect_error(s.write("f.vtk", "# vtk DataFile Version 3.0\nt\nASCII\nDATASET STRUCTURED_POINTS\nDIMENSIONS 2 2 2\n"
                                 "POINT_DATA 9\nSCALARS a float\n"),
                7, "does not match", &read_legacy_vtk);
+}
+
+// Resampling (geometry.spacing): a field linear in position is reproduced exactly inside the
+// image by trilinear interpolation; halving the spacing doubles the voxels and keeps the
+// extent and the corner; nearest keeps the type and only the stored values (labels).
+TEST(GeometryResample, TrilinearIsExactOnLinearFieldsNearestKeepsLabels) {
+  ImageVolume img;
+  img.sizes = {6, 5, 4};
+  img.spacing = {1.0, 0.5, 2.0};
+  img.origin = {0.5, 0.25, 1.0};  // voxel corners at 0
+  img.components = 2;
+  std::vector<double> v;
+  for (int k = 0; k < 4; ++k)
+    for (int j = 0; j < 5; ++j)
+      for (int i = 0; i < 6; ++i) {
+        const double x = (i + 0.5) * 1.0, y = (j + 0.5) * 0.5, z = (k + 0.5) * 2.0;
+        v.push_back(2 * x - 3 * y + 0.5 * z);
+        v.push_back(1.0);
+      }
+  img.set_values(ScalarType::f64, v);
+  const ImageVolume fine = resample(img, {0.5, 0.25, 1.0}, Resampling::trilinear, 1u << 20);
+  EXPECT_EQ(fine.sizes, (std::array<int, 3>{12, 10, 8}));
+  EXPECT_EQ(fine.type, ScalarType::f32);
+  EXPECT_EQ(fine.components, 2);
+  for (int a = 0; a < 3; ++a) EXPECT_DOUBLE_EQ(fine.origin[a] - 0.5 * fine.spacing[a], 0.0);
+  std::size_t inside = 0;
+  for (int k = 0; k < 8; ++k)
+    for (int j = 0; j < 10; ++j)
+      for (int i = 0; i < 12; ++i) {
+        const double x = (i + 0.5) * 0.5, y = (j + 0.5) * 0.25, z = (k + 0.5) * 1.0;
+        // Inside the source's outermost voxel centres; beyond them the value is clamped.
+        if (x < 0.5 || x > 5.5 || y < 0.25 || y > 2.25 || z < 1 || z > 7) continue;
+        ++inside;
+        const std::size_t n = std::size_t(i + 12 * (j + 10 * k));
+        EXPECT_NEAR(fine.value(n, 0), 2 * x - 3 * y + 0.5 * z, 1e-5) << i << " " << j << " " << k;
+        EXPECT_FLOAT_EQ(float(fine.value(n, 1)), 1.0f);
+      }
+  EXPECT_GT(inside, 400u);
+
+  ImageVolume labels;
+  labels.sizes = {4, 4, 4};
+  labels.spacing = {1, 1, 1};
+  std::vector<double> l(64);
+  for (std::size_t n = 0; n < 64; ++n) l[n] = double(n % 5);
+  labels.set_values(ScalarType::u8, l);
+  const ImageVolume coarse = resample(labels, {2, 2, 2}, Resampling::nearest, 1u << 20);
+  EXPECT_EQ(coarse.sizes, (std::array<int, 3>{2, 2, 2}));
+  EXPECT_EQ(coarse.type, ScalarType::u8);
+  for (std::size_t n = 0; n < coarse.voxels(); ++n) {
+    const double x = coarse.value(n);
+    EXPECT_EQ(x, std::round(x));
+    EXPECT_LE(x, 4);
+  }
+  EXPECT_THROW(resample(labels, {0.01, 0.01, 0.01}, Resampling::nearest, 1u << 20), hw::Error);
 }

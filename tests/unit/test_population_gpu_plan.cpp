@@ -25,6 +25,7 @@ struct HostModel {
   inline static int kv = 0, kc = -1, kon = -1;
   inline static const CellKernel* kernel = nullptr;
   inline static Integrator method = Integrator::rl2;
+  static constexpr int slot(int q) { return q; }  // every parameter has its row
   static void constants(const Real*, Real*) {}
   static void step(Real t, Real dt, Real* y, const Real* p, const Real*) {
     Batch<Real> b;

@@ -20,7 +20,10 @@ void compiles(const std::string& model, Integrator method, bool f32, bool model_
   lo.keep_model_stimulus = model_stimulus;
   const auto lm = hw::model::load_model(model, lo);
   const CellSetup setup = make_cell_setup(lm.analysed, lm.stimulus);
-  const hw::gpu::CudaSource src = population_kernel_source(lm.analysed, setup, method, f32);
+  // Every parameter but the pacing switch compiled in, as for a population that varies none.
+  const PopulationDesign none;
+  const hw::gpu::CudaSource src =
+      population_kernel_source(lm.analysed, setup, method, f32, population_fixed_parameters(setup, none));
   EXPECT_NE(src.text.find(std::string("hw_pop_step_") + integrator_name(method) + "(t, dt"),
             std::string::npos);
   EXPECT_NE(src.text.find("kon = " + std::to_string(setup.stim_on)), std::string::npos);
@@ -40,6 +43,36 @@ TEST(PopulationGpuSource, CompilesForSm90) {
   compiles("ohara_rudy_2011_endo", Integrator::rl1, false);  // 41 states
   compiles("mfhn", Integrator::fe, true);                      // no calcium
   compiles("tentusscher_2006_epi", Integrator::sbe, false, true);  // the model's own stimulus
+}
+
+// Which parameters the kernel gets as constants: all but the design's varying columns and the
+// pacing switch; a column with one value throughout is a constant too, scaled as the cpu does.
+TEST(PopulationGpuSource, ParametersNoCellVariesAreCompiledIn) {
+  const auto lm = hw::model::load_model("tentusscher_2006_epi");
+  const CellSetup setup = make_cell_setup(lm.analysed, lm.stimulus);
+  ASSERT_GE(setup.stim_on, 0);
+  PopulationDesign d;
+  d.names = {"g_Kr", "g_Ks"};
+  d.values = {0.8, 1.5, 1.2, 1.5, 1.0, 1.5};  // g_Kr varies, g_Ks is 1.5 x its default in every cell
+  const auto fixed = population_fixed_parameters(setup, d);
+  ASSERT_EQ(fixed.size(), setup.params.size());
+  const int kr = setup.param_index("g_Kr"), ks = setup.param_index("g_Ks");
+  EXPECT_FALSE(fixed[std::size_t(kr)]);
+  EXPECT_FALSE(fixed[std::size_t(setup.stim_on)]);
+  ASSERT_TRUE(fixed[std::size_t(ks)]);
+  EXPECT_DOUBLE_EQ(*fixed[std::size_t(ks)], 1.5 * setup.params[std::size_t(ks)]);
+  for (std::size_t q = 0; q < fixed.size(); ++q)
+    if (int(q) != kr && int(q) != ks && int(q) != setup.stim_on) {
+      ASSERT_TRUE(fixed[q]) << q;
+      EXPECT_EQ(*fixed[q], setup.params[q]) << q;
+    }
+  // The kernel reads one parameter row (g_Kr): row 0 for it, −1 for every other.
+  const auto src = population_kernel_source(lm.analysed, setup, Integrator::rl1, true, fixed);
+  std::string rows;
+  for (std::size_t q = 0; q < fixed.size(); ++q) rows += (q ? ", " : "") + std::to_string(int(q) == kr ? 0 : -1);
+  EXPECT_NE(src.text.find("rows[] = {" + rows + "}"), std::string::npos);
+  d.scaling = false;  // absolute values
+  EXPECT_DOUBLE_EQ(*population_fixed_parameters(setup, d)[std::size_t(ks)], 1.5);
 }
 
 TEST(PopulationGpuSource, CvodeIsRefusedNamingTheOption) {

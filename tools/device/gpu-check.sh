@@ -7,16 +7,22 @@
 # Here:   bash tools/device/pack.sh heartwave=build/apps/heartwave/heartwave \
 #              heartwave_gpu_tests=build/tests/heartwave_gpu_tests \
 #              heartwave_backend_tests=build/tests/heartwave_backend_tests
-# Device: bash tools/device/gpu-check.sh [BENCH_SECONDS] [all|cell|rest]   (carry .devrun)
+# Device: bash tools/device/gpu-check.sh [BENCH_SECONDS] [all|cell|rest|tests|bench]   (carry .devrun)
 #
 # A device call may last 600 s at most, and the printed-cell-step tests (CudaCell: every
 # model, every integrator, both precisions, against the interpreter) take most of that on
-# their own: `cell` runs only them, `rest` everything else; `all` (the default) both.
+# their own: `cell` runs only them, `tests` the other gpu tests, the backend tests and the
+# sanitizers, `bench` the benchmarks (tissue cases against the copy roof, quiet and beside
+# busy host cores; the population against its compute roof); `rest` = tests + bench;
+# `all` (the default) everything.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 secs=${1:-2}
 part=${2:-all}
-case "$part" in all|cell|rest) ;; *) echo "gpu-check: part must be all, cell or rest, not '$part'" >&2; exit 2 ;; esac
+case "$part" in all|cell|rest|tests|bench) ;; *) echo "gpu-check: part must be all, cell, rest, tests or bench, not '$part'" >&2; exit 2 ;; esac
+runs() {  # whether this call runs section $1 (cell, tests or bench)
+  case "$part" in all) return 0 ;; rest) [ "$1" != cell ] ;; *) [ "$1" = "$part" ] ;; esac
+}
 out=${OUT:-/tmp/gpu-check}
 mkdir -p "$out"
 export HEARTWAVE_CACHE=${HEARTWAVE_CACHE:-/tmp/heartwave-cache}
@@ -42,7 +48,7 @@ row "command" "bash tools/device/gpu-check.sh $secs $part (heartwave bench all -
 # 1. The gpu tests. The printed-cell-step tests (one per model and precision, each an NVRTC
 # compile of seconds) run in 8 gtest shards side by side; their logs are joined in order.
 start=$(date +%s)
-if [ "$part" != rest ]; then
+if runs cell; then
   shards=8
   for i in $(seq 0 $((shards - 1))); do
     GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i "$tests" --gtest_color=no --gtest_filter='*CudaCell*' \
@@ -53,7 +59,7 @@ if [ "$part" != rest ]; then
   grep -E '^\[  FAILED  \] [A-Z]' "$out/gpu-tests-cell.log"
   row "gpu tests (*CudaCell*)" "$(tally "$out/gpu-tests-cell.log") ($(( $(date +%s) - start )) s, $shards shards)"
 fi
-if [ "$part" != cell ]; then
+if runs tests; then
   start=$(date +%s)
   "$tests" --gtest_color=no --gtest_filter='-*CudaCell*' 2>&1 | tee "$out/gpu-tests.log" | grep -E '^\[( +OK|  FAILED|  SKIPPED|  PASSED|==========)|measured' | tail -40
   row "gpu tests (-*CudaCell*)" "$(tally "$out/gpu-tests.log") ($(( $(date +%s) - start )) s)"
@@ -66,7 +72,7 @@ if [ "$part" = cell ]; then
 fi
 
 # 1b. The cross-backend tests (label backends: cpu and cuda against the reference), when packed.
-if [ -x .devrun/bin/heartwave_backend_tests ]; then
+if runs tests && [ -x .devrun/bin/heartwave_backend_tests ]; then
   start=$(date +%s)
   .devrun/bin/heartwave_backend_tests --gtest_color=no > "$out/backend-tests.log" 2>&1
   row "backend tests" "$(tally "$out/backend-tests.log") ($(( $(date +%s) - start )) s)"
@@ -75,6 +81,7 @@ fi
 # 2. compute-sanitizer on the small cases (kernels come from the cache by now).
 san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
 for tool in memcheck racecheck initcheck; do
+  runs tests || break
   if [ -z "$san" ]; then row "sanitizer $tool" "compute-sanitizer not found"; continue; fi
   "$san" --tool $tool --error-exitcode 9 --target-processes all "$tests" --gtest_color=no \
     --gtest_filter='CudaTissue.OddBox*:CudaTissue.ShellInCompressedRows:CudaTissue.MaskedSlab*:CudaPopulation.BatchesChangeNothing' \
@@ -84,6 +91,7 @@ for tool in memcheck racecheck initcheck; do
   row "sanitizer $tool" "rc $rc; ${summary:-no summary (see log)}"
 done
 
+if runs bench; then
 # 3. Benchmarks: every tissue case on the GPU, the roof measured in the same run.
 "$hw" bench all --backend cuda --seconds "$secs" 2>&1 | tee "$out/bench.log"
 while read -r name cells steps s cs sps wall bpc gbs roof ach; do
@@ -93,14 +101,44 @@ done < <(grep -E '^(karma|tt06|niederer|rabbit|ord)[^:]* ' "$out/bench.log")
 roof=$(grep -m1 'copy roof' "$out/bench.log")
 row "roof" "${roof#copy roof: }"
 
+# 3b. As users run: the same cases quiet and beside one busy loop on every host core (the
+# host thread queues the kernels; the small, launch-bound niederer-0.2 feels a busy CPU most).
+: > "$out/busy.txt"
+for mode in quiet busy; do
+  pids=()
+  if [ "$mode" = busy ]; then
+    for _ in $(seq "$(nproc)"); do (while :; do :; done) & pids+=($!); done
+    sleep 1
+    echo "load: $(cut -d' ' -f1 /proc/loadavg), $(nproc) busy loops" >> "$out/busy.txt"
+  fi
+  for c in niederer-0.2 karma3d-256 tt06-3d-256; do
+    "$hw" bench "$c" --backend cuda --seconds "$secs" 2>/dev/null | grep -E "^$c " | sed "s/^/$mode /" >> "$out/busy.txt"
+  done
+  [ ${#pids[@]} -gt 0 ] && kill "${pids[@]}" 2>/dev/null
+  wait 2>/dev/null
+done
+cat "$out/busy.txt"
+while read -r c; do
+  q=$(awk -v c="$c" '$1 == "quiet" && $2 == c { print $7 }' "$out/busy.txt")
+  b=$(awk -v c="$c" '$1 == "busy" && $2 == c { print $7 }' "$out/busy.txt")
+  [ -n "$q" ] && [ -n "$b" ] && row "busy host $c" "$(awk -v q="$q" -v b="$b" 'BEGIN { printf "%.0f steps/s quiet, %.0f busy (%+.1f %%)", q, b, 100 * (b - q) / q }')"
+done < <(printf '%s\n' niederer-0.2 karma3d-256 tt06-3d-256)
+
 # 4. A population of 10^6 O'Hara-Rudy cells (float, RL1, dt 0.01 ms, one 400 ms beat):
-# 4·10^10 cell-steps, timed from the command's start to its end (compilation included).
+# 4·10^10 cell-steps, timed from the command's start to its end (compilation included) ...
 start=$(date +%s.%N)
 "$hw" sweep ohara_rudy_2011_endo --lhs GKr_b=0.5:1.5 --cells 1000000 --bcl 400 --beats 1 --precision float \
   --integrator rl1 --backend cuda -o /tmp/gpu-check-population.csv > "$out/population.log" 2>&1
 rc=$?
 row "population ord-1m" "$(awk -v a="$start" -v b="$(date +%s.%N)" -v rc="$rc" \
   'BEGIN { printf "rc %d; 4e10 cell-steps in %.2f s wall: %.3g cell-steps/s", rc, b - a, 4e10 / (b - a) }')"
+# ... and on the device against the compute roof (the kernel's operations at the rates
+# measured in the same run).
+"$hw" bench population ohara_rudy_2011_endo --cells 1000000 --vary GKr_b=0.5:1.5 --bcl 400 --beats 1 \
+  --precision float --integrator rl1 > "$out/population-roof.log" 2>&1
+read -r _ _ dev cs croof ach < <(grep -E '^population-' "$out/population-roof.log")
+row "population ord-1m roof" "$(printf '%.3g cell-steps/s on the device (%.2f s), compute roof %.3g, %.3g of it' "$cs" "$dev" "$croof" "$ach")"
+fi
 
 echo
 echo "==== gpu-check (device, commit, results) ===="

@@ -83,6 +83,20 @@ std::string TargetProfile::function(Op op) const {
   return use_float ? name + "f" : name;
 }
 
+std::optional<int> small_integer_exponent(const ExprPool& pool, ExprId e) {
+  if (!pool.is_constant(e)) return std::nullopt;
+  const double v = pool.node(e).value;
+  if (v != std::trunc(v) || std::fabs(v) > 64) return std::nullopt;
+  return static_cast<int>(v);
+}
+
+bool exact_reciprocal(double v) {
+  if (v == 0 || !std::isfinite(v)) return false;
+  int e = 0;
+  const double mant = std::frexp(std::fabs(v), &e);
+  return mant == 0.5 && e > -120 && e < 120;
+}
+
 namespace {
 
 // Precedence of a printed expression: higher binds tighter.
@@ -92,21 +106,6 @@ struct Printed {
   std::string text;
   int prec = kAtom;
 };
-
-std::optional<int> small_integer_exponent(const ExprPool& pool, ExprId e) {
-  if (!pool.is_constant(e)) return std::nullopt;
-  const double v = pool.node(e).value;
-  if (v != std::trunc(v) || std::fabs(v) > 64) return std::nullopt;
-  return static_cast<int>(v);
-}
-
-// ±2^k whose reciprocal is a normal number in float as well as double.
-bool exact_reciprocal(double v) {
-  if (v == 0 || !std::isfinite(v)) return false;
-  int e = 0;
-  const double mant = std::frexp(std::fabs(v), &e);
-  return mant == 0.5 && e > -120 && e < 120;
-}
 
 class StraightLine {
  public:

@@ -53,6 +53,12 @@ struct TargetProfile {
   TargetProfile widened() const;
 };
 
+// The strength reductions above, shared with the operation count (op_count.hpp):
+// the exponent of pow(x, n) that is printed as powi<n> (a constant integer, |n| <= 64) ...
+std::optional<int> small_integer_exponent(const ExprPool& pool, ExprId e);
+// ... and a divisor ±2^k whose division is printed as a multiplication by its reciprocal.
+bool exact_reciprocal(double v);
+
 TargetProfile cpp_profile();
 TargetProfile cuda_profile(bool use_float, bool fast_intrinsics, std::string powi_name);
 

@@ -1,0 +1,40 @@
+// Arithmetic per cell-step, counted from what the printers print: the work a compute roof
+// is made of (`model inspect`, `heartwave bench population`).
+//
+// Counted over the statement lists the C++ and CUDA printers emit (printer_common.hpp), each
+// node of a function's expression DAG once (the printers make a node used twice one
+// temporary), after the printers' strength reductions (powi by repeated squaring, sqrt for
+// x^0.5, division by ±2^k as a multiplication); plus the integrator's own arithmetic per
+// state, from the formulas of cell/integrators.hpp (the exponential update's expm1 and
+// quotient, the LU of each linear block). Once-per-cell constants are not counted: a kernel
+// computes them once per launch of many steps.
+//
+// What the counts are not: instructions. A compiler fuses a multiply and an add into one
+// FMA, and a special function is a sequence of instructions whose cost the device's measured
+// rate for that function (gpu/arith_rates.hpp) stands for.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "cell/integrators.hpp"
+#include "model/ir/model.hpp"
+
+namespace hw::model {
+
+struct OpCount {
+  double flops = 0;      // add, sub, mul, neg, fabs, min, max, floor, ceil (one each)
+  double divisions = 0;  // x / y (not by ±2^k)
+  double selects = 0;    // comparisons, logic and ?: (control, not arithmetic)
+  std::map<std::string, double> specials;  // exp, expm1, log, pow, sqrt, tanh, ... → calls
+
+  double special_calls() const;
+  // "1234 flops, 56 div, 78 select; exp 40, expm1 20, log 3"
+  std::string str() const;
+};
+
+// Per cell-step of `method` on an analysed model (the counts of the model as the kernel
+// prints it: specialise its parameters first to count what a specialised kernel does).
+OpCount count_operations(const Model& analysed, cell::Integrator method);
+
+}  // namespace hw::model
