@@ -23,6 +23,9 @@ struct Chain {
 const Chain kChains[] = {
     {"fma", "x * T(0.999) + T(0.001)"},
     {"div", "T(1) / (x + T(1.5))"},
+    // By a literal: what the compiler makes of it (a multiplication by the reciprocal where
+    // the division need not be correctly rounded, float kernels; a division otherwise).
+    {"div_literal", "x / T(1.7) + T(0.3)"},
     {"exp", "exp@(x * T(-0.5))"},
     {"expm1", "expm1@(x * T(-0.5))"},
     {"log", "log@(x + T(2))"},
@@ -89,6 +92,7 @@ ArithmeticRates measure_arithmetic_rates(bool f32, const std::vector<std::string
   };
   want("fma");
   want("div");
+  want("div_literal");
   for (const auto& s : specials) want(s);
   const GpuStatus& g = gpu_status();
   if (!g.usable) throw Error("measuring the device's arithmetic: " + g.why);
@@ -134,6 +138,7 @@ double compute_roof(const model::OpCount& ops, const ArithmeticRates& rates,
   s["flops"] = ops.flops / rates.flops();
   s["select"] = ops.selects / rate("fma");
   s["div"] = ops.divisions / rate("div");
+  s["div by literal"] = ops.constant_divisions / rate("div_literal");
   for (const auto& [name, n] : ops.specials) s[name] = n / rate(name);
   double seconds = 0;
   for (const auto& [name, t] : s) seconds += t;

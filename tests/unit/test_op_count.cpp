@@ -27,9 +27,9 @@ hw::model::LoadedModel load_text(const std::string& text) {
 TEST(OpCount, SmallModelCountedByHandAfterTheStrengthReductions) {
   const auto lm = load_text(
       "model ops\ntime t [ms]\nparam k = 2\nstate y = 1 @membrane_voltage\nstate g = 0.5\n"
-      // neg, add, powi<3> (2 multiplications), /4 as a multiplication, 3 adds: 8 flops;
-      // 1 division, exp, sqrt (x^0.5)
-      "d/dt y = exp(-y)/(k + y) + y^3 + y/4 + y^0.5\n"
+      // neg, add, powi<3> (2 multiplications), /4 as a multiplication, 4 adds: 9 flops;
+      // 1 division, 1 division by a literal (/3), exp, sqrt (x^0.5)
+      "d/dt y = exp(-y)/(k + y) + y^3 + y/4 + y^0.5 + y/3\n"
       // a gate: 4 flops
       "d/dt g = (1 - g)*0.5 - g*k\n");
   const auto& m = lm.analysed;
@@ -38,8 +38,9 @@ TEST(OpCount, SmallModelCountedByHandAfterTheStrengthReductions) {
   const auto fe = hw::model::count_operations(m, Integrator::fe);
   // + the pacing switch load_model adds to dV/dt (amplitude × on, added: 2) + the update
   // y += dt·f (2 per state)
-  EXPECT_EQ(fe.flops, 8 + 4 + 2 + 2 * 2) << fe.str();
+  EXPECT_EQ(fe.flops, 9 + 4 + 2 + 2 * 2) << fe.str();
   EXPECT_EQ(fe.divisions, 1) << fe.str();
+  EXPECT_EQ(fe.constant_divisions, 1) << fe.str();
   EXPECT_EQ(fe.selects, 0) << fe.str();
   EXPECT_EQ(fe.specials.at("exp"), 1) << fe.str();
   EXPECT_EQ(fe.specials.at("sqrt"), 1) << fe.str();
@@ -55,7 +56,7 @@ TEST(OpCount, SmallModelCountedByHandAfterTheStrengthReductions) {
   EXPECT_GE(rl1.specials.at("exp"), 1) << rl1.str();  // the Jacobian shares exp(-y) with f
   EXPECT_EQ(rl2.specials.at("exp"), 2 * rl1.specials.at("exp")) << rl2.str();
   EXPECT_GT(rl1.flops, fe.flops);
-  EXPECT_NE(fe.str().find("18 flops, 1 div, 0 select; exp 1, sqrt 1"), std::string::npos) << fe.str();
+  EXPECT_NE(fe.str().find("19 flops, 1 div, 1 div by literal, 0 select; exp 1, sqrt 1"), std::string::npos) << fe.str();
 }
 
 // A model with a linear block (a Markov chain): GRL1's LU of the block is counted.

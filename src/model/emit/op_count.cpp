@@ -17,7 +17,8 @@ double OpCount::special_calls() const {
 }
 
 std::string OpCount::str() const {
-  std::string s = fmt::format("{:.0f} flops, {:.0f} div, {:.0f} select", flops, divisions, selects);
+  std::string s = fmt::format("{:.0f} flops, {:.0f} div, {:.0f} div by literal, {:.0f} select", flops, divisions,
+                              constant_divisions, selects);
   std::string sp;
   for (const auto& [name, k] : specials) sp += fmt::format("{}{} {:.0f}", sp.empty() ? "; " : ", ", name, k);
   return s + sp;
@@ -28,6 +29,7 @@ namespace {
 OpCount& operator+=(OpCount& a, const OpCount& b) {
   a.flops += b.flops;
   a.divisions += b.divisions;
+  a.constant_divisions += b.constant_divisions;
   a.selects += b.selects;
   for (const auto& [name, k] : b.specials) a.specials[name] += k;
   return a;
@@ -36,6 +38,7 @@ OpCount& operator+=(OpCount& a, const OpCount& b) {
 OpCount times(OpCount a, double k) {
   a.flops *= k;
   a.divisions *= k;
+  a.constant_divisions *= k;
   a.selects *= k;
   for (auto& [name, v] : a.specials) v *= k;
   return a;
@@ -71,10 +74,12 @@ OpCount count_statements(const Model& m, const std::vector<Assignment>& stmts) {
         c.flops += 1;
         break;
       case Op::div:
-        if (pool.is_constant(n.args[1]) && exact_reciprocal(pool.node(n.args[1]).value))
+        if (!pool.is_constant(n.args[1]))
+          c.divisions += 1;
+        else if (exact_reciprocal(pool.node(n.args[1]).value))
           c.flops += 1;
         else
-          c.divisions += 1;
+          c.constant_divisions += 1;
         break;
       case Op::pow:
         if (auto k = small_integer_exponent(pool, n.args[1])) {
