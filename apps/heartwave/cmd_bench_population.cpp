@@ -57,8 +57,7 @@ int run_bench_population(const BenchPopulationFlags& f) {
   std::vector<std::string> specials;
   for (const auto& [name, n] : ops.specials) specials.push_back(name);
   const gpu::ArithmeticRates rates = gpu::measure_arithmetic_rates(o.solver.single_precision, specials);
-  std::map<std::string, double> shares;
-  const double roof = gpu::compute_roof(ops, rates, &shares);
+  const gpu::ComputeRoof roof = gpu::compute_roof(ops, rates);
 
   std::cout << fmt::format("population: {} cells of {} ({} states), {} {}, dt {} ms, {} beat(s) of {} ms, on {} ({})\n",
                            f.cells, lm.analysed.name, lm.analysed.states.size(), f.integrator, f.precision, f.dt,
@@ -78,15 +77,16 @@ int run_bench_population(const BenchPopulationFlags& f) {
                            rates.flops());
   for (const auto& [name, v] : rates.per_second)
     if (name != "fma") std::cout << fmt::format(", {} {:.3g}", name, v);
-  std::cout << "\nshare of the roof's time:";
-  for (const auto& [name, s] : shares)
-    if (s >= 0.005) std::cout << fmt::format(" {} {:.0f}%", name, 100 * s);
-  std::cout << '\n';
+  std::cout << "\ntime per cell-step at those rates, ps:";
+  for (const auto& [name, t] : roof.seconds)
+    if (t > 0) std::cout << fmt::format(" {} {:.1f}", name, t * 1e12);
+  std::cout << fmt::format("\ncompute roof {:.4g} cell-steps/s (arithmetic and special functions overlapped; "
+                           "{:.4g} one after the other)\n", roof.roof, roof.serial);
   std::cout << fmt::format("{:<20} {:>10} {:>12} {:>14} {:>14} {:>10}\n", "case", "cells", "device s", "cell-steps/s",
                            "roof", "ach/roof");
   std::cout << fmt::format("{:<20} {:>10} {:>12.3f} {:>14.4g} {:>14.4g} {:>10.3f}\n",
-                           fmt::format("population-{}", f.model), f.cells, info.device_ms * 1e-3, achieved, roof,
-                           roof > 0 ? achieved / roof : 0.0);
+                           fmt::format("population-{}", f.model), f.cells, info.device_ms * 1e-3, achieved, roof.roof,
+                           roof.roof > 0 ? achieved / roof.roof : 0.0);
   std::cout << fmt::format("{} of {} cells have a finite APD90 in the last beat\n", finite, f.cells);
   return 0;
 }

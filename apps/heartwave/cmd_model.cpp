@@ -144,7 +144,7 @@ int inspect(const std::string& file, const RoleFlags& roles, bool dump, const st
       const model::OpCount c = model::count_operations(an, method);
       j.key(cell::integrator_name(method)).begin_object().key("flops").value(c.flops)
           .key("divisions").value(c.divisions)
-          .key("divisions_by_literal").value(c.constant_divisions).key("selects").value(c.selects).key("specials").begin_object();
+          .key("distinct_divisors").value(c.distinct_divisors).key("divisions_by_literal").value(c.constant_divisions).key("selects").value(c.selects).key("specials").begin_object();
       for (const auto& [name, n] : c.specials) j.key(name).value(n);
       j.end_object().end_object();
     }

@@ -126,27 +126,31 @@ ArithmeticRates measure_arithmetic_rates(bool f32, const std::vector<std::string
   return r;
 }
 
-double compute_roof(const model::OpCount& ops, const ArithmeticRates& rates,
-                    std::map<std::string, double>* shares) {
+ComputeRoof compute_roof(const model::OpCount& ops, const ArithmeticRates& rates) {
   auto rate = [&](const std::string& name) {
     auto it = rates.per_second.find(name);
     if (it == rates.per_second.end() || !(it->second > 0))
       throw Error(fmt::format("compute roof: no measured rate for '{}'", name));
     return it->second;
   };
-  std::map<std::string, double> s;
+  ComputeRoof r;
+  auto& s = r.seconds;
   s["flops"] = ops.flops / rates.flops();
   s["select"] = ops.selects / rate("fma");
-  s["div"] = ops.divisions / rate("div");
+  if (rates.precision == "float") {
+    // -prec-div=false: x/y = x·(1/y), one reciprocal per distinct y (op_count.hpp).
+    s["div"] = ops.distinct_divisors / rate("div");
+    s["flops"] += ops.divisions / rates.flops();
+  } else {
+    s["div"] = ops.divisions / rate("div");
+  }
   s["div by literal"] = ops.constant_divisions / rate("div_literal");
   for (const auto& [name, n] : ops.specials) s[name] = n / rate(name);
-  double seconds = 0;
-  for (const auto& [name, t] : s) seconds += t;
-  if (shares) {
-    shares->clear();
-    for (const auto& [name, t] : s) (*shares)[name] = seconds > 0 ? t / seconds : 0;
-  }
-  return seconds > 0 ? 1 / seconds : 0;
+  double arithmetic = 0, special = 0;
+  for (const auto& [name, t] : s) (name == "flops" || name == "select" || name == "div by literal" ? arithmetic : special) += t;
+  r.roof = std::max(arithmetic, special) > 0 ? 1 / std::max(arithmetic, special) : 0;
+  r.serial = arithmetic + special > 0 ? 1 / (arithmetic + special) : 0;
+  return r;
 }
 
 }  // namespace hw::gpu

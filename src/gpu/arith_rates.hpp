@@ -27,11 +27,19 @@ struct ArithmeticRates {
 // Throws hw::Error for a function it has no chain for, or without a usable GPU.
 ArithmeticRates measure_arithmetic_rates(bool f32, const std::vector<std::string>& specials);
 
-// The compute roof of a cell-step in cell-steps per second: the time of its operations at
-// the measured rates, added (flops paired into FMAs, every select as one instruction, each
-// division and special-function call at its own rate). An upper bound on speed for a
-// kernel that did nothing but its arithmetic; `shares` (optional) gets each class's part.
-double compute_roof(const model::OpCount& ops, const ArithmeticRates& rates,
-                    std::map<std::string, double>* shares = nullptr);
+// The compute roof of a cell-step, from its operations at the measured rates (flops paired
+// into FMAs, every select as one instruction, each special-function call at its own rate; in
+// float a division is a multiplication by a reciprocal, one reciprocal per distinct divisor).
+struct ComputeRoof {
+  // Cell-steps per second with the arithmetic (flops, selects) and the special functions
+  // (with divisions) overlapped: 1 / max(t_arithmetic, t_special). An upper bound: whatever
+  // pipe each special function keeps busy, a cell-step needs at least the larger of the two.
+  double roof = 0;
+  // The same with nothing overlapped, 1 / (t_arithmetic + t_special): what a kernel that
+  // issued one kind at a time would reach. Measured kernels land between the two.
+  double serial = 0;
+  std::map<std::string, double> seconds;  // per class ("flops", "select", "div", "exp", ...)
+};
+ComputeRoof compute_roof(const model::OpCount& ops, const ArithmeticRates& rates);
 
 }  // namespace hw::gpu

@@ -41,6 +41,7 @@ TEST(OpCount, SmallModelCountedByHandAfterTheStrengthReductions) {
   EXPECT_EQ(fe.flops, 9 + 4 + 2 + 2 * 2) << fe.str();
   EXPECT_EQ(fe.divisions, 1) << fe.str();
   EXPECT_EQ(fe.constant_divisions, 1) << fe.str();
+  EXPECT_EQ(fe.distinct_divisors, 1) << fe.str();
   EXPECT_EQ(fe.selects, 0) << fe.str();
   EXPECT_EQ(fe.specials.at("exp"), 1) << fe.str();
   EXPECT_EQ(fe.specials.at("sqrt"), 1) << fe.str();
@@ -56,7 +57,7 @@ TEST(OpCount, SmallModelCountedByHandAfterTheStrengthReductions) {
   EXPECT_GE(rl1.specials.at("exp"), 1) << rl1.str();  // the Jacobian shares exp(-y) with f
   EXPECT_EQ(rl2.specials.at("exp"), 2 * rl1.specials.at("exp")) << rl2.str();
   EXPECT_GT(rl1.flops, fe.flops);
-  EXPECT_NE(fe.str().find("19 flops, 1 div, 1 div by literal, 0 select; exp 1, sqrt 1"), std::string::npos) << fe.str();
+  EXPECT_NE(fe.str().find("19 flops, 1 div (by 1 distinct divisors), 1 div by literal, 0 select; exp 1, sqrt 1"), std::string::npos) << fe.str();
 }
 
 // A model with a linear block (a Markov chain): GRL1's LU of the block is counted.

@@ -17,8 +17,8 @@ double OpCount::special_calls() const {
 }
 
 std::string OpCount::str() const {
-  std::string s = fmt::format("{:.0f} flops, {:.0f} div, {:.0f} div by literal, {:.0f} select", flops, divisions,
-                              constant_divisions, selects);
+  std::string s = fmt::format("{:.0f} flops, {:.0f} div (by {:.0f} distinct divisors), {:.0f} div by literal, "
+                              "{:.0f} select", flops, divisions, distinct_divisors, constant_divisions, selects);
   std::string sp;
   for (const auto& [name, k] : specials) sp += fmt::format("{}{} {:.0f}", sp.empty() ? "; " : ", ", name, k);
   return s + sp;
@@ -29,6 +29,7 @@ namespace {
 OpCount& operator+=(OpCount& a, const OpCount& b) {
   a.flops += b.flops;
   a.divisions += b.divisions;
+  a.distinct_divisors += b.distinct_divisors;
   a.constant_divisions += b.constant_divisions;
   a.selects += b.selects;
   for (const auto& [name, k] : b.specials) a.specials[name] += k;
@@ -38,6 +39,7 @@ OpCount& operator+=(OpCount& a, const OpCount& b) {
 OpCount times(OpCount a, double k) {
   a.flops *= k;
   a.divisions *= k;
+  a.distinct_divisors *= k;
   a.constant_divisions *= k;
   a.selects *= k;
   for (auto& [name, v] : a.specials) v *= k;
@@ -56,7 +58,7 @@ int powi_multiplications(int n) {
 OpCount count_statements(const Model& m, const std::vector<Assignment>& stmts) {
   const ExprPool& pool = m.pool;
   OpCount c;
-  std::unordered_set<ExprId> seen;
+  std::unordered_set<ExprId> seen, divisors;
   std::vector<ExprId> stack;
   for (const Assignment& s : stmts)
     if (s.expr != kNoExpr) stack.push_back(s.expr);
@@ -74,8 +76,10 @@ OpCount count_statements(const Model& m, const std::vector<Assignment>& stmts) {
         c.flops += 1;
         break;
       case Op::div:
-        if (!pool.is_constant(n.args[1]))
+        if (!pool.is_constant(n.args[1])) {
           c.divisions += 1;
+          if (divisors.insert(n.args[1]).second) c.distinct_divisors += 1;
+        }
         else if (exact_reciprocal(pool.node(n.args[1]).value))
           c.flops += 1;
         else
@@ -112,6 +116,7 @@ OpCount expm1_over() {
   OpCount c;
   c.flops = 9;  // J·h, the 3-term series (5), 0·e and its add, |x|
   c.divisions = 1;
+  c.distinct_divisors = 1;
   c.selects = 2;
   c.specials["expm1"] = 1;
   return c;
@@ -131,10 +136,11 @@ OpCount block_work(const Model& m, int solves, int axpys) {
     c.flops += 2 * k * k;  // I − h·A
     for (double p = 0; p < k; ++p) {
       c.divisions += 1;
+      c.distinct_divisors += 1;
       c.flops += (k - 1 - p) * (1 + 2 * (k - 1 - p));
     }
     c.flops += solves * (2 * k * (k - 1));  // forward and back substitution
-    c.divisions += solves * k;
+    c.divisions += solves * k;  // by the pivots, whose reciprocals the factorisation has
     c.flops += axpys * (2 * k * k + 2 * k);
   }
   return c;
@@ -180,6 +186,7 @@ OpCount count_operations(const Model& m, cell::Integrator method) {
       c += finite;
       c += flops(4 * n);
       c.divisions += n;
+      c.distinct_divisors += n;
       break;
     case Integrator::grl1:
       c = rhs_blocks;

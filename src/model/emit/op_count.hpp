@@ -25,12 +25,15 @@ namespace hw::model {
 struct OpCount {
   double flops = 0;      // add, sub, mul, neg, fabs, min, max, floor, ceil (one each)
   double divisions = 0;  // x / y, y not a literal
+  // The distinct y of those: a float kernel (-prec-div=false) divides by multiplying by
+  // 1/y, and computes each reciprocal once however many numerators share it.
+  double distinct_divisors = 0;
   double constant_divisions = 0;  // x / c for a literal c (not ±2^k: that is a multiplication)
   double selects = 0;    // comparisons, logic and ?: (control, not arithmetic)
   std::map<std::string, double> specials;  // exp, expm1, log, pow, sqrt, tanh, ... → calls
 
   double special_calls() const;
-  // "1234 flops, 56 div, 12 div by literal, 78 select; exp 40, expm1 20, log 3"
+  // "1234 flops, 56 div (by 30 distinct divisors), 12 div by literal, 78 select; exp 40, ..."
   std::string str() const;
 };
 
