@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <string_view>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -196,11 +197,22 @@ std::unique_ptr<CellKernel> interpreter(const Model& m) { return make_interprete
 
 }  // namespace
 
+std::vector<std::string> runtime_header_names() {
+  std::vector<std::string> names;
+  std::string_view list = HW_RUNTIME_HEADERS;
+  for (std::size_t a = 0; a <= list.size();) {
+    const std::size_t b = std::min(list.find(',', a), list.size());
+    if (b > a) names.emplace_back(list.substr(a, b - a));
+    a = b + 1;
+  }
+  return names;
+}
+
 std::string runtime_headers_text() {
   std::string text;
-  for (const char* name : {"cell/cell_kernel.hpp", "cell/integrators.hpp", "core/error.hpp"}) {
+  for (const std::string& name : runtime_header_names()) {
     std::ifstream in(fs::path(runtime_include_dir()) / name, std::ios::binary);
-    text += std::string("//header ") + name + "\n";
+    text += "//header " + name + "\n";
     text.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
   return text;

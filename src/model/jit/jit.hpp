@@ -78,6 +78,8 @@ std::uintmax_t prune_jit_cache(const std::string& dir, std::uintmax_t max_bytes,
 // from stepping a model (libraries, auto-integrator probes) is keyed on it, so a change to
 // the integrators is never answered from a cache filled by an older Heartwave.
 std::string runtime_headers_text();
+// Their names below the runtime include folder (CMake's HW_RUNTIME_HEADERS).
+std::vector<std::string> runtime_header_names();
 
 // The flags the JIT passes to the compiler (besides -I, the source and -o).
 std::vector<std::string> jit_compiler_flags();
