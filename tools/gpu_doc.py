@@ -88,6 +88,25 @@ def block(data):
         lines += ['', f"Population: 10^6 O'Hara-Rudy cells (`heartwave sweep ohara_rudy_2011_endo --lhs GKr_b=0.5:1.5 "
                       f"--cells 1000000 --bcl 400 --beats 1 --precision float --integrator rl1 --backend cuda`): "
                       f"{s['population ord-1m']}."]
+    roof_log = os.path.join(data, 'population-roof.log')
+    if os.path.exists(roof_log):
+        lines += ['', "The same population on the device against its compute roof (`heartwave bench population "
+                      "ohara_rudy_2011_endo --cells 1000000 --vary GKr_b=0.5:1.5 --bcl 400 --beats 1 --precision float "
+                      "--integrator rl1`, log `population-roof.log`):", '', '```'] + read(roof_log).strip().split('\n') + ['```']
+    busy = os.path.join(data, 'busy.txt')
+    if os.path.exists(busy):
+        q, b, load = {}, {}, ''
+        for line in read(busy).splitlines():
+            f = line.split()
+            if line.startswith('load:'):
+                load = line[len('load:'):].strip()
+            elif len(f) == 12 and f[0] in ('quiet', 'busy'):
+                (q if f[0] == 'quiet' else b)[f[1]] = float(f[6])
+        lines += ['', f"With the host's CPUs busy ({load}; the same cases, quiet then beside one busy loop per host "
+                      "core, `busy.txt`):", '', '| case | quiet steps/s | busy steps/s | change |', '|---|---|---|---|']
+        for name in q:
+            if name in b:
+                lines.append(f"| {name} | {q[name]:,.0f} | {b[name]:,.0f} | {100 * (b[name] - q[name]) / q[name]:+.1f} % |")
     lines += ['', 'Kernels (from `describe()`; registers per thread from the loaded module):', '']
     for name, n in notes.items():
         lines.append(f'- {name}: {n}')
