@@ -25,7 +25,8 @@ namespace hw::cell {
 struct AutoOptions {
   double dt_ms = 0.01;              // the step the caller will take (sub-steps divide it)
   bool single_precision = false;
-  double bcl_ms = 1000;             // the probe: one beat at this cycle length
+  double bcl_ms = 1000;             // the probe: paced beats at this cycle length ...
+  int beats = 2;                    // ... this many: the second starts from the first's end state
   double stim_duration_ms = 1;      // used when the model paces (stim_on >= 0)
   double apd_tolerance_ms = 0.5;
   double rrms_tolerance = 0.005;
