@@ -37,6 +37,7 @@ TISSUE_SUITES = [
     ('IoOutputManager', 'Outputs and restart'),
 ]
 NIEDERER_DIR = os.path.join(ROOT, 'docs', 'data', 'niederer')
+NIEDERER_GPU_DIR = os.path.join(ROOT, 'docs', 'data', 'niederer-gpu')
 NIEDERER_LABELS = ['P1 (0,0,0)', 'P2 (20,0,0)', 'P3 (0,7,0)', 'P4 (20,7,0)', 'P5 (0,0,3)',
                    'P6 (20,0,3)', 'P7 (0,7,3)', 'P8 (20,7,3)', 'centre (10,3.5,1.5)']
 
@@ -154,10 +155,10 @@ def stiff_section(L, stiff, status):
         L.append('')
 
 
-def read_niederer():
+def read_niederer(folder=NIEDERER_DIR):
     """{(dx, dt): {'points': [9 activation times], 'meta': {...}, 'scheme':..., ...}}"""
     runs = {}
-    for path in sorted(glob.glob(os.path.join(NIEDERER_DIR, 'dx*_dt*.csv'))):
+    for path in sorted(glob.glob(os.path.join(folder, 'dx*_dt*.csv'))):
         with open(path) as f:
             head = f.readline().strip().split(',')
             rows = [dict(zip(head, line.strip().split(','))) for line in f if line.strip()]
@@ -173,6 +174,59 @@ def read_niederer():
                           'precision': rows[0].get('precision', '?'),
                           'meta': meta}
     return runs
+
+
+def niederer_tables(L, runs, level='###'):
+    dxs = sorted({k[0] for k in runs}, key=float, reverse=True)
+    dts = sorted({k[1] for k in runs}, key=float, reverse=True)
+    L.append(f'{level} Activation time of the far corner P8 (20, 7, 3) mm, ms')
+    L.append('')
+    L.append('| dx (mm) \\ dt (ms) | ' + ' | '.join(dts) + ' |')
+    L.append('|---|' + '---|' * len(dts))
+    for dx in dxs:
+        cells = []
+        for dt in dts:
+            r = runs.get((dx, dt))
+            cells.append('—' if r is None else f"{r['points'][7]:.2f}" +
+                         (' (CN)' if r['scheme'] == 'crank-nicolson' else ''))
+        L.append(f'| {dx} | ' + ' | '.join(cells) + ' |')
+    L.append('')
+    L.append(f'{level} All nine points, ms')
+    L.append('')
+    keys = [(dx, dt) for dx in dxs for dt in dts if (dx, dt) in runs]
+    L.append('| point | ' + ' | '.join(f'dx {dx} / dt {dt}' for dx, dt in keys) + ' |')
+    L.append('|---|' + '---|' * len(keys))
+    for q, label in enumerate(NIEDERER_LABELS):
+        L.append(f'| {label} | ' + ' | '.join(f"{runs[k]['points'][q]:.2f}" for k in keys) + ' |')
+    L.append('')
+    L.append(f'{level} How each run was made')
+    L.append('')
+    L.append('| dx | dt | diffusion | precision | commit | host | threads | wall (s) |')
+    L.append('|---|---|---|---|---|---|---|---|')
+    for k in keys:
+        r = runs[k]
+        m = r['meta']
+        host = m.get('device') or f"{m.get('cpu', '?')} ({m.get('nproc', '?')} cores)"
+        threads = '—' if m.get('backend') == 'cuda' else (m.get('threads', '?') or 'all')
+        L.append(f"| {k[0]} | {k[1]} | {r['scheme']} | {r['precision']} | `{m.get('commit', '?')}` | "
+                 f"{host} | {threads} | {m.get('wall_s', '?')} |")
+    L.append('')
+
+
+def niederer_monotone(runs):
+    """Per dt with at least three dx: (points whose activation never rises as dx refines, 9)."""
+    out = {}
+    dxs = sorted({k[0] for k in runs}, key=float, reverse=True)
+    for dt in sorted({k[1] for k in runs}, key=float, reverse=True):
+        have = [dx for dx in dxs if (dx, dt) in runs]
+        if len(have) < 3:
+            continue
+        ok = 0
+        for q in range(9):
+            seq = [runs[(dx, dt)]['points'][q] for dx in have]
+            ok += all(b <= a + 1e-9 for a, b in zip(seq, seq[1:]))
+        out[dt] = (have, ok)
+    return out
 
 
 def niederer_section(L):
@@ -192,39 +246,40 @@ def niederer_section(L):
         L.append('No runs recorded yet: run `python3 tools/run_niederer.py`.')
         L.append('')
         return
-    dxs = sorted({k[0] for k in runs}, key=float, reverse=True)
-    dts = sorted({k[1] for k in runs}, key=float, reverse=True)
-    L.append('### Activation time of the far corner P8 (20, 7, 3) mm, ms')
+    niederer_tables(L, runs)
+    gpu = read_niederer(NIEDERER_GPU_DIR)
+    if not gpu:
+        return
+    L.append('### On the GPU, down to dx 0.05 mm')
     L.append('')
-    L.append('| dx (mm) \\ dt (ms) | ' + ' | '.join(dts) + ' |')
-    L.append('|---|' + '---|' * len(dts))
-    for dx in dxs:
-        cells = []
-        for dt in dts:
-            r = runs.get((dx, dt))
-            cells.append('—' if r is None else f"{r['points'][7]:.2f}" +
-                         (' (CN)' if r['scheme'] == 'crank-nicolson' else ''))
-        L.append(f'| {dx} | ' + ' | '.join(cells) + ' |')
+    L.append('The same runs with `--backend cuda` on the device machine, in double precision like '
+             'the cpu runs, adding dx 0.05 mm (400 × 140 × 60 = 3.36 M cells), which the cpu cannot '
+             'afford: `python3 tools/run_niederer.py --backend cuda` (gpu-check.sh part `niederer`), '
+             'recorded in docs/data/niederer-gpu/.')
     L.append('')
-    L.append('### All nine points, ms')
-    L.append('')
-    keys = [(dx, dt) for dx in dxs for dt in dts if (dx, dt) in runs]
-    L.append('| point | ' + ' | '.join(f'dx {dx} / dt {dt}' for dx, dt in keys) + ' |')
-    L.append('|---|' + '---|' * len(keys))
-    for q, label in enumerate(NIEDERER_LABELS):
-        L.append(f'| {label} | ' + ' | '.join(f"{runs[k]['points'][q]:.2f}" for k in keys) + ' |')
-    L.append('')
-    L.append('### How each run was made')
-    L.append('')
-    L.append('| dx | dt | diffusion | precision | commit | host | threads | wall (s) |')
-    L.append('|---|---|---|---|---|---|---|---|')
-    for k in keys:
-        r = runs[k]
-        m = r['meta']
-        L.append(f"| {k[0]} | {k[1]} | {r['scheme']} | {r['precision']} | `{m.get('commit', '?')}` | "
-                 f"{m.get('cpu', '?')} ({m.get('nproc', '?')} cores) | {m.get('threads', '?') or 'all'} | "
-                 f"{m.get('wall_s', '?')} |")
-    L.append('')
+    mono = niederer_monotone(gpu)
+    if mono:
+        L.append('Activation times under refinement (dx from coarse to fine, at each dt): '
+                 'a point is monotone when its activation time never rises as dx shrinks.')
+        L.append('')
+        L.append('| dt (ms) | dx (mm) | points monotone | P8 (ms) |')
+        L.append('|---|---|---|---|')
+        for dt, (have, ok) in mono.items():
+            p8 = ' → '.join(f"{gpu[(dx, dt)]['points'][7]:.2f}" for dx in have)
+            L.append(f"| {dt} | {', '.join(have)} | {ok} of 9 | {p8} |")
+        L.append('')
+    common = [k for k in gpu if k in runs]
+    if common:
+        L.append('GPU against the cpu engine at the same (dx, dt): the largest difference over the '
+                 'nine points, against dt.')
+        L.append('')
+        L.append('| dx | dt | max abs difference (ms) | within one dt |')
+        L.append('|---|---|---|---|')
+        for k in sorted(common, key=lambda k: (-float(k[0]), -float(k[1]))):
+            d = max(abs(a - b) for a, b in zip(gpu[k]['points'], runs[k]['points']))
+            L.append(f"| {k[0]} | {k[1]} | {d:.4f} | {'yes' if d <= float(k[1]) + 1e-9 else 'no'} |")
+        L.append('')
+    niederer_tables(L, gpu, '####')
 
 
 GPU_DIR = os.path.join(ROOT, 'docs', 'data', 'gpu')

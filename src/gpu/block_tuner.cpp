@@ -14,14 +14,50 @@ namespace {
 std::string shape_str(const Dim3& d) { return fmt::format("{}x{}x{}", d[0], d[1], d[2]); }
 }  // namespace
 
+double launch_overhang(unsigned nx, unsigned ny, const Dim3& b) {
+  const double x = double((nx + b[0] - 1) / b[0] * b[0]), y = double((ny + b[1] - 1) / b[1] * b[1]);
+  return x * y / (double(nx) * double(ny));
+}
+
+std::vector<Dim3> box_block_shapes(unsigned nx, unsigned ny, unsigned threads) {
+  nx = std::max(nx, 1u);
+  ny = std::max(ny, 1u);
+  std::vector<Dim3> shapes;
+  for (unsigned bx = std::min(threads, (nx + 31) / 32 * 32); bx >= 32; bx /= 2)
+    if (threads / bx == 1 || ny > 1) shapes.push_back({bx, threads / bx, 1});
+  double least = std::numeric_limits<double>::infinity();
+  for (const Dim3& s : shapes) least = std::min(least, launch_overhang(nx, ny, s));
+  // The best exact-or-nearer tiling: rows of a multiple of 16 threads, whole warps per block,
+  // at least two warps; on a tie the larger block, then the longer row.
+  Dim3 best{0, 0, 0};
+  double best_over = least - 0.01;  // only worth a trial when it saves more than 1 %
+  for (unsigned bx = 16; bx <= threads; bx += 16)
+    for (unsigned by = 1; bx * by <= threads; ++by) {
+      if ((bx * by) % 32 != 0 || bx * by < 64 || (by > 1 && ny == 1)) continue;
+      const Dim3 s{bx, by, 1};
+      const double o = launch_overhang(nx, ny, s);
+      const bool better = o < best_over - 1e-12 ||
+                          (o < best_over + 1e-12 && best[0] != 0 &&
+                           (bx * by > best[0] * best[1] || (bx * by == best[0] * best[1] && bx > best[0])));
+      if (better) {
+        best = s;
+        best_over = o;
+      }
+    }
+  if (best[0] != 0) shapes.push_back(best);
+  return shapes;
+}
+
 BlockTuner::BlockTuner(std::vector<Dim3> candidates, std::string cache_file, int repeats)
     : candidates_(std::move(candidates)), cache_file_(std::move(cache_file)),
       best_ms_(candidates_.size(), std::numeric_limits<double>::infinity()) {
   if (candidates_.size() < 2) return;
   if (!cache_file_.empty()) {
+    // The choice counts only among the same candidates (a newer build may offer others).
     std::ifstream in(cache_file_);
     Dim3 d{};
-    if (in >> d[0] >> d[1] >> d[2]) {
+    std::string among;
+    if (in >> d[0] >> d[1] >> d[2] && std::getline(in, among) && among == candidates_line()) {
       const auto it = std::find(candidates_.begin(), candidates_.end(), d);
       if (it != candidates_.end()) {
         chosen_ = std::size_t(it - candidates_.begin());
@@ -32,6 +68,12 @@ BlockTuner::BlockTuner(std::vector<Dim3> candidates, std::string cache_file, int
   }
   for (int r = 0; r < repeats; ++r)
     for (std::size_t c = 0; c < candidates_.size(); ++c) trials_.push_back(c);
+}
+
+std::string BlockTuner::candidates_line() const {
+  std::string s = " among";
+  for (const Dim3& c : candidates_) s += " " + shape_str(c);
+  return s;
 }
 
 const Dim3& BlockTuner::shape() const {
@@ -46,8 +88,8 @@ void BlockTuner::record(double ms) {
   chosen_ = std::size_t(std::min_element(best_ms_.begin(), best_ms_.end()) - best_ms_.begin());
   if (cache_file_.empty()) return;
   try {
-    io::write_file_atomic(cache_file_, fmt::format("{} {} {}\n", candidates_[chosen_][0],
-                                                   candidates_[chosen_][1], candidates_[chosen_][2]),
+    io::write_file_atomic(cache_file_, fmt::format("{} {} {}{}\n", candidates_[chosen_][0], candidates_[chosen_][1],
+                                                   candidates_[chosen_][2], candidates_line()),
                           false);
   } catch (const std::exception&) {
     // An unwritable cache costs a tuning next time, nothing else.

@@ -51,6 +51,13 @@ struct Api {
   decltype(&::cuEventRecord) event_record;
   decltype(&::cuEventSynchronize) event_synchronize;
   decltype(&::cuEventElapsedTime) event_elapsed;
+  decltype(&::cuMemsetD32Async) memset32_async;
+  decltype(&::cuGraphCreate) graph_create;
+  decltype(&::cuGraphAddKernelNode) graph_add_kernel;
+  decltype(&::cuGraphInstantiateWithFlags) graph_instantiate;
+  decltype(&::cuGraphLaunch) graph_launch;
+  decltype(&::cuGraphExecDestroy) graph_exec_destroy;
+  decltype(&::cuGraphDestroy) graph_destroy;
 };
 
 struct State {
@@ -124,6 +131,13 @@ State& state() {
     load(a.event_record, "cuEventRecord");
     load(a.event_synchronize, "cuEventSynchronize");
     load(a.event_elapsed, "cuEventElapsedTime");
+    load(a.memset32_async, "cuMemsetD32Async");
+    load(a.graph_create, "cuGraphCreate");
+    load(a.graph_add_kernel, "cuGraphAddKernelNode");
+    load(a.graph_instantiate, "cuGraphInstantiateWithFlags");
+    load(a.graph_launch, "cuGraphLaunch");
+    load(a.graph_exec_destroy, "cuGraphExecDestroy");
+    load(a.graph_destroy, "cuGraphDestroy");
     if (missing) {
       st.why = fmt::format("the NVIDIA driver lacks {} (too old for CUDA {}.{}); update the driver "
                            "or use --backend cpu", missing_name, CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
@@ -304,6 +318,50 @@ void launch(void* f, Dim3 grid, Dim3 block, void** args, unsigned shared_bytes) 
 
 void synchronize() { check(api().ctx_synchronize(), "cuCtxSynchronize (a kernel failed)"); }
 
+void set_u64_async(DevicePtr p, std::uint64_t v) {
+  check(api().memset32_async(CUdeviceptr(p), unsigned(v & 0xffffffffu), 1, nullptr), "cuMemsetD32Async");
+  check(api().memset32_async(CUdeviceptr(p + 4), unsigned(v >> 32), 1, nullptr), "cuMemsetD32Async");
+}
+
+KernelGraph::~KernelGraph() {
+  if (exec_) api().graph_exec_destroy(static_cast<CUgraphExec>(exec_));
+  if (g_) api().graph_destroy(static_cast<CUgraph>(g_));
+}
+
+void KernelGraph::add(void* f, Dim3 grid, Dim3 block, void** args) {
+  if (exec_) throw Error("KernelGraph::add after launch (internal error)");
+  if (!g_) {
+    CUgraph g = nullptr;
+    check(api().graph_create(&g, 0), "cuGraphCreate");
+    g_ = g;
+  }
+  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) return;
+  CUDA_KERNEL_NODE_PARAMS k{};
+  k.func = static_cast<CUfunction>(f);
+  k.gridDimX = grid[0];
+  k.gridDimY = grid[1];
+  k.gridDimZ = grid[2];
+  k.blockDimX = block[0];
+  k.blockDimY = block[1];
+  k.blockDimZ = block[2];
+  k.kernelParams = args;
+  CUgraphNode node = nullptr, last = static_cast<CUgraphNode>(last_);
+  check(api().graph_add_kernel(&node, static_cast<CUgraph>(g_), last ? &last : nullptr, last ? 1 : 0, &k),
+        "cuGraphAddKernelNode");
+  last_ = node;
+  ++nodes_;
+}
+
+void KernelGraph::launch() {
+  if (!g_) return;
+  if (!exec_) {
+    CUgraphExec e = nullptr;
+    check(api().graph_instantiate(&e, static_cast<CUgraph>(g_), 0), "cuGraphInstantiateWithFlags");
+    exec_ = e;
+  }
+  check(api().graph_launch(static_cast<CUgraphExec>(exec_), nullptr), "cuGraphLaunch");
+}
+
 KernelResources kernel_resources(void* f) {
   KernelResources r;
   auto fn = static_cast<CUfunction>(f);
@@ -387,6 +445,10 @@ Module& Module::operator=(Module&&) noexcept { return *this; }
 void* Module::function(const std::string&) const { unbuilt(); }
 void launch(void*, Dim3, Dim3, void**, unsigned) { unbuilt(); }
 void synchronize() { unbuilt(); }
+void set_u64_async(DevicePtr, std::uint64_t) { unbuilt(); }
+KernelGraph::~KernelGraph() = default;
+void KernelGraph::add(void*, Dim3, Dim3, void**) { unbuilt(); }
+void KernelGraph::launch() { unbuilt(); }
 KernelResources kernel_resources(void*) { unbuilt(); }
 Timer::Timer() { unbuilt(); }
 Timer::~Timer() = default;

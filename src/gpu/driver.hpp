@@ -103,6 +103,30 @@ inline void launch(void* f, unsigned grid_x, unsigned grid_y, unsigned block_x, 
   launch(f, {grid_x, grid_y, 1}, {block_x, 1, 1}, args, shared_bytes);
 }
 void synchronize();
+// Sets a device word to v, queued on the default stream (ordered with launches there).
+void set_u64_async(DevicePtr p, std::uint64_t v);
+
+// A fixed sequence of kernel launches, each after the one before, built once and launched
+// many times with one call (a CUDA graph). Why: a small grid's step lasts a few µs, about
+// what the host needs to queue one launch, so a busy host leaves the GPU idle between steps;
+// one graph launch queues a whole batch of steps. The arguments are copied when a kernel
+// is added, so every launch of the graph runs with the same ones.
+class KernelGraph {
+ public:
+  KernelGraph() = default;
+  ~KernelGraph();
+  KernelGraph(const KernelGraph&) = delete;
+  KernelGraph& operator=(const KernelGraph&) = delete;
+  void add(void* f, Dim3 grid, Dim3 block, void** args);
+  void launch();  // on the default stream; instantiated at the first launch
+  int kernels() const { return nodes_; }
+
+ private:
+  void* g_ = nullptr;
+  void* exec_ = nullptr;
+  void* last_ = nullptr;
+  int nodes_ = 0;
+};
 // Registers per thread and local (spill) bytes of a kernel, for describe() and tuning.
 struct KernelResources {
   int registers = 0, local_bytes = 0, max_threads = 0;

@@ -13,8 +13,11 @@
 // kernels queued after the failure do nothing, so the last good state is kept either way.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <memory>
 #include <optional>
 
 #include <fmt/format.h>
@@ -84,6 +87,9 @@ class CudaEngine final : public Engine {
     compile();
     fail_ = gpu::DeviceBuffer(2 * sizeof(unsigned long long), "the failure flag");
     reset_failure();
+    clock_ = gpu::DeviceBuffer(sizeof(unsigned long long), "the step clock of the CUDA graphs");
+    clock_.fill_zero();
+    if (const char* e = std::getenv("HEARTWAVE_CUDA_GRAPHS"); e && std::string(e) == "0") use_graphs_ = false;
     tuner_timer_ = std::make_unique<gpu::Timer>();
   }
 
@@ -112,7 +118,22 @@ class CudaEngine final : public Engine {
   void queue_and_check(long n, long count, long& done) {
     batch_start_ = n;
     done = 0;
-    for (long m = n; m < n + count; ++m) enqueue(m);
+    if (graph_fits(n, count)) {
+      std::unique_ptr<gpu::KernelGraph>& g = graphs_[{cur_, count}];
+      if (!g) {
+        // Built once per (parity, length) from the batch's own launches, with the step read
+        // from the clock; later batches only set the clock and launch it.
+        g = std::make_unique<gpu::KernelGraph>();
+        building_ = g.get();
+        for (long m = n; m < n + count; ++m) enqueue(m);
+        building_ = nullptr;
+      }
+      gpu::set_u64_async(clock_.ptr(), static_cast<std::uint64_t>(n));
+      g->launch();
+      ++graph_batches_;
+    } else {
+      for (long m = n; m < n + count; ++m) enqueue(m);
+    }
     unsigned long long f[2];
     fail_.download(f, sizeof f);
     if (f[0] == kNoFailure) {
@@ -201,6 +222,10 @@ class CudaEngine final : public Engine {
     info.kernels = fmt::format("one fused diffusion+reaction kernel per model region ({}){}",
                                links_ ? "link coefficients" : "uniform diagonal sigma",
                                inv_phi_.empty() ? "" : ", phase-field no-flux boundary (L(phi sigma) V / phi)");
+    if (use_graphs_ && !implicit_)
+      info.kernels += graph_batches_ ? fmt::format("; {} batches of steps without a stimulus ran as CUDA graphs",
+                                                   graph_batches_)
+                                     : "; batches of steps without a stimulus run as CUDA graphs";
     for (const auto& dp : parts_) {
       const gpu::KernelResources r = gpu::kernel_resources(dp.fn);
       info.part_kernels.push_back(fmt::format("printed CUDA via NVRTC ({} registers{}; blocks {})", r.registers,
@@ -216,6 +241,7 @@ class CudaEngine final : public Engine {
     const std::size_t N = s_.geo.grid.size();
     if (m.act.size() != N || (m.with_apd && (m.apd.size() != N || m.v_rest.size() != N || m.v_peak.size() != N)))
       throw Error("activation maps: arrays of the wrong size for this grid");
+    graphs_.clear();  // built with the old maps' pointers (or none)
     act_.threshold = m.threshold;
     act_.with_apd = m.with_apd;
     act_.act = put(m.act, "the activation map");
@@ -375,11 +401,8 @@ class CudaEngine final : public Engine {
       std::vector<gpu::Dim3> shapes;
       const Part& p = s_.parts[q];
       if (p.identity) {
-        // (x, y, z) blocks over the grid: whole warps along x, the rest of the block in y;
-        // flatter tiles reuse the y neighbours in L1, longer rows read longer runs.
         const Grid& g = s_.geo.grid;
-        for (unsigned bx = std::min(tb, (unsigned(g.nx()) + 31) / 32 * 32); bx >= 32; bx /= 2)
-          if (tb / bx == 1 || g.ny() > 1) shapes.push_back({bx, tb / bx, 1});
+        shapes = gpu::box_block_shapes(unsigned(g.nx()), unsigned(g.ny()), tb);
       } else {
         shapes.push_back({tb, 1, 1});
       }
@@ -393,10 +416,23 @@ class CudaEngine final : public Engine {
     fail_.upload(f, sizeof f);
   }
 
+  // Whether the batch of steps [n, n + count) can be one graph launch: explicit diffusion
+  // (the CG reads its residuals on the host), the block shapes tuned, and no stimulus on in
+  // any of its steps (the only arguments that change from step to step besides the step).
+  bool graph_fits(long n, long count) const {
+    if (!use_graphs_ || implicit_ || count < 2) return false;
+    for (const DevPart& d : parts_)
+      if (d.tuner.tuning()) return false;
+    for (const StimulusSchedule& sch : s_.schedules)
+      for (long m = n; m < n + count; ++m)
+        if (sch.on(m)) return false;
+    return true;
+  }
+
   // One step from step n: Godunov, one diffusing pass; Strang, a reaction half step into
   // the Strang field, then a diffusing pass with the second half.
   void enqueue(long n) {
-    const double dt = s_.time.dt, t = double(n) * dt;
+    const double dt = s_.time.dt;
     unsigned active = 0;
     for (std::size_t q = 0; q < s_.schedules.size(); ++q)
       if (s_.schedules[q].on(n)) active |= 1u << q;
@@ -405,33 +441,34 @@ class CudaEngine final : public Engine {
     if (implicit_) {
       // Implicit diffusion of the whole dt by CG into V_next, then the reaction in place.
       const gpu::DeviceBuffer* from = &cur;
-      double h = dt, tr = t;
+      double h = dt, shift = 0;
       if (s_.time.splitting == Splitting::strang) {
-        pass(cur, tmp_, false, 0.5 * dt, t, active, n, nullptr);
+        pass(cur, tmp_, false, 0.5 * dt, 0, active, n, nullptr);
         if (failed()) return;
         from = &tmp_;
         h = 0.5 * dt;
-        tr = t + 0.5 * dt;
+        shift = 0.5 * dt;
       }
       gpu::copy_device(next.ptr(), from->ptr(), layout_.size() * sizeof(Real));
       solve(next);
-      pass(next, next, false, h, tr, active, n, &cur);
+      pass(next, next, false, h, shift, active, n, &cur);
       return;
     }
     if (s_.time.splitting == Splitting::godunov) {
-      pass(cur, next, true, dt, t, active, n, &cur);
+      pass(cur, next, true, dt, 0, active, n, &cur);
     } else {
-      pass(cur, tmp_, false, 0.5 * dt, t, active, n, nullptr);
-      pass(tmp_, next, true, 0.5 * dt, t + 0.5 * dt, active, n, &cur);
+      pass(cur, tmp_, false, 0.5 * dt, 0, active, n, nullptr);
+      pass(tmp_, next, true, 0.5 * dt, 0.5 * dt, active, n, &cur);
     }
   }
   // The field that is current at step n of a batch started from cur_ at step n0: tracked
   // by parity, since each step swaps.
   int cur_of(long n) const { return int((cur_ + (n - batch_start_)) % 2); }
 
-  // track: V at the step's start, when this pass ends the step (the maps are updated then).
+  // The pass starts t_shift ms after step n's start. track: V at the step's start, when this
+  // pass ends the step (the maps are updated then).
   void pass(const gpu::DeviceBuffer& vin, const gpu::DeviceBuffer& vout, bool diffuse, double h,
-            double t, unsigned active, long n, const gpu::DeviceBuffer* track) {
+            double t_shift, unsigned active, long n, const gpu::DeviceBuffer* track) {
     const Grid& g = s_.geo.grid;
     for (std::size_t q = 0; q < s_.parts.size(); ++q) {
       const Part& p = s_.parts[q];
@@ -453,13 +490,21 @@ class CudaEngine final : public Engine {
           a.stim_add[st] = Real(h * p.stim_rate[st]);
         }
       const int sub = s_.time.ode_substeps;
-      a.t = Real(t / p.t2ms);
+      a.t_shift_ms = t_shift;
+      a.t2ms = p.t2ms;
+      a.dt_ms = s_.time.dt;
       a.hs = Real(h / sub / p.t2ms);
       a.substeps = sub;
       a.to_model = Real(1.0 / p.v2mV);
       a.to_mv = Real(p.v2mV);
       a.max_finite = std::numeric_limits<Real>::max();
-      a.step = static_cast<unsigned long long>(n);
+      if (building_) {
+        a.clock = reinterpret_cast<const unsigned long long*>(clock_.ptr());
+        a.step = static_cast<unsigned long long>(n - batch_start_);
+      } else {
+        a.clock = nullptr;
+        a.step = static_cast<unsigned long long>(n);
+      }
       if (track && !act_.act.empty()) {
         a.act = reinterpret_cast<float*>(act_.act.ptr());
         a.apd = reinterpret_cast<float*>(act_.apd.ptr());
@@ -468,8 +513,6 @@ class CudaEngine final : public Engine {
         a.vstart = reinterpret_cast<const Real*>(track->ptr());
         a.thr = act_.threshold;
         a.with_apd = act_.with_apd;
-        a.t_prev_ms = double(n) * s_.time.dt;
-        a.dt_ms = s_.time.dt;
       }
       void* args[] = {&a};
       // The diffusing passes time the block shapes under trial (tuner_timer_ synchronises).
@@ -477,11 +520,13 @@ class CudaEngine final : public Engine {
       const bool timed = diffuse && dt.tuner.tuning();
       if (timed) tuner_timer_->start();
       const gpu::Dim3 b = dt.tuner.shape();
-      if (p.identity)
-        gpu::launch(d.fn, {(unsigned(g.nx()) + b[0] - 1) / b[0], (unsigned(g.ny()) + b[1] - 1) / b[1], unsigned(g.nz())},
-                    b, args);
+      const gpu::Dim3 grid = p.identity ? gpu::Dim3{(unsigned(g.nx()) + b[0] - 1) / b[0],
+                                                    (unsigned(g.ny()) + b[1] - 1) / b[1], unsigned(g.nz())}
+                                        : gpu::Dim3{unsigned((p.n + b[0] - 1) / b[0]), 1, 1};
+      if (building_)
+        building_->add(d.fn, grid, b, args);
       else
-        gpu::launch(d.fn, {unsigned((p.n + b[0] - 1) / b[0]), 1, 1}, b, args);
+        gpu::launch(d.fn, grid, b, args);
       if (timed) dt.tuner.record(tuner_timer_->stop_ms());
     }
   }
@@ -666,6 +711,14 @@ class CudaEngine final : public Engine {
   gpu::Module module_;
   int cur_ = 0;
   long batch_start_ = 0;
+  // Batches as CUDA graphs (graph_fits), one per (parity of the current field, steps); the
+  // device clock holds the batch's first step. HEARTWAVE_CUDA_GRAPHS=0 launches every
+  // kernel on its own (the tests compare both ways).
+  bool use_graphs_ = true;
+  gpu::DeviceBuffer clock_;
+  std::map<std::pair<int, long>, std::unique_ptr<gpu::KernelGraph>> graphs_;
+  gpu::KernelGraph* building_ = nullptr;
+  long graph_batches_ = 0;
   std::size_t bytes_ = 0;
   mutable std::vector<Real> host_v_;
 };

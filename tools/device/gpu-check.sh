@@ -7,21 +7,23 @@
 # Here:   bash tools/device/pack.sh heartwave=build/apps/heartwave/heartwave \
 #              heartwave_gpu_tests=build/tests/heartwave_gpu_tests \
 #              heartwave_backend_tests=build/tests/heartwave_backend_tests
-# Device: bash tools/device/gpu-check.sh [BENCH_SECONDS] [all|cell|rest|tests|bench]   (carry .devrun)
+# Device: bash tools/device/gpu-check.sh [BENCH_SECONDS] [all|cell|rest|tests|bench|niederer]   (carry .devrun)
 #
 # A device call may last 600 s at most, and the printed-cell-step tests (CudaCell: every
 # model, every integrator, both precisions, against the interpreter) take most of that on
 # their own: `cell` runs only them, `tests` the other gpu tests, the backend tests and the
 # sanitizers, `bench` the benchmarks (tissue cases against the copy roof, quiet and beside
-# busy host cores; the population against its compute roof); `rest` = tests + bench;
-# `all` (the default) everything.
+# busy host cores; the population against its compute roof), `niederer` the N-version
+# table on the GPU down to dx 0.05 mm (tools/run_niederer.py --backend cuda, in double;
+# the records come back as one tar, unpacked into docs/data/niederer-gpu/);
+# `rest` = tests + bench; `all` (the default) everything but niederer.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 secs=${1:-2}
 part=${2:-all}
-case "$part" in all|cell|rest|tests|bench) ;; *) echo "gpu-check: part must be all, cell, rest, tests or bench, not '$part'" >&2; exit 2 ;; esac
+case "$part" in all|cell|rest|tests|bench|niederer) ;; *) echo "gpu-check: part must be all, cell, rest, tests, bench or niederer, not '$part'" >&2; exit 2 ;; esac
 runs() {  # whether this call runs section $1 (cell, tests or bench)
-  case "$part" in all) return 0 ;; rest) [ "$1" != cell ] ;; *) [ "$1" = "$part" ] ;; esac
+  case "$part" in all) [ "$1" != niederer ] ;; rest) [ "$1" != cell ] && [ "$1" != niederer ] ;; *) [ "$1" = "$part" ] ;; esac
 }
 out=${OUT:-/tmp/gpu-check}
 mkdir -p "$out"
@@ -140,6 +142,26 @@ read -r _ _ dev cs croof ach < <(grep -E '^population-' "$out/population-roof.lo
 row "population ord-1m roof" "$(printf '%.3g cell-steps/s on the device (%.2f s), compute roof %.3g, %.3g of it' "$cs" "$dev" "$croof" "$ach")"
 fi
 
+# 5. The N-version table on the GPU (12 runs, 0.5 to 0.05 mm, 150 ms each, double).
+if runs niederer; then
+  if ! command -v python3 >/dev/null; then
+    row "niederer" "python3 not found on this machine"
+  else
+    start=$(date +%s)
+    python3 tools/run_niederer.py --backend cuda --precision f64 --heartwave "$hw" --force \
+      --commit "$commit" --out "$out/niederer-gpu" > "$out/niederer.log" 2>&1
+    rc=$?
+    tar -C "$out" -cf "$out/niederer-gpu.tar" niederer-gpu && rm -rf "$out/niederer-gpu"
+    row "niederer (gpu, f64)" "rc $rc; $(grep -c 'bench niederer' "$out/niederer.log") runs ($(( $(date +%s) - start )) s)"
+    for f in 0.5 0.2 0.1 0.05; do
+      p8=$(tar -xOf "$out/niederer-gpu.tar" "niederer-gpu/dx${f}_dt0.005.csv" 2>/dev/null | awk -F, '$1 == 20 && $2 == 7 && $3 == 3 { print $4 }')
+      [ -n "$p8" ] && row "niederer P8 dx $f dt 0.005" "$p8 ms"
+    done
+  fi
+fi
+
 echo
 echo "==== gpu-check (device, commit, results) ===="
-printf '%s\n' "${rows[@]}" | tee "$out/summary.txt"
+summary=summary.txt
+[ "$part" = niederer ] && summary=summary-niederer.txt
+printf '%s\n' "${rows[@]}" | tee "$out/$summary"

@@ -28,12 +28,12 @@ __device__ __forceinline__ int wrap(int m, int n, int periodic) {
 // The activation maps' update for cell g (grid index), V from a to b over the step; only
 // what changed is written back.
 template <class Real>
-__device__ __forceinline__ void track(const PartArgs<Real>& a, unsigned g, float va, float vb) {
+__device__ __forceinline__ void track(const PartArgs<Real>& a, unsigned g, float va, float vb, double t_prev_ms) {
   float act = a.act[g];
   if (!a.with_apd) {
     if (act == act) return;
     float none = 0;
-    io::activation_update(va, vb, a.thr, a.t_prev_ms, a.dt_ms, false, act, none, none, none);
+    io::activation_update(va, vb, a.thr, t_prev_ms, a.dt_ms, false, act, none, none, none);
     if (act == act) a.act[g] = act;
     return;
   }
@@ -41,7 +41,7 @@ __device__ __forceinline__ void track(const PartArgs<Real>& a, unsigned g, float
   if (act == act && apd == apd) return;  // both maps done for this cell
   float vr = a.v_rest[g], vp = a.v_peak[g];
   const float act0 = act, vr0 = vr, vp0 = vp;
-  io::activation_update(va, vb, a.thr, a.t_prev_ms, a.dt_ms, true, act, apd, vr, vp);
+  io::activation_update(va, vb, a.thr, t_prev_ms, a.dt_ms, true, act, apd, vr, vp);
   if (act != act0 && act == act) a.act[g] = act;
   if (apd == apd) a.apd[g] = apd;
   if (vr != vr0) a.v_rest[g] = vr;
@@ -126,6 +126,10 @@ __device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
   unsigned c, i, j, k;
   if (!locate<Real, V>(a, c, i, j, k)) return;
   if (*a.fail != ~0ull) return;  // a failed step stops the steps queued after it
+  const unsigned long long step = a.clock ? *a.clock + a.step : a.step;
+  // No contraction into an FMA, so that the times are the host's to the last bit.
+  const double t0_ms = __dmul_rn(double(step), a.dt_ms);
+  const Real t = Real(__ddiv_rn(__dadd_rn(t0_ms, a.t_shift_ms), a.t2ms));
   const unsigned n = unsigned(a.n);
   const unsigned g = i + unsigned(a.nx) * (j + unsigned(a.ny) * k);
   const unsigned s0 = row_base<Real, V>(a, int(j), int(k));
@@ -154,7 +158,7 @@ __device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
 #pragma unroll
   for (int q = 0; q < M::ns; ++q)
     if (q != M::kv) y[q] = a.y[unsigned(q < M::kv ? q : q - 1) * n + c];
-  for (int sub = 0; sub < a.substeps; ++sub) M::step(a.t + Real(sub) * a.hs, a.hs, y, p, cst);
+  for (int sub = 0; sub < a.substeps; ++sub) M::step(t + Real(sub) * a.hs, a.hs, y, p, cst);
   // NaN policy: a cell whose V is not finite keeps its states and reports itself.
   if (!kernels::finite_value(y[M::kv], a.max_finite)) {
     int bad = M::kv;
@@ -162,7 +166,7 @@ __device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
     for (int q = M::ns - 1; q >= 0; --q)
       if (q != M::kv && !kernels::finite_value(y[q], a.max_finite)) bad = q;
     atomicMin(a.fail, ((unsigned long long)g << 9) | (unsigned long long)(bad + 1));
-    atomicMin(a.fail_step, a.step);
+    atomicMin(a.fail_step, step);
     return;
   }
 #pragma unroll
@@ -170,7 +174,7 @@ __device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
     if (q != M::kv) a.y[unsigned(q < M::kv ? q : q - 1) * n + c] = y[q];
   const Real vnew = y[M::kv] * a.to_mv;
   a.vout[s0 + i] = vnew;
-  if (a.act) track(a, g, float(a.vstart[s0 + i]), float(vnew));
+  if (a.act) track(a, g, float(a.vstart[s0 + i]), float(vnew), t0_ms);
 }
 
 }  // namespace hw::cuda

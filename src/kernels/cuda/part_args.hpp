@@ -32,8 +32,8 @@ struct PartArgs {
   const unsigned int* stim_mask;
   unsigned int stim_active;
   Real stim_add[32];
-  // Time in model units.
-  Real t, hs;
+  // The sub-step in model units.
+  Real hs;
   int substeps;
   Real to_model, to_mv;
   Real max_finite;
@@ -41,7 +41,14 @@ struct PartArgs {
   // kernel that finds it set does nothing, so steps queued after a failure change nothing.
   unsigned long long* fail;
   unsigned long long* fail_step;  // the step that failed (atomicMin)
+  // The step n this pass belongs to: `step`, or *clock + step, where the pass is a node of a
+  // CUDA graph (whose arguments are fixed when it is built) and the host sets the clock
+  // before each launch. The pass starts at n·dt_ms + t_shift_ms (ms; Strang's second pass:
+  // half a step later), t2ms ms per model time unit; every time the kernel needs comes
+  // from n, computed in the same rounding as on the host.
+  const unsigned long long* clock;
   unsigned long long step;
+  double dt_ms, t_shift_ms, t2ms;
   // Activation/APD90 maps (io/activation_k.hpp), grid-indexed; act null: not tracked. Set on
   // the last pass of a step only; vstart is V at the step's start (layout storage).
   float* act;
@@ -51,7 +58,6 @@ struct PartArgs {
   const Real* vstart;
   float thr;
   int with_apd;
-  double t_prev_ms, dt_ms;
 };
 
 }  // namespace hw::cuda
