@@ -51,7 +51,6 @@ struct Api {
   decltype(&::cuEventRecord) event_record;
   decltype(&::cuEventSynchronize) event_synchronize;
   decltype(&::cuEventElapsedTime) event_elapsed;
-  decltype(&::cuMemsetD32Async) memset32_async;
   decltype(&::cuGraphCreate) graph_create;
   decltype(&::cuGraphAddKernelNode) graph_add_kernel;
   decltype(&::cuGraphInstantiateWithFlags) graph_instantiate;
@@ -131,7 +130,6 @@ State& state() {
     load(a.event_record, "cuEventRecord");
     load(a.event_synchronize, "cuEventSynchronize");
     load(a.event_elapsed, "cuEventElapsedTime");
-    load(a.memset32_async, "cuMemsetD32Async");
     load(a.graph_create, "cuGraphCreate");
     load(a.graph_add_kernel, "cuGraphAddKernelNode");
     load(a.graph_instantiate, "cuGraphInstantiateWithFlags");
@@ -318,11 +316,6 @@ void launch(void* f, Dim3 grid, Dim3 block, void** args, unsigned shared_bytes) 
 
 void synchronize() { check(api().ctx_synchronize(), "cuCtxSynchronize (a kernel failed)"); }
 
-void set_u64_async(DevicePtr p, std::uint64_t v) {
-  check(api().memset32_async(CUdeviceptr(p), unsigned(v & 0xffffffffu), 1, nullptr), "cuMemsetD32Async");
-  check(api().memset32_async(CUdeviceptr(p + 4), unsigned(v >> 32), 1, nullptr), "cuMemsetD32Async");
-}
-
 KernelGraph::~KernelGraph() {
   if (exec_) api().graph_exec_destroy(static_cast<CUgraphExec>(exec_));
   if (g_) api().graph_destroy(static_cast<CUgraph>(g_));
@@ -445,7 +438,6 @@ Module& Module::operator=(Module&&) noexcept { return *this; }
 void* Module::function(const std::string&) const { unbuilt(); }
 void launch(void*, Dim3, Dim3, void**, unsigned) { unbuilt(); }
 void synchronize() { unbuilt(); }
-void set_u64_async(DevicePtr, std::uint64_t) { unbuilt(); }
 KernelGraph::~KernelGraph() = default;
 void KernelGraph::add(void*, Dim3, Dim3, void**) { unbuilt(); }
 void KernelGraph::launch() { unbuilt(); }

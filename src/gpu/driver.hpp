@@ -103,8 +103,6 @@ inline void launch(void* f, unsigned grid_x, unsigned grid_y, unsigned block_x, 
   launch(f, {grid_x, grid_y, 1}, {block_x, 1, 1}, args, shared_bytes);
 }
 void synchronize();
-// Sets a device word to v, queued on the default stream (ordered with launches there).
-void set_u64_async(DevicePtr p, std::uint64_t v);
 
 // A fixed sequence of kernel launches, each after the one before, built once and launched
 // many times with one call (a CUDA graph). Why: a small grid's step lasts a few µs, about

@@ -206,6 +206,16 @@ void OutputManager::begin() {
 
 void OutputManager::after_step() { sample(false); }
 
+double OutputManager::next_due() const {
+  if (act_ && !act_->attached()) return 0;
+  double t = INFINITY;
+  if (o_.field_interval > 0) t = std::min(t, due_.next_field);
+  if (png_) t = std::min(t, due_.next_png);
+  if (probes_) t = std::min(t, due_.next_probe);
+  if (ecg_) t = std::min(t, due_.next_ecg);
+  return t;
+}
+
 const Field<float>& OutputManager::variable(std::size_t i) {
   sim_.field(o_.variables[i], fields_[i]);
   return fields_[i];

@@ -55,6 +55,10 @@ class OutputManager {
   void begin();
   // Call after every step: feeds the maps and writes whatever interval has come due.
   void after_step();
+  // The earliest time (ms) at which after_step() has something to do: the next output due,
+  // or now (0) while the maps are fed from a copy of V every step. The steps before it may
+  // run as one batch, with after_step() called only after the last.
+  double next_due() const;
   // The accumulators, for a checkpoint taken now (after after_step()).
   std::vector<unsigned char> save_state() const;
   // After a NaN: the last good state as <directory>/last_good.vti. Returns its path.

@@ -1,5 +1,7 @@
 #include "run/run.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -153,9 +155,21 @@ Result Run::advance(double t_end, const std::function<void(double)>& progress, b
   const double eps = 1e-3 * sim.dt();
   const double every = r.c.output.checkpoint_interval;
   double next_ckpt = every > 0 ? (std::floor(sim.time() / every + 1e-9) + 1) * every : INFINITY;
+  // Steps run in batches up to the next output or checkpoint (a GPU queues a batch and
+  // checks it once instead of waiting for every step); the batch grows while it takes
+  // under 50 ms, so progress and a stop signal are still seen several times a second.
+  long batch = 1;
   while (sim.time() < t_end - eps) {
     try {
-      sim.step();
+      const double until = std::min({t_end, r.out->next_due(), next_ckpt, sim.time() + double(batch) * sim.dt()});
+      const auto w0 = std::chrono::steady_clock::now();
+      if (until < sim.time() + 1.5 * sim.dt())
+        sim.step();
+      else
+        sim.run_until(until);
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+      if (wall < 0.05 && batch < 4096) batch *= 2;
+      if (wall > 0.2 && batch > 1) batch /= 2;
     } catch (const NumericalError& e) {
       // The simulation kept the last good state: checkpoint it and keep its fields.
       r.checkpoint();

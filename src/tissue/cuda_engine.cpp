@@ -42,6 +42,9 @@ namespace {
 
 constexpr unsigned kThreads = 256;  // per block; the kernel's __launch_bounds__
 constexpr unsigned long long kNoFailure = ~0ull;
+// Steps per CUDA graph: long enough that the host's launch is nothing beside the steps,
+// short enough that graphs stay small (two graphs per length: one per parity).
+constexpr long kGraphSteps = 64;
 
 // Threads per block for a kernel of `registers` per thread: the size among 256, 128, 64 that
 // keeps the most threads resident on an SM (65536 registers, allocated per warp in units of
@@ -87,8 +90,6 @@ class CudaEngine final : public Engine {
     compile();
     fail_ = gpu::DeviceBuffer(2 * sizeof(unsigned long long), "the failure flag");
     reset_failure();
-    clock_ = gpu::DeviceBuffer(sizeof(unsigned long long), "the step clock of the CUDA graphs");
-    clock_.fill_zero();
     if (const char* e = std::getenv("HEARTWAVE_CUDA_GRAPHS"); e && std::string(e) == "0") use_graphs_ = false;
     tuner_timer_ = std::make_unique<gpu::Timer>();
   }
@@ -114,25 +115,19 @@ class CudaEngine final : public Engine {
     queue_and_check(n, count, done);
   }
 
-  // Queues `count` steps from step n, then reads the failure flag once.
+  // Queues `count` steps from step n, then reads the failure flag once: the GPU has the
+  // whole batch queued and never waits for the host inside it.
   void queue_and_check(long n, long count, long& done) {
     batch_start_ = n;
     done = 0;
-    if (graph_fits(n, count)) {
-      std::unique_ptr<gpu::KernelGraph>& g = graphs_[{cur_, count}];
-      if (!g) {
-        // Built once per (parity, length) from the batch's own launches, with the step read
-        // from the clock; later batches only set the clock and launch it.
-        g = std::make_unique<gpu::KernelGraph>();
-        building_ = g.get();
-        for (long m = n; m < n + count; ++m) enqueue(m);
-        building_ = nullptr;
+    for (long m = n; m < n + count;) {
+      const long chunk = std::min(kGraphSteps, n + count - m);
+      if (graph_fits(m, chunk)) {
+        launch_graph(m, chunk);
+      } else {
+        for (long k = m; k < m + chunk; ++k) enqueue(k);
       }
-      gpu::set_u64_async(clock_.ptr(), static_cast<std::uint64_t>(n));
-      g->launch();
-      ++graph_batches_;
-    } else {
-      for (long m = n; m < n + count; ++m) enqueue(m);
+      m += chunk;
     }
     unsigned long long f[2];
     fail_.download(f, sizeof f);
@@ -416,6 +411,30 @@ class CudaEngine final : public Engine {
     fail_.upload(f, sizeof f);
   }
 
+  // Steps [n, n + count) of the batch begun at batch_start_ as one graph launch. A graph is
+  // built once per (parity of the current field at its start, steps) from the launches
+  // enqueue() would make, each node reading its time from the graph's clock; later
+  // launches only write the clock.
+  void launch_graph(long n, long count) {
+    const int parity = cur_of(n);
+    std::unique_ptr<GraphBatch>& g = graphs_[{parity, count}];
+    if (!g) {
+      g = std::make_unique<GraphBatch>();
+      g->clock = gpu::DeviceBuffer(std::size_t(count) * s_.parts.size() * 2 * sizeof(hw::cuda::PassTime<Real>),
+                                   "the clock of a CUDA graph");
+      building_ = g.get();
+      building_first_ = n;
+      for (long m = n; m < n + count; ++m) enqueue(m);
+      building_ = nullptr;
+    }
+    std::vector<hw::cuda::PassTime<Real>> times(g->nodes.size());
+    for (std::size_t k = 0; k < times.size(); ++k)
+      times[k] = pass_time(n + g->nodes[k].step, g->nodes[k].shift, g->nodes[k].t2ms);
+    g->clock.upload(times.data(), times.size() * sizeof(times[0]));
+    g->graph.launch();
+    ++graph_batches_;
+  }
+
   // Whether the batch of steps [n, n + count) can be one graph launch: explicit diffusion
   // (the CG reads its residuals on the host), the block shapes tuned, and no stimulus on in
   // any of its steps (the only arguments that change from step to step besides the step).
@@ -465,6 +484,12 @@ class CudaEngine final : public Engine {
   // by parity, since each step swaps.
   int cur_of(long n) const { return int((cur_ + (n - batch_start_)) % 2); }
 
+  // When a pass that starts t_shift ms into step n runs (t in model units of t2ms ms).
+  hw::cuda::PassTime<Real> pass_time(long n, double t_shift, double t2ms) const {
+    const double t0 = double(n) * s_.time.dt;
+    return {t0, static_cast<unsigned long long>(n), Real((t0 + t_shift) / t2ms)};
+  }
+
   // The pass starts t_shift ms after step n's start. track: V at the step's start, when this
   // pass ends the step (the maps are updated then).
   void pass(const gpu::DeviceBuffer& vin, const gpu::DeviceBuffer& vout, bool diffuse, double h,
@@ -490,21 +515,22 @@ class CudaEngine final : public Engine {
           a.stim_add[st] = Real(h * p.stim_rate[st]);
         }
       const int sub = s_.time.ode_substeps;
-      a.t_shift_ms = t_shift;
-      a.t2ms = p.t2ms;
+      const hw::cuda::PassTime<Real> when = pass_time(n, t_shift, p.t2ms);
+      a.t = when.t;
+      a.t_prev_ms = when.t_prev_ms;
+      a.step = when.step;
       a.dt_ms = s_.time.dt;
+      a.clock = nullptr;
+      if (building_) {
+        a.clock = reinterpret_cast<const hw::cuda::PassTime<Real>*>(building_->clock.ptr());
+        a.step = building_->nodes.size();
+        building_->nodes.push_back({n - building_first_, t_shift, p.t2ms});
+      }
       a.hs = Real(h / sub / p.t2ms);
       a.substeps = sub;
       a.to_model = Real(1.0 / p.v2mV);
       a.to_mv = Real(p.v2mV);
       a.max_finite = std::numeric_limits<Real>::max();
-      if (building_) {
-        a.clock = reinterpret_cast<const unsigned long long*>(clock_.ptr());
-        a.step = static_cast<unsigned long long>(n - batch_start_);
-      } else {
-        a.clock = nullptr;
-        a.step = static_cast<unsigned long long>(n);
-      }
       if (track && !act_.act.empty()) {
         a.act = reinterpret_cast<float*>(act_.act.ptr());
         a.apd = reinterpret_cast<float*>(act_.apd.ptr());
@@ -524,7 +550,7 @@ class CudaEngine final : public Engine {
                                                     (unsigned(g.ny()) + b[1] - 1) / b[1], unsigned(g.nz())}
                                         : gpu::Dim3{unsigned((p.n + b[0] - 1) / b[0]), 1, 1};
       if (building_)
-        building_->add(d.fn, grid, b, args);
+        building_->graph.add(d.fn, grid, b, args);
       else
         gpu::launch(d.fn, grid, b, args);
       if (timed) dt.tuner.record(tuner_timer_->stop_ms());
@@ -711,13 +737,22 @@ class CudaEngine final : public Engine {
   gpu::Module module_;
   int cur_ = 0;
   long batch_start_ = 0;
-  // Batches as CUDA graphs (graph_fits), one per (parity of the current field, steps); the
-  // device clock holds the batch's first step. HEARTWAVE_CUDA_GRAPHS=0 launches every
+  // Batches as CUDA graphs (graph_fits), one per (parity of the current field, steps), each
+  // with the times of its nodes in device memory. HEARTWAVE_CUDA_GRAPHS=0 launches every
   // kernel on its own (the tests compare both ways).
+  struct GraphBatch {
+    gpu::KernelGraph graph;
+    struct Node {
+      long step;  // in the batch
+      double shift, t2ms;
+    };
+    std::vector<Node> nodes;  // what pass_time needs for each node, in order
+    gpu::DeviceBuffer clock;  // a PassTime per node
+  };
   bool use_graphs_ = true;
-  gpu::DeviceBuffer clock_;
-  std::map<std::pair<int, long>, std::unique_ptr<gpu::KernelGraph>> graphs_;
-  gpu::KernelGraph* building_ = nullptr;
+  std::map<std::pair<int, long>, std::unique_ptr<GraphBatch>> graphs_;
+  GraphBatch* building_ = nullptr;  // the graph being built, from step building_first_
+  long building_first_ = 0;
   long graph_batches_ = 0;
   std::size_t bytes_ = 0;
   mutable std::vector<Real> host_v_;

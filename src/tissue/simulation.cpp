@@ -77,8 +77,9 @@ void Simulation::run_until(double t_ms, const std::function<void(const Simulatio
     return;
   }
   // Nobody looks between steps: let the engine run them in batches (the GPU queues a batch
-  // and checks its NaN flag once).
-  constexpr long kBatch = 64;
+  // and checks its NaN flag once). Long batches keep the GPU busy while the host waits: a
+  // host whose cores are all taken may take milliseconds to come back after each check.
+  constexpr long kBatch = 1024;
   while (time() < t_ms - 1e-3 * dt) {
     const long left = std::max(1L, long(std::ceil((t_ms - 1e-3 * dt - time()) / dt)));
     long done = 0;

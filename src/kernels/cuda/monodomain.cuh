@@ -126,10 +126,8 @@ __device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
   unsigned c, i, j, k;
   if (!locate<Real, V>(a, c, i, j, k)) return;
   if (*a.fail != ~0ull) return;  // a failed step stops the steps queued after it
-  const unsigned long long step = a.clock ? *a.clock + a.step : a.step;
-  // No contraction into an FMA, so that the times are the host's to the last bit.
-  const double t0_ms = __dmul_rn(double(step), a.dt_ms);
-  const Real t = Real(__ddiv_rn(__dadd_rn(t0_ms, a.t_shift_ms), a.t2ms));
+  const unsigned long long step = a.clock ? a.clock[a.step].step : a.step;
+  const Real t = a.clock ? a.clock[a.step].t : a.t;
   const unsigned n = unsigned(a.n);
   const unsigned g = i + unsigned(a.nx) * (j + unsigned(a.ny) * k);
   const unsigned s0 = row_base<Real, V>(a, int(j), int(k));
@@ -174,7 +172,7 @@ __device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
     if (q != M::kv) a.y[unsigned(q < M::kv ? q : q - 1) * n + c] = y[q];
   const Real vnew = y[M::kv] * a.to_mv;
   a.vout[s0 + i] = vnew;
-  if (a.act) track(a, g, float(a.vstart[s0 + i]), float(vnew), t0_ms);
+  if (a.act) track(a, g, float(a.vstart[s0 + i]), float(vnew), a.clock ? a.clock[a.step].t_prev_ms : a.t_prev_ms);
 }
 
 }  // namespace hw::cuda

@@ -6,6 +6,13 @@
 namespace hw::cuda {
 
 template <class Real>
+struct PassTime {
+  double t_prev_ms;
+  unsigned long long step;
+  Real t;
+};
+
+template <class Real>
 struct PartArgs {
   const Real* vin;
   Real* vout;
@@ -41,14 +48,14 @@ struct PartArgs {
   // kernel that finds it set does nothing, so steps queued after a failure change nothing.
   unsigned long long* fail;
   unsigned long long* fail_step;  // the step that failed (atomicMin)
-  // The step n this pass belongs to: `step`, or *clock + step, where the pass is a node of a
-  // CUDA graph (whose arguments are fixed when it is built) and the host sets the clock
-  // before each launch. The pass starts at n·dt_ms + t_shift_ms (ms; Strang's second pass:
-  // half a step later), t2ms ms per model time unit; every time the kernel needs comes
-  // from n, computed in the same rounding as on the host.
-  const unsigned long long* clock;
+  // When the pass runs: step n, the pass's start t in model units, and the step's start in
+  // ms (for the maps); from the arguments, or from clock[step] where the pass is a node of
+  // a CUDA graph, whose arguments are fixed when it is built (the host writes the clock
+  // before each launch of the graph).
+  const PassTime<Real>* clock;
   unsigned long long step;
-  double dt_ms, t_shift_ms, t2ms;
+  Real t;
+  double t_prev_ms, dt_ms;
   // Activation/APD90 maps (io/activation_k.hpp), grid-indexed; act null: not tracked. Set on
   // the last pass of a step only; vstart is V at the step's start (layout storage).
   float* act;
