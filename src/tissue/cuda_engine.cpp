@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -45,6 +46,8 @@ constexpr unsigned long long kNoFailure = ~0ull;
 // Steps per CUDA graph: long enough that the host's launch is nothing beside the steps,
 // short enough that graphs stay small (two graphs per length: one per parity).
 constexpr long kGraphSteps = 64;
+// Steps queued before one check of the failure flag, at most.
+constexpr long kMaxBatch = 1024;
 
 // Threads per block for a kernel of `registers` per thread: the size among 256, 128, 64 that
 // keeps the most threads resident on an SM (65536 registers, allocated per warp in units of
@@ -90,6 +93,8 @@ class CudaEngine final : public Engine {
     compile();
     fail_ = gpu::DeviceBuffer(2 * sizeof(unsigned long long), "the failure flag");
     reset_failure();
+    batch_clock_ = gpu::DeviceBuffer(std::size_t(kMaxBatch) * 2 * s.parts.size() * sizeof(hw::cuda::PassTime<Real>),
+                                     "the step clock");
     if (const char* e = std::getenv("HEARTWAVE_CUDA_GRAPHS"); e && std::string(e) == "0") use_graphs_ = false;
     tuner_timer_ = std::make_unique<gpu::Timer>();
   }
@@ -105,21 +110,17 @@ class CudaEngine final : public Engine {
     if (implicit_) {
       // The CG reads its residuals on the host every iteration anyway; stepping one step at a
       // time keeps it from ever running on the V of a failed step.
-      for (long m = 0; m < count; ++m) {
-        long one = 0;
-        queue_and_check(n + m, 1, one);
-        done += one;
-      }
+      for (long m = 0; m < count; ++m) queue_and_check(n + m, 1, done);
       return;
     }
-    queue_and_check(n, count, done);
+    for (long m = 0; m < count; m += kMaxBatch) queue_and_check(n + m, std::min(kMaxBatch, count - m), done);
   }
 
   // Queues `count` steps from step n, then reads the failure flag once: the GPU has the
-  // whole batch queued and never waits for the host inside it.
+  // whole batch queued and never waits for the host inside it. Adds the steps done to `done`.
   void queue_and_check(long n, long count, long& done) {
     batch_start_ = n;
-    done = 0;
+    write_clock(n, count);
     for (long m = n; m < n + count;) {
       const long chunk = std::min(kGraphSteps, n + count - m);
       if (graph_fits(m, chunk)) {
@@ -133,14 +134,14 @@ class CudaEngine final : public Engine {
     fail_.download(f, sizeof f);
     if (f[0] == kNoFailure) {
       cur_ = int((cur_ + count) % 2);
-      done = count;
+      done += count;
       return;
     }
     // Steps n .. f[1]−1 succeeded: the state is theirs (the failed step wrote only into its
     // V_next, and later steps did nothing).
     const long good = long(f[1]) - n;
     cur_ = int((cur_ + good) % 2);
-    done = good;
+    done += good;
     const std::size_t cell = std::size_t(f[0] >> 9);
     const int k = int(f[0] & 511) - 1;
     std::string var = "V";
@@ -411,28 +412,35 @@ class CudaEngine final : public Engine {
     fail_.upload(f, sizeof f);
   }
 
-  // Steps [n, n + count) of the batch begun at batch_start_ as one graph launch. A graph is
-  // built once per (parity of the current field at its start, steps) from the launches
-  // enqueue() would make, each node reading its time from the graph's clock; later
-  // launches only write the clock.
+  // Steps [n, n + count) of the batch as one graph launch. A graph is built once per (parity
+  // of the current field at its start, steps, place in the batch) from the launches
+  // enqueue() would make; its nodes read their times from their slots of the batch clock.
   void launch_graph(long n, long count) {
-    const int parity = cur_of(n);
-    std::unique_ptr<GraphBatch>& g = graphs_[{parity, count}];
+    const long place = (n - batch_start_) / kGraphSteps;
+    std::unique_ptr<gpu::KernelGraph>& g = graphs_[{cur_of(n), count, place}];
     if (!g) {
-      g = std::make_unique<GraphBatch>();
-      g->clock = gpu::DeviceBuffer(std::size_t(count) * s_.parts.size() * 2 * sizeof(hw::cuda::PassTime<Real>),
-                                   "the clock of a CUDA graph");
+      g = std::make_unique<gpu::KernelGraph>();
       building_ = g.get();
-      building_first_ = n;
       for (long m = n; m < n + count; ++m) enqueue(m);
       building_ = nullptr;
     }
-    std::vector<hw::cuda::PassTime<Real>> times(g->nodes.size());
-    for (std::size_t k = 0; k < times.size(); ++k)
-      times[k] = pass_time(n + g->nodes[k].step, g->nodes[k].shift, g->nodes[k].t2ms);
-    g->clock.upload(times.data(), times.size() * sizeof(times[0]));
-    g->graph.launch();
+    g->launch();
     ++graph_batches_;
+  }
+
+  // The times of every pass of steps [n, n + count) into the batch clock, at slot
+  // ((m − n)·2 + pass)·parts + q (pass 1: Strang's second, half a step in). The upload is
+  // synchronous and comes after the last check of the failure flag, which waited for every
+  // kernel queued before: no kernel still reads the old times.
+  void write_clock(long n, long count) {
+    const std::size_t P = s_.parts.size();
+    std::vector<hw::cuda::PassTime<Real>> times(std::size_t(count) * 2 * P);
+    for (long m = 0; m < count; ++m)
+      for (int pass = 0; pass < 2; ++pass)
+        for (std::size_t q = 0; q < P; ++q)
+          times[(std::size_t(m) * 2 + std::size_t(pass)) * P + q] =
+              pass_time(n + m, pass * 0.5 * s_.time.dt, s_.parts[q].t2ms);
+    batch_clock_.upload(times.data(), times.size() * sizeof(times[0]));
   }
 
   // Whether the batch of steps [n, n + count) can be one graph launch: explicit diffusion
@@ -460,24 +468,25 @@ class CudaEngine final : public Engine {
     if (implicit_) {
       // Implicit diffusion of the whole dt by CG into V_next, then the reaction in place.
       const gpu::DeviceBuffer* from = &cur;
-      double h = dt, shift = 0;
+      double h = dt;
+      int second = 0;
       if (s_.time.splitting == Splitting::strang) {
         pass(cur, tmp_, false, 0.5 * dt, 0, active, n, nullptr);
         if (failed()) return;
         from = &tmp_;
         h = 0.5 * dt;
-        shift = 0.5 * dt;
+        second = 1;
       }
       gpu::copy_device(next.ptr(), from->ptr(), layout_.size() * sizeof(Real));
       solve(next);
-      pass(next, next, false, h, shift, active, n, &cur);
+      pass(next, next, false, h, second, active, n, &cur);
       return;
     }
     if (s_.time.splitting == Splitting::godunov) {
       pass(cur, next, true, dt, 0, active, n, &cur);
     } else {
       pass(cur, tmp_, false, 0.5 * dt, 0, active, n, nullptr);
-      pass(tmp_, next, true, 0.5 * dt, 0.5 * dt, active, n, &cur);
+      pass(tmp_, next, true, 0.5 * dt, 1, active, n, &cur);
     }
   }
   // The field that is current at step n of a batch started from cur_ at step n0: tracked
@@ -490,10 +499,10 @@ class CudaEngine final : public Engine {
     return {t0, static_cast<unsigned long long>(n), Real((t0 + t_shift) / t2ms)};
   }
 
-  // The pass starts t_shift ms after step n's start. track: V at the step's start, when this
-  // pass ends the step (the maps are updated then).
+  // Pass `second` of step n (1: Strang's second, half a step in). track: V at the step's
+  // start, when this pass ends the step (the maps are updated then).
   void pass(const gpu::DeviceBuffer& vin, const gpu::DeviceBuffer& vout, bool diffuse, double h,
-            double t_shift, unsigned active, long n, const gpu::DeviceBuffer* track) {
+            int second, unsigned active, long n, const gpu::DeviceBuffer* track) {
     const Grid& g = s_.geo.grid;
     for (std::size_t q = 0; q < s_.parts.size(); ++q) {
       const Part& p = s_.parts[q];
@@ -515,17 +524,9 @@ class CudaEngine final : public Engine {
           a.stim_add[st] = Real(h * p.stim_rate[st]);
         }
       const int sub = s_.time.ode_substeps;
-      const hw::cuda::PassTime<Real> when = pass_time(n, t_shift, p.t2ms);
-      a.t = when.t;
-      a.t_prev_ms = when.t_prev_ms;
-      a.step = when.step;
+      a.clock = reinterpret_cast<const hw::cuda::PassTime<Real>*>(batch_clock_.ptr());
+      a.slot = unsigned((std::size_t(n - batch_start_) * 2 + std::size_t(second)) * s_.parts.size() + q);
       a.dt_ms = s_.time.dt;
-      a.clock = nullptr;
-      if (building_) {
-        a.clock = reinterpret_cast<const hw::cuda::PassTime<Real>*>(building_->clock.ptr());
-        a.step = building_->nodes.size();
-        building_->nodes.push_back({n - building_first_, t_shift, p.t2ms});
-      }
       a.hs = Real(h / sub / p.t2ms);
       a.substeps = sub;
       a.to_model = Real(1.0 / p.v2mV);
@@ -550,7 +551,7 @@ class CudaEngine final : public Engine {
                                                     (unsigned(g.ny()) + b[1] - 1) / b[1], unsigned(g.nz())}
                                         : gpu::Dim3{unsigned((p.n + b[0] - 1) / b[0]), 1, 1};
       if (building_)
-        building_->graph.add(d.fn, grid, b, args);
+        building_->add(d.fn, grid, b, args);
       else
         gpu::launch(d.fn, grid, b, args);
       if (timed) dt.tuner.record(tuner_timer_->stop_ms());
@@ -737,22 +738,12 @@ class CudaEngine final : public Engine {
   gpu::Module module_;
   int cur_ = 0;
   long batch_start_ = 0;
-  // Batches as CUDA graphs (graph_fits), one per (parity of the current field, steps), each
-  // with the times of its nodes in device memory. HEARTWAVE_CUDA_GRAPHS=0 launches every
+  // Chunks of kGraphSteps steps as CUDA graphs (graph_fits). HEARTWAVE_CUDA_GRAPHS=0 launches every
   // kernel on its own (the tests compare both ways).
-  struct GraphBatch {
-    gpu::KernelGraph graph;
-    struct Node {
-      long step;  // in the batch
-      double shift, t2ms;
-    };
-    std::vector<Node> nodes;  // what pass_time needs for each node, in order
-    gpu::DeviceBuffer clock;  // a PassTime per node
-  };
+  gpu::DeviceBuffer batch_clock_;  // kMaxBatch steps (write_clock), allocated once: graphs point into it
   bool use_graphs_ = true;
-  std::map<std::pair<int, long>, std::unique_ptr<GraphBatch>> graphs_;
-  GraphBatch* building_ = nullptr;  // the graph being built, from step building_first_
-  long building_first_ = 0;
+  std::map<std::tuple<int, long, long>, std::unique_ptr<gpu::KernelGraph>> graphs_;
+  gpu::KernelGraph* building_ = nullptr;  // the graph being built
   long graph_batches_ = 0;
   std::size_t bytes_ = 0;
   mutable std::vector<Real> host_v_;

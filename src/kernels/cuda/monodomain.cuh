@@ -126,8 +126,8 @@ __device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
   unsigned c, i, j, k;
   if (!locate<Real, V>(a, c, i, j, k)) return;
   if (*a.fail != ~0ull) return;  // a failed step stops the steps queued after it
-  const unsigned long long step = a.clock ? a.clock[a.step].step : a.step;
-  const Real t = a.clock ? a.clock[a.step].t : a.t;
+  const PassTime<Real>& when = a.clock[a.slot];
+  const Real t = when.t;
   const unsigned n = unsigned(a.n);
   const unsigned g = i + unsigned(a.nx) * (j + unsigned(a.ny) * k);
   const unsigned s0 = row_base<Real, V>(a, int(j), int(k));
@@ -164,7 +164,7 @@ __device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
     for (int q = M::ns - 1; q >= 0; --q)
       if (q != M::kv && !kernels::finite_value(y[q], a.max_finite)) bad = q;
     atomicMin(a.fail, ((unsigned long long)g << 9) | (unsigned long long)(bad + 1));
-    atomicMin(a.fail_step, step);
+    atomicMin(a.fail_step, when.step);
     return;
   }
 #pragma unroll
@@ -172,7 +172,7 @@ __device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
     if (q != M::kv) a.y[unsigned(q < M::kv ? q : q - 1) * n + c] = y[q];
   const Real vnew = y[M::kv] * a.to_mv;
   a.vout[s0 + i] = vnew;
-  if (a.act) track(a, g, float(a.vstart[s0 + i]), float(vnew), a.clock ? a.clock[a.step].t_prev_ms : a.t_prev_ms);
+  if (a.act) track(a, g, float(a.vstart[s0 + i]), float(vnew), when.t_prev_ms);
 }
 
 }  // namespace hw::cuda

@@ -5,6 +5,7 @@
 
 namespace hw::cuda {
 
+// When a pass runs: its step n, its start t in model units, and the step's start in ms.
 template <class Real>
 struct PassTime {
   double t_prev_ms;
@@ -48,14 +49,13 @@ struct PartArgs {
   // kernel that finds it set does nothing, so steps queued after a failure change nothing.
   unsigned long long* fail;
   unsigned long long* fail_step;  // the step that failed (atomicMin)
-  // When the pass runs: step n, the pass's start t in model units, and the step's start in
-  // ms (for the maps); from the arguments, or from clock[step] where the pass is a node of
-  // a CUDA graph, whose arguments are fixed when it is built (the host writes the clock
-  // before each launch of the graph).
+  // When the pass runs, clock[slot]: in device memory, not in the arguments, because a
+  // pass may be a node of a CUDA graph, whose arguments are fixed when it is built; the
+  // host writes the clock before the launches that read it. (Read unconditionally: a
+  // choice between the arguments and the clock cost TT06 16 more registers.)
   const PassTime<Real>* clock;
-  unsigned long long step;
-  Real t;
-  double t_prev_ms, dt_ms;
+  unsigned int slot;
+  double dt_ms;
   // Activation/APD90 maps (io/activation_k.hpp), grid-indexed; act null: not tracked. Set on
   // the last pass of a step only; vstart is V at the step's start (layout storage).
   float* act;
