@@ -14,37 +14,11 @@ namespace {
 std::string shape_str(const Dim3& d) { return fmt::format("{}x{}x{}", d[0], d[1], d[2]); }
 }  // namespace
 
-double launch_overhang(unsigned nx, unsigned ny, const Dim3& b) {
-  const double x = double((nx + b[0] - 1) / b[0] * b[0]), y = double((ny + b[1] - 1) / b[1] * b[1]);
-  return x * y / (double(nx) * double(ny));
-}
-
 std::vector<Dim3> box_block_shapes(unsigned nx, unsigned ny, unsigned threads) {
   nx = std::max(nx, 1u);
-  ny = std::max(ny, 1u);
   std::vector<Dim3> shapes;
   for (unsigned bx = std::min(threads, (nx + 31) / 32 * 32); bx >= 32; bx /= 2)
     if (threads / bx == 1 || ny > 1) shapes.push_back({bx, threads / bx, 1});
-  double least = std::numeric_limits<double>::infinity();
-  for (const Dim3& s : shapes) least = std::min(least, launch_overhang(nx, ny, s));
-  // The best exact-or-nearer tiling: rows of a multiple of 16 threads, whole warps per block,
-  // at least two warps; on a tie the larger block, then the longer row.
-  Dim3 best{0, 0, 0};
-  double best_over = least - 0.01;  // only worth a trial when it saves more than 1 %
-  for (unsigned bx = 16; bx <= threads; bx += 16)
-    for (unsigned by = 1; bx * by <= threads; ++by) {
-      if ((bx * by) % 32 != 0 || bx * by < 64 || (by > 1 && ny == 1)) continue;
-      const Dim3 s{bx, by, 1};
-      const double o = launch_overhang(nx, ny, s);
-      const bool better = o < best_over - 1e-12 ||
-                          (o < best_over + 1e-12 && best[0] != 0 &&
-                           (bx * by > best[0] * best[1] || (bx * by == best[0] * best[1] && bx > best[0])));
-      if (better) {
-        best = s;
-        best_over = o;
-      }
-    }
-  if (best[0] != 0) shapes.push_back(best);
   return shapes;
 }
 

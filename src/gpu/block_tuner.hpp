@@ -15,14 +15,10 @@ namespace hw::gpu {
 
 // Candidate (x, y, 1) block shapes of at most `threads` threads for a kernel launched over an
 // nx × ny × nz box, the default first: whole warps along x with the rest of the block in y
-// (flatter tiles reuse the y neighbours in L1, longer rows read longer runs), and, where none
-// of those tiles the face without idle threads, the shape that wastes the fewest. Why: a
-// block hanging over the edge idles its outside threads for a whole step, which on the
-// N-version slab at 0.05 mm (400 × 140) is 7 % of the launch with 32 × 8 blocks; 80 × 2 or
-// 16 × 14 tile it exactly. Rows of 16 floats still read whole 64-byte sectors.
+// (flatter tiles reuse the y neighbours in L1, longer rows read longer runs). Shapes that
+// tile a face such as 400 × 140 without idle threads (16 × 14) were tried and never won
+// (docs/benchmarks.md), so they are not offered.
 std::vector<Dim3> box_block_shapes(unsigned nx, unsigned ny, unsigned threads);
-// Threads launched per cell of the face for a shape (1 = no idle thread).
-double launch_overhang(unsigned nx, unsigned ny, const Dim3& shape);
 
 class BlockTuner {
  public:
