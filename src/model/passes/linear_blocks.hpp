@@ -1,4 +1,4 @@
-// Linear blocks: sets of states whose derivatives are affine in the set's own states.
+// Blocks: sets of states advanced together by an implicit update of their own Jacobian.
 //
 // Why: in the large ventricular models the stiffness that breaks fixed-step schemes sits in
 // Markov chains (ion-channel states with fast transitions between them): each state's rate
@@ -6,17 +6,21 @@
 // diagonal of the Jacobian underestimates how fast the chain relaxes, and a diagonal
 // exponential (Rush-Larsen) update can still diverge. Seen as one small linear system
 // dy_B/dt = A·y_B + b, a chain is advanced stably by an implicit update of that system
-// (cell/integrators.hpp, GRL1 and GRL2), which also keeps its total occupancy.
+// (cell/integrators.hpp, GRL1 and GRL2), which also keeps its total occupancy. The same
+// holds for a concentration and the buffers that bind it (kon·Ca·(Bmax − B) − koff·B): not
+// affine, but GRL2 linearises every block at the step's midpoint, which keeps second order.
 //
 // Guarantees: after find_linear_blocks(m), every block has 2 to kMaxBlockStates states, no
 // state is in two blocks, the voltage state is in none, and for r, c in the block
-// jacobian[r·n + c] = fold(∂f(states[r])/∂y(states[c])) reads no state of the block (looking
-// through algebraics). m.analysis[i].block is the block of state i or −1. The candidates
-// start as every state but the voltage; while some partial among them reads a candidate,
-// the candidate most partials read is dropped (it becomes a coefficient, frozen over a
-// step). The blocks are the strongly connected sets of what remains under "f_i reads y_j"
-// (two-way coupling; larger sets than kMaxBlockStates are left to the diagonal update). Needs
-// m.analysis (analyse_states).
+// jacobian[r·n + c] = fold(∂f(states[r])/∂y(states[c])). m.analysis[i].block is the block
+// of state i or −1. Affine blocks first: the candidates start as every state but the
+// voltage; while some partial among them reads a candidate, the candidate most partials
+// read is dropped (it becomes a coefficient, frozen over a step). The affine blocks are the
+// strongly connected sets of what remains under "f_i reads y_j" (two-way coupling; larger
+// sets than kMaxBlockStates are left to the diagonal update); their Jacobians read no
+// state of the block. Then each dropped state d becomes a concentration block with the
+// states that bind only it (s reads d, d reads s, s reads nothing but V, d and its own
+// affine block, which joins whole). Needs m.analysis (analyse_states).
 #pragma once
 
 #include "model/ir/model.hpp"
