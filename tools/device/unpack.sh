@@ -5,7 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p .devrun/root .devrun/bin
-tar -C .devrun/root -xJf .devrun/pack.tar.xz
+# Once per pack: scripts that run side by side must not rewrite binaries the other runs.
+if [ ! .devrun/root/.unpacked -nt .devrun/pack.tar.xz ]; then
+  tar -C .devrun/root -xJf .devrun/pack.tar.xz
+  touch .devrun/root/.unpacked
+fi
 root=$(pwd)/.devrun/root
 # The device's CUDA toolkit (NVRTC) and driver (libcuda, dlopened by heartwave) come after
 # the carried libraries.
