@@ -130,13 +130,14 @@ bool conserves(const Model& m, const std::vector<std::uint32_t>& block) try {
 }
 
 // A concentration the affine rule dropped (calcium, sodium: the ligand a buffer binds),
-// together with the states that only bind it: s is taken when s reads d, d reads s, and s
-// reads nothing but V, d and the rest of its own affine block (which then joins whole).
-// Why: a buffer's rate kon·d·(Bmax − s) − koff·s is bilinear in d and s, so the affine rule
-// must leave d out, and each buffer then relaxes with d frozen over a step, while d itself
-// is pulled back by every buffer at once. In Grandi 2010 that coupling is what made grl2
-// 1.04 ms late at dt 0.01 with a 3.7 % too high calcium transient; as blocks, the pairs
-// are advanced together from their Jacobian at the step's midpoint (still second order).
+// together with the states that only bind it: s is taken when s reads d, d reads s, s
+// reads nothing but V, d and itself, and s is in no affine block (Markov chains that read
+// d stay chains: merged into d's block, Winslow 1999, Jafri 1998 and Iyer 2004 diverged
+// under grl2 at dt 0.01). Why: a buffer's rate kon·d·(Bmax − s) − koff·s is bilinear in d
+// and s, so the affine rule leaves d out, and each buffer then relaxes with d frozen over
+// a step while d is pulled back by every buffer at once. In Grandi 2010 that made grl2
+// 1.04 ms late at dt 0.01 with a 3.7 % too high calcium transient; as blocks, the pairs are
+// advanced together from their Jacobian at the step's midpoint (still second order).
 void add_concentration_blocks(Model& m, const std::vector<std::uint8_t>& in,
                               const std::vector<std::vector<std::uint8_t>>& reads,
                               std::vector<Partial>& partials, std::vector<std::vector<std::uint32_t>>& sets) {
@@ -144,49 +145,36 @@ void add_concentration_blocks(Model& m, const std::vector<std::uint8_t>& in,
   // as its "buffers". (Roles come from load_model; a bare pipeline run has none.)
   if (!m.roles.voltage_state) return;
   const std::uint32_t ns = std::uint32_t(m.states.size());
-  const auto voltage = [&](std::uint32_t k) { return *m.roles.voltage_state == k; };
-  std::vector<int> set_of(ns, -1);
-  for (std::size_t k = 0; k < sets.size(); ++k)
-    for (std::uint32_t i : sets[k]) set_of[i] = int(k);
-  std::vector<std::uint8_t> taken(ns, 0), merged(sets.size(), 0);
+  const std::uint32_t v = *m.roles.voltage_state;
+  std::vector<std::uint8_t> taken(ns, 0);
+  for (const auto& set : sets)
+    for (std::uint32_t i : set) taken[i] = 1;
   std::vector<std::vector<std::uint32_t>> added;
   for (std::uint32_t d = 0; d < ns; ++d) {
-    if (in[d] || voltage(d) || taken[d]) continue;
+    if (in[d] || d == v || taken[d]) continue;
     std::vector<std::uint32_t> block{d};
     for (std::uint32_t s = 0; s < ns; ++s) {
-      if (s == d || voltage(s) || taken[s] || !reads[s][d] || !reads[d][s]) continue;
-      const int k = set_of[s];
-      if (k >= 0 && merged[std::size_t(k)]) continue;
-      const std::vector<std::uint32_t> group = k >= 0 ? sets[std::size_t(k)] : std::vector<std::uint32_t>{s};
-      const auto inside = [&](std::uint32_t x) { return std::find(group.begin(), group.end(), x) != group.end(); };
+      if (s == d || s == v || taken[s] || !reads[s][d] || !reads[d][s]) continue;
       bool binds_only_d = true;
-      for (std::uint32_t g : group)
-        for (std::uint32_t x = 0; x < ns && binds_only_d; ++x)
-          if (reads[g][x] && x != d && !voltage(x) && !inside(x)) binds_only_d = false;
-      if (!binds_only_d || block.size() + group.size() > std::size_t(kMaxBlockStates)) continue;
-      if (k >= 0) merged[std::size_t(k)] = 1;
-      for (std::uint32_t g : group) {
-        taken[g] = 1;
-        block.push_back(g);
-      }
+      for (std::uint32_t x = 0; x < ns && binds_only_d; ++x)
+        if (reads[s][x] && x != d && x != v && x != s) binds_only_d = false;
+      if (!binds_only_d || block.size() >= std::size_t(kMaxBlockStates)) continue;
+      taken[s] = 1;
+      block.push_back(s);
     }
     if (block.size() < 2) continue;
     taken[d] = 1;
     std::sort(block.begin(), block.end());
     added.push_back(std::move(block));
   }
-  std::vector<std::vector<std::uint32_t>> out;
-  for (std::size_t k = 0; k < sets.size(); ++k)
-    if (!merged[k]) out.push_back(std::move(sets[k]));
   // The partials that involve d (made above only among the affine candidates).
-  for (const auto& b : added) {
+  for (auto& b : added) {
     for (std::uint32_t i : b)
       for (std::uint32_t j : b)
         if (reads[i][j] && !(in[i] && in[j]))
           partials.push_back({i, j, fold_expr(m.pool, differentiate(m, m.derivatives[i], VarKind::state, j)), {}});
-    out.push_back(b);
+    sets.push_back(std::move(b));
   }
-  sets = std::move(out);
 }
 
 }  // namespace

@@ -19,8 +19,10 @@
 // strongly connected sets of what remains under "f_i reads y_j" (two-way coupling; larger
 // sets than kMaxBlockStates are left to the diagonal update); their Jacobians read no
 // state of the block. Then each dropped state d becomes a concentration block with the
-// states that bind only it (s reads d, d reads s, s reads nothing but V, d and its own
-// affine block, which joins whole). Needs m.analysis (analyse_states).
+// states that bind only it (s reads d, d reads s, s reads nothing but V, d and itself, and
+// is in no affine block); only these blocks' Jacobians read their own states. Needs
+// m.analysis and m.roles.voltage_state (without a voltage there are no concentration
+// blocks).
 #pragma once
 
 #include "model/ir/model.hpp"
