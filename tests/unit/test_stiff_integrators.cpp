@@ -110,17 +110,24 @@ TEST(StiffIntegrators, BlockPathIsStableFarBeyondTheExplicitLimit) {
   EXPECT_FALSE(error_at_end(Integrator::rk2, 4) < 0.2);
 }
 
-hw::model::LoadedModel markov() {
-  return hw::model::load_model(std::string(HW_TEST_DATA_DIR) + "/data/hwm/markov_channel.hwm");
+hw::model::LoadedModel test_model(const char* file) {
+  return hw::model::load_model(std::string(HW_TEST_DATA_DIR) + "/data/hwm/" + file);
+}
+hw::model::LoadedModel markov() { return test_model("markov_channel.hwm"); }
+hw::model::LoadedModel buffers() { return test_model("calcium_buffers.hwm"); }
+
+// The state names of block b, in order.
+std::vector<std::string> block_names(const hw::model::Model& m, std::size_t b) {
+  std::vector<std::string> names;
+  for (auto i : m.blocks[b].states) names.push_back(m.states[i].name);
+  return names;
 }
 
 TEST(LinearBlocks, FindsTheMarkovChainAndOnlyIt) {
   const auto lm = markov();
   const auto& m = lm.analysed;
   ASSERT_EQ(m.blocks.size(), 1u) << hw::model::describe_blocks(m);
-  std::vector<std::string> names;
-  for (auto i : m.blocks[0].states) names.push_back(m.states[i].name);
-  EXPECT_EQ(names, (std::vector<std::string>{"C", "O", "I"}));
+  EXPECT_EQ(block_names(m, 0), (std::vector<std::string>{"C", "O", "I"}));
   EXPECT_TRUE(m.blocks[0].conserves);
   for (std::size_t i = 0; i < m.states.size(); ++i) {
     const bool in = m.states[i].name == "C" || m.states[i].name == "O" || m.states[i].name == "I";
@@ -174,19 +181,13 @@ TEST(LinearBlocks, Grl2MatchesAFineReference) {
   }
 }
 
-hw::model::LoadedModel buffers() {
-  return hw::model::load_model(std::string(HW_TEST_DATA_DIR) + "/data/hwm/calcium_buffers.hwm");
-}
-
 // Calcium is left out of the affine blocks (the buffers' rates read it), and then found
 // with the two buffers that bind it as a concentration block.
 TEST(LinearBlocks, FindsCalciumWithTheBuffersThatBindIt) {
   const auto lm = buffers();
   const auto& m = lm.analysed;
   ASSERT_EQ(m.blocks.size(), 1u) << hw::model::describe_blocks(m);
-  std::vector<std::string> names;
-  for (auto i : m.blocks[0].states) names.push_back(m.states[i].name);
-  EXPECT_EQ(names, (std::vector<std::string>{"Ca", "B1", "B2"}));
+  EXPECT_EQ(block_names(m, 0), (std::vector<std::string>{"Ca", "B1", "B2"}));
   EXPECT_FALSE(m.blocks[0].conserves);  // calcium enters and leaves
   EXPECT_NE(hw::model::describe_blocks(m).find("a concentration and what binds it"), std::string::npos)
       << hw::model::describe_blocks(m);
