@@ -20,6 +20,7 @@
 #include "model/frontend/hwm/hwm.hpp"
 #include "model/ir/print.hpp"
 #include "model/passes/linear_blocks.hpp"
+#include "model/passes/thresholds.hpp"
 #include "model/jit/builtin_registry.hpp"
 
 namespace hw::cli {
@@ -138,6 +139,9 @@ int inspect(const std::string& file, const RoleFlags& roles, bool dump, const st
       j.end_array().key("conserves").value(b.conserves).end_object();
     }
     j.end_array();
+    j.key("state_thresholds").begin_array();
+    for (model::ExprId g : an.thresholds) j.value(model::to_infix(an, g));
+    j.end_array();
     j.key("operations_per_cell_step").begin_object();
     for (int k = 0; k < cell::kIntegratorCount; ++k) {
       const auto method = static_cast<cell::Integrator>(k);
@@ -182,6 +186,7 @@ int inspect(const std::string& file, const RoleFlags& roles, bool dump, const st
   std::cout << fmt::format("gates found: {} of {} states (exact Rush-Larsen updates)\n", gates,
                            src.states.size());
   if (!an.blocks.empty()) std::cout << model::describe_blocks(an) << '\n';
+  if (!an.thresholds.empty()) std::cout << model::describe_thresholds(an) << '\n';
   std::cout << "\nroles:\n" << model::describe_roles(src);
   std::cout << "pacing: " << pacing << '\n';
   std::cout << fmt::format("\nsingularities repaired: {}\n", an.repairs.size());

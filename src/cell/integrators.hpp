@@ -23,6 +23,11 @@
 //                       Real* jdiag, Real* A) const; // A: each block row-major at its offset
 // With kBlockEntries > 0 the block queries are constexpr and M{} is a constant expression
 // (printed models), so for_each_block unrolls over the blocks at compile time.
+// And, optionally, state thresholds (model/passes/thresholds.hpp), which every integrator
+// stops at inside a step:
+//   static constexpr int kThresholds;                // how many (0: none; < 0: run time,
+//   int n_thresholds() const;                        //   then n_thresholds() says)
+//   void thresholds(Real t, const Real* y, const Real* p, const Real* c, Real* g) const;
 //
 // The stimulus is not special here: the driver writes it into a parameter each step.
 #pragma once
@@ -76,6 +81,7 @@ inline constexpr int kIntegratorCount = 8;
 inline constexpr int kMaxStates = 256;  // front ends reject larger models
 inline constexpr int kMaxParams = 1024;
 inline constexpr int kMaxBlockEntries = 2048;  // run-time models (the interpreter)
+inline constexpr int kMaxThresholds = 256;     // run-time models (the interpreter)
 
 #if !defined(__CUDACC_RTC__)
 // Short names used on the command line and in generated symbol names.
@@ -171,6 +177,23 @@ template <class M>
 struct StaticBlocks<M, decltype(void(M::kBlockEntries))> {
   static constexpr bool value = M::kBlockEntries > 0;
 };
+
+// kThresholds: 0 or absent, none; > 0, that many; < 0, n_thresholds() at run time.
+template <class M, class = void>
+struct Thresholds {
+  static constexpr int value = 0;  // scratch size
+};
+template <class M>
+struct Thresholds<M, decltype(void(M::kThresholds))> {
+  static constexpr int value = M::kThresholds > 0 ? M::kThresholds : M::kThresholds < 0 ? kMaxThresholds : 0;
+};
+template <class M>
+HW_INTEGRATOR_FN int threshold_count(const M& m) {
+  if constexpr (M::kThresholds < 0)
+    return m.n_thresholds();
+  else
+    return M::kThresholds;
+}
 
 // A block index known to the compiler.
 template <int V>
@@ -301,9 +324,11 @@ HW_INTEGRATOR_FN void rhs_jac_all(const M& m, Real t, const Real* y, const Real*
 
 }  // namespace detail
 
-// Advances one cell by dt. y has n_states entries; c holds the cell's computed constants.
+namespace detail {
+
+// One step of `method` over dt, whatever happens inside it.
 template <class Real, class M>
-HW_INTEGRATOR_FN void step_cell(const M& m, Integrator method, Real t, Real dt, Real* y, const Real* p,
+HW_INTEGRATOR_FN void step_once(const M& m, Integrator method, Real t, Real dt, Real* y, const Real* p,
                                 const Real* c) {
   const int n = m.n_states();
   constexpr int kScratch = detail::Sizes<M>::states;
@@ -423,6 +448,75 @@ HW_INTEGRATOR_FN void step_cell(const M& m, Integrator method, Real t, Real dt, 
       return;
     }
   }
+}
+
+// A step over dt that stops at each state threshold it crosses and goes on from there, so
+// that a rate switched on in a narrow window of a state is seen for the time the state
+// spends in it (model/passes/thresholds.hpp says why). Each pass tries the rest of the
+// step and compares the threshold distances g before and after. Where some g changed
+// sign, it goes back and tries again up to just before the first crossing, placed by linear
+// interpolation of g over the try (regula falsi: a state that approaches its threshold
+// along a curve needs a few tries), until a try crosses nothing. So no stage of the scheme
+// reads the far side of a threshold (RK4's last stage sits at the end of its step). From
+// just before a crossing it steps across in a sliver of 2·10⁻⁴ dt, which is all the time a
+// crossing spends on the wrong side. A step that crosses nothing costs two threshold
+// evaluations more than step_once; after kMaxTries tries the last one is kept, whatever it
+// crossed.
+template <class Real, class M>
+HW_INTEGRATOR_FN void step_to_thresholds(const M& m, Integrator method, Real t, Real dt, Real* y,
+                                         const Real* p, const Real* c) {
+  constexpr int kMaxTries = 32;
+  constexpr Real kSliver = Real(1e-4);  // of dt
+  constexpr int kG = Thresholds<M>::value;
+  constexpr int kScratch = Sizes<M>::states;
+  const int n = m.n_states(), ng = threshold_count(m);
+  Real g0[kG], g1[kG], y0[kScratch];
+  Real done = Real(0);  // the fraction of dt already taken
+  int tries = 0;
+  while (done < Real(1)) {
+    const Real t0 = t + done * dt;
+    m.thresholds(t0, y, p, c, g0);
+    HW_STATE_LOOP
+    for (int i = 0; i < n; ++i) y0[i] = y[i];
+    Real part = Real(1) - done;  // the fraction of dt this pass tries
+    for (;;) {
+      step_once(m, method, t0, part * dt, y, p, c);
+      ++tries;
+      m.thresholds(t0 + part * dt, y, p, c, g1);
+      Real first = Real(1);  // fraction of the try at its first crossing (NaN never compares less)
+      for (int k = 0; k < ng; ++k) {
+        if ((g0[k] > Real(0)) == (g1[k] > Real(0))) continue;
+        const Real at = g0[k] / (g0[k] - g1[k]);
+        if (at < first) first = at;
+      }
+      if (!(first < Real(1)) || part <= 2 * kSliver || tries >= kMaxTries) break;
+      HW_STATE_LOOP
+      for (int i = 0; i < n; ++i) y[i] = y0[i];
+      const Real before = first * part - kSliver;
+      part = before > kSliver ? before : 2 * kSliver;
+    }
+    done += part;
+    if (tries >= kMaxTries) {
+      // Out of tries short of the end: the rest in one step, as step_once would.
+      if (done < Real(1)) step_once(m, method, t + done * dt, (Real(1) - done) * dt, y, p, c);
+      return;
+    }
+  }
+}
+
+}  // namespace detail
+
+// Advances one cell by dt. y has n_states entries; c holds the cell's computed constants.
+template <class Real, class M>
+HW_INTEGRATOR_FN void step_cell(const M& m, Integrator method, Real t, Real dt, Real* y, const Real* p,
+                                const Real* c) {
+  if constexpr (detail::Thresholds<M>::value > 0) {
+    if (detail::threshold_count(m) > 0) {
+      detail::step_to_thresholds(m, method, t, dt, y, p, c);
+      return;
+    }
+  }
+  detail::step_once(m, method, t, dt, y, p, c);
 }
 
 #if !defined(__CUDACC_RTC__)

@@ -39,8 +39,9 @@ std::string test_data_dir() {
 
 // Built-ins, the shared CellML models, four of the stiff set with Markov chains (the
 // implicit block path of grl1/grl2; Iyer 2004's chains have up to 13 states; Decker 2009
-// has values a float kernel computes in double, passes/widen_for_float) and the small
-// Markov-chain test model.
+// has values a float kernel computes in double, passes/widen_for_float), Faber-Rudy 2000
+// (state thresholds, passes/thresholds), the small Markov-chain test model and the window
+// test model, whose every cell crosses a threshold inside the step.
 std::vector<std::string> all_models() {
   std::vector<std::string> m = hw::model::builtin_model_names();
   std::error_code ec;
@@ -49,9 +50,10 @@ std::vector<std::string> all_models() {
     if (e.path().extension() == ".cellml") files.push_back(e.path().string());
   const fs::path data = fs::path(test_data_dir()) / "data";
   for (const char* stiff : {"bondarenko_szigeti_bett_kim_rasmusson_2004_apical", "decker_2009",
-                            "grandi_pasqualini_bers_2010_epi", "iyer_mazhari_winslow_2004"})
+                            "faber_rudy_2000", "grandi_pasqualini_bers_2010_epi", "iyer_mazhari_winslow_2004"})
     files.push_back((data / "stiff" / (std::string(stiff) + ".cellml")).string());
   files.push_back((data / "hwm" / "markov_channel.hwm").string());
+  files.push_back((data / "hwm" / "window_switch.hwm").string());
   std::sort(files.begin(), files.end());
   m.insert(m.end(), files.begin(), files.end());
   return m;

@@ -272,7 +272,8 @@ std::string print_cpp(const Model& m, const CppOptions& opt) {
          "  constexpr int n_constants() const { return kConstants; }\n"
          "  constexpr int n_algebraics() const { return kAlgebraics; }\n"
          "  constexpr bool is_gate(int i) const { return kGate[i]; }\n";
-  out << block_structure(m, "", "  ") << "\n";
+  out << block_structure(m, "", "  ");
+  out << "  static constexpr int kThresholds = " << m.thresholds.size() << ";\n\n";
   // True when every parameter used as an exponent is a small integer: step_batch then uses
   // Model<Real, true>, whose pow_param multiplies (false when there are none).
   out << "  static constexpr bool kExponentParams = " << (exponent_params.empty() ? "false" : "true")
@@ -295,6 +296,9 @@ std::string print_cpp(const Model& m, const CppOptions& opt) {
   if (!m.blocks.empty())
     function(out, "void rhs_jac_blocks(" + args + ", Real* dydt, Real* jdiag, Real* A)",
              print_straight_line(m, prof, rhs_blocks_statements(m, l, prof), names, "    "));
+  if (!m.thresholds.empty())
+    function(out, "void thresholds(" + args + ", Real* g)",
+             print_straight_line(m, prof, threshold_statements(m, l, prof), names, "    "));
   function(out, "void algebraics(" + args + ", [[maybe_unused]] Real* out)",
            print_straight_line(m, prof, algebraics_statements(m, l, prof), names, "    "));
   out << "};\n";

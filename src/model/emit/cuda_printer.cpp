@@ -56,6 +56,10 @@ std::string print_cuda(const Model& m, const CudaOptions& opt) {
         << "* jdiag, " << real << "* A) {\n"
         << print_straight_line(m, prof, rhs_blocks_statements(m, l, prof), names, "  ") << "}\n\n";
 
+  if (!m.thresholds.empty())
+    out << inl + "void " << pre << "_thresholds(" << args << ", " << real << "* g) {\n"
+        << print_straight_line(m, prof, threshold_statements(m, l, prof), names, "  ") << "}\n\n";
+
   // The model struct of cell/integrators.hpp's concept: the same step_cell runs here as on
   // the host. Structure queries are constexpr switches that fold once the loops unroll.
   out << "struct " << pre << "_Model {\n"
@@ -68,6 +72,7 @@ std::string print_cuda(const Model& m, const CudaOptions& opt) {
     if (m.analysis[i].is_gate) out << "      case " << i << ": return true;\n";
   out << "      default: return false;\n    }\n  }\n"
       << block_structure(m, "__device__ ", "  ")
+      << "  static constexpr int kThresholds = " << m.thresholds.size() << ";\n"
       << "  __device__ __forceinline__ void rhs(" << args << ", " << real << "* dydt) const { " << pre
       << "_rhs(t, y, p, c, dydt); }\n"
       << "  __device__ __forceinline__ void rhs_jac(" << args << ", " << real << "* dydt, " << real
@@ -75,6 +80,9 @@ std::string print_cuda(const Model& m, const CudaOptions& opt) {
   if (!m.blocks.empty())
     out << "  __device__ __forceinline__ void rhs_jac_blocks(" << args << ", " << real << "* dydt, " << real
         << "* jdiag, " << real << "* A) const { " << pre << "_rhs_jac_blocks(t, y, p, c, dydt, jdiag, A); }\n";
+  if (!m.thresholds.empty())
+    out << "  __device__ __forceinline__ void thresholds(" << args << ", " << real << "* g) const { " << pre
+        << "_thresholds(t, y, p, c, g); }\n";
   out << "};\n\n";
 
   for (int k = 0; k < hw::cell::kIntegratorCount; ++k) {

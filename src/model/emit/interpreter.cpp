@@ -161,7 +161,7 @@ class Interpreter final : public hw::cell::CellKernel {
     }
     if (const_alg_.size() > static_cast<std::size_t>(hw::cell::kMaxParams))
       throw Error("interpreter: too many once-per-cell values");
-    for (Program* prog : {&rhs_, &rhs_jac_, &rhs_blocks_, &algebraics_}) {
+    for (Program* prog : {&rhs_, &rhs_jac_, &rhs_blocks_, &algebraics_, &thresholds_}) {
       for (int j = 0; j < n_alg_; ++j) {
         if (m.algebraics[j].once_per_cell) continue;
         prog->store(Code::store_alg, prog->emit(m.pool, m.algebraics[j].expr, m.algebraics[j].wide), j);
@@ -184,6 +184,12 @@ class Interpreter final : public hw::cell::CellKernel {
       block_states_.push_back(std::vector<int>(b.states.begin(), b.states.end()));
       for (ExprId e : b.jacobian) rhs_blocks_.store(Code::store_block, rhs_blocks_.emit(m.pool, e), entry++);
     }
+    n_thresholds_ = static_cast<int>(m.thresholds.size());
+    if (n_thresholds_ > hw::cell::kMaxThresholds)
+      throw Error("interpreter: the model has more than " + std::to_string(hw::cell::kMaxThresholds) +
+                  " state thresholds");
+    for (int k = 0; k < n_thresholds_; ++k)
+      thresholds_.store(Code::store_dydt, thresholds_.emit(m.pool, m.thresholds[k]), k);
     if (entry > std::uint32_t(hw::cell::kMaxBlockEntries))
       throw Error("interpreter: the model's linear blocks have more than " +
                   std::to_string(hw::cell::kMaxBlockEntries) + " Jacobian entries");
@@ -246,6 +252,12 @@ class Interpreter final : public hw::cell::CellKernel {
                         Real* jdiag, Real* A) const {
       k.rhs_t<Real>(k.rhs_blocks_, t, y, p, c, dydt, jdiag, nullptr, A);
     }
+    // State thresholds, known at run time (see integrators.hpp).
+    static constexpr int kThresholds = -1;
+    int n_thresholds() const { return k.n_thresholds_; }
+    void thresholds(Real t, const Real* y, const Real* p, const Real* c, Real* g) const {
+      k.rhs_t<Real>(k.thresholds_, t, y, p, c, g, nullptr, nullptr);
+    }
   };
 
   void step(hw::cell::Integrator method, double t, double dt, int steps,
@@ -277,10 +289,10 @@ class Interpreter final : public hw::cell::CellKernel {
     return refs;
   }
 
-  int n_states_ = 0, n_params_ = 0, n_alg_ = 0;
+  int n_states_ = 0, n_params_ = 0, n_alg_ = 0, n_thresholds_ = 0;
   std::vector<bool> gate_;
   std::vector<std::uint32_t> const_alg_;  // algebraic index of each constant
-  Program constants_, rhs_, rhs_jac_, rhs_blocks_, algebraics_;
+  Program constants_, rhs_, rhs_jac_, rhs_blocks_, algebraics_, thresholds_;
   std::vector<int> block_of_, block_size_, block_offset_;
   std::vector<std::vector<int>> block_states_;
 };

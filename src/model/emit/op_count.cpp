@@ -207,6 +207,9 @@ OpCount count_operations(const Model& m, cell::Integrator method) {
       }
       break;
   }
+  // A step that crosses no threshold evaluates the distances at its start and its end
+  // (cell/integrators.hpp, step_to_thresholds); the rare steps that stop cost more.
+  if (!m.thresholds.empty()) c += times(count_statements(m, threshold_statements(m, layout, prof)), 2);
   return c;
 }
 

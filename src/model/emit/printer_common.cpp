@@ -1,6 +1,7 @@
 #include "model/emit/printer_common.hpp"
 
 #include "model/passes/linear_blocks.hpp"
+#include "model/passes/util.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -381,10 +382,12 @@ std::vector<Assignment> constants_statements(const Model& m, const CodeLayout& l
   return out;
 }
 
+// `only`: the algebraics to print (all every-step ones when empty).
 static void every_step_algebraics(const Model& m, const CodeLayout& l, const TargetProfile& prof,
-                                  std::vector<Assignment>& out) {
+                                  std::vector<Assignment>& out,
+                                  const std::vector<std::uint8_t>& only = {}) {
   for (std::size_t k = 0; k < m.algebraics.size(); ++k) {
-    if (l.constant_index[k] >= 0) continue;
+    if (l.constant_index[k] >= 0 || (!only.empty() && !only[k])) continue;
     const Algebraic& a = m.algebraics[k];
     out.push_back({"[[maybe_unused]] const " + (a.wide ? std::string("double") : prof.real) + " " +
                        l.local_name[k],
@@ -406,6 +409,25 @@ std::vector<Assignment> rhs_statements(const Model& m, const CodeLayout& l,
   if (with_jacobian)
     for (std::size_t i = 0; i < m.states.size(); ++i)
       out.push_back({"jdiag[" + std::to_string(i) + "]", m.analysis[i].jacobian_diag, "", ""});
+  return out;
+}
+
+std::vector<Assignment> threshold_statements(const Model& m, const CodeLayout& l,
+                                             const TargetProfile& prof) {
+  // Only the algebraics the distances read (most read a state and a constant only):
+  // dependency order means each algebraic reads only earlier ones, so one backward sweep
+  // marks them all.
+  std::vector<std::uint8_t> needed(m.algebraics.size(), 0);
+  const auto mark = [&](ExprId e) {
+    for (std::uint32_t k : algebraic_refs(m.pool, e)) needed[k] = 1;
+  };
+  for (ExprId g : m.thresholds) mark(g);
+  for (std::size_t k = m.algebraics.size(); k-- > 0;)
+    if (needed[k] && l.constant_index[k] < 0) mark(m.algebraics[k].expr);
+  std::vector<Assignment> out;
+  every_step_algebraics(m, l, prof, out, needed);
+  for (std::size_t k = 0; k < m.thresholds.size(); ++k)
+    out.push_back({"g[" + std::to_string(k) + "]", m.thresholds[k], "", ""});
   return out;
 }
 

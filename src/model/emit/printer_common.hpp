@@ -102,6 +102,10 @@ std::vector<Assignment> algebraics_statements(const Model& m, const CodeLayout& 
 //                                 into A[] (row-major, blocks one after another)
 std::vector<Assignment> rhs_blocks_statements(const Model& m, const CodeLayout& l,
                                               const TargetProfile& prof);
+//   thresholds(t, y, p, c, g):    the every-step algebraics they read, then g[k] for each
+//                                 of m.thresholds (model/passes/thresholds.hpp)
+std::vector<Assignment> threshold_statements(const Model& m, const CodeLayout& l,
+                                             const TargetProfile& prof);
 // Σ n_b² over m.blocks: the size of A[].
 int block_entries(const Model& m);
 // The block structure members of the integrators' model concept (kBlockEntries, n_blocks,

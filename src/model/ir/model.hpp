@@ -113,6 +113,9 @@ struct Model {
 
   std::vector<StateAnalysis> analysis;       // one per state once analysed
   std::vector<LinearBlock> blocks;           // filled with analysis
+  // Distances g = lhs − rhs of the comparisons on states that a step must not step over
+  // (model/passes/thresholds.hpp); filled with analysis.
+  std::vector<ExprId> thresholds;
   std::vector<SingularityRepair> repairs;   // filled by the singularity pass
 
   // Lookups by name; nullopt when absent.

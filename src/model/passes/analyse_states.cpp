@@ -4,6 +4,7 @@
 #include "model/passes/derivative.hpp"
 #include "model/passes/fold_constants.hpp"
 #include "model/passes/linear_blocks.hpp"
+#include "model/passes/thresholds.hpp"
 
 namespace hw::model {
 
@@ -37,6 +38,7 @@ void analyse_states(Model& m) {
     m.analysis[i].is_gate = !voltage && !zero && !depends_on(m, j, VarKind::state, i);
   }
   find_linear_blocks(m);
+  find_thresholds(m);
 }
 
 }  // namespace hw::model

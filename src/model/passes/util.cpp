@@ -11,6 +11,7 @@ void rewrite_model(Model& m, const std::function<ExprId(ExprId, std::vector<Expr
   for (ExprId d : m.derivatives) roots.push_back(d);
   for (const StateAnalysis& s : m.analysis) roots.push_back(s.jacobian_diag);
   for (const LinearBlock& b : m.blocks) roots.insert(roots.end(), b.jacobian.begin(), b.jacobian.end());
+  roots.insert(roots.end(), m.thresholds.begin(), m.thresholds.end());
   std::vector<ExprId> out = rewrite(m.pool, roots, rebuild);
   std::size_t k = 0;
   for (Algebraic& a : m.algebraics) a.expr = out[k++];
@@ -18,6 +19,7 @@ void rewrite_model(Model& m, const std::function<ExprId(ExprId, std::vector<Expr
   for (StateAnalysis& s : m.analysis) s.jacobian_diag = out[k++];
   for (LinearBlock& b : m.blocks)
     for (ExprId& e : b.jacobian) e = out[k++];
+  for (ExprId& g : m.thresholds) g = out[k++];
 }
 
 std::vector<std::uint32_t> algebraic_refs(const ExprPool& pool, ExprId e) {

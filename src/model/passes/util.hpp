@@ -11,7 +11,7 @@
 namespace hw::model {
 
 // Rewrites every root of the model (algebraic definitions, derivatives, and the Jacobian
-// diagonals of m.analysis when present) with one memoised rewrite() call.
+// diagonals, blocks and thresholds of the state analysis when present) with one memoised rewrite() call.
 void rewrite_model(Model& m, const std::function<ExprId(ExprId, std::vector<ExprId>&)>& rebuild);
 
 // Algebraic indices referenced directly (not transitively) by expression e, ascending.
