@@ -95,8 +95,8 @@ def parse(output):
 
 
 def device_stiff_records():
-    """The stiff-set models measured on the GPU host's cores (HEARTWAVE_STIFF_SET=all; too slow
-    for CI's two cores), from docs/data/stiff/*.txt: (stiff, status, header lines)."""
+    """The stiff-set models measured on the GPU host's cores (tools/device/stiff-set.sh: the whole
+    set side by side), from docs/data/stiff/*.txt: (stiff, status, header lines)."""
     text, heads = '', []
     for p in sorted(glob.glob(os.path.join(ROOT, 'docs', 'data', 'stiff', '*.txt'))):
         with open(p, encoding='utf-8') as f:
@@ -149,8 +149,8 @@ def stiff_section(L, stiff, status):
         L.append('| (no output: the stiff-set test did not run) | | | | | | | |')
     L.append('')
     if recorded:
-        L.append(f"\"(recorded)\": {len(recorded)} models CI does not run (each takes minutes), measured with "
-                 f"`HEARTWAVE_STIFF_SET=all` on {heads[0] if heads else '?'}; the test's own output is in "
+        L.append(f"\"(recorded)\": {len(recorded)} models the run behind this page did not run, measured with "
+                 f"tools/device/stiff-set.sh on {heads[0] if heads else '?'}; the test's own output is in "
                  f"{', '.join('`' + h + '`' for h in heads[1::2])}.")
         L.append('')
 

@@ -161,6 +161,7 @@ struct Model {
       default: return -1;
     }
   }
+  static constexpr int kThresholds = 0;
 
   static constexpr bool kExponentParams = false;
   static bool integer_exponents([[maybe_unused]] const Real* p) {

@@ -105,6 +105,7 @@ struct hw_model_Model {
       default: return -1;
     }
   }
+  static constexpr int kThresholds = 0;
   __device__ __forceinline__ void rhs(float t, const float* y, const float* p, const float* c, float* dydt) const { hw_model_rhs(t, y, p, c, dydt); }
   __device__ __forceinline__ void rhs_jac(float t, const float* y, const float* p, const float* c, float* dydt, float* jdiag) const { hw_model_rhs_jac(t, y, p, c, dydt, jdiag); }
 };
