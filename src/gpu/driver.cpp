@@ -40,6 +40,13 @@ struct Api {
   decltype(&::cuMemcpyHtoD) htod;
   decltype(&::cuMemcpyDtoH) dtoh;
   decltype(&::cuMemcpyDtoD) dtod;
+  decltype(&::cuMemcpyDtoDAsync) dtod_async;
+  decltype(&::cuMemcpyDtoHAsync) dtoh_async;
+  decltype(&::cuMemHostAlloc) host_alloc;
+  decltype(&::cuMemFreeHost) host_free;
+  decltype(&::cuStreamCreate) stream_create;
+  decltype(&::cuStreamDestroy) stream_destroy;
+  decltype(&::cuStreamWaitEvent) stream_wait_event;
   decltype(&::cuMemsetD8) memset8;
   decltype(&::cuModuleLoadData) module_load;
   decltype(&::cuModuleUnload) module_unload;
@@ -119,6 +126,13 @@ State& state() {
     load(a.htod, "cuMemcpyHtoD");
     load(a.dtoh, "cuMemcpyDtoH");
     load(a.dtod, "cuMemcpyDtoD");
+    load(a.dtod_async, "cuMemcpyDtoDAsync");
+    load(a.dtoh_async, "cuMemcpyDtoHAsync");
+    load(a.host_alloc, "cuMemHostAlloc");
+    load(a.host_free, "cuMemFreeHost");
+    load(a.stream_create, "cuStreamCreate");
+    load(a.stream_destroy, "cuStreamDestroy");
+    load(a.stream_wait_event, "cuStreamWaitEvent");
     load(a.memset8, "cuMemsetD8");
     load(a.module_load, "cuModuleLoadData");
     load(a.module_unload, "cuModuleUnload");
@@ -269,6 +283,57 @@ void DeviceBuffer::fill_zero() const {
 
 void copy_device(DevicePtr dst, DevicePtr src, std::size_t bytes) {
   if (bytes) check(api().dtod(CUdeviceptr(dst), CUdeviceptr(src), bytes), "cuMemcpyDtoD");
+}
+
+HostCopy::HostCopy(std::size_t bytes, const char* what) : stage_(bytes, what), capacity_(bytes) {
+  make_current();
+  const Api& a = api();
+  if (bytes) {
+    const CUresult r = a.host_alloc(&host_, bytes, 0);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY)
+      throw Error(fmt::format("out of pinned host memory: {} needs {:.1f} MiB; write fewer "
+                              "variables per output, or run on a smaller case",
+                              what, bytes / 1048576.0));
+    check(r, "cuMemHostAlloc");
+  }
+  CUstream st = nullptr;
+  // Non-blocking: a stream created plainly would wait for the default stream's kernels.
+  check(a.stream_create(&st, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  stream_ = st;
+  CUevent e1 = nullptr, e2 = nullptr;
+  check(a.event_create(&e1, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  staged_ = e1;
+  check(a.event_create(&e2, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  landed_ = e2;
+}
+
+HostCopy::~HostCopy() {
+  const Api& a = state().api;
+  if (landed_) {
+    a.event_synchronize(static_cast<CUevent>(landed_));  // nothing may land in freed memory
+    a.event_destroy(static_cast<CUevent>(landed_));
+  }
+  if (staged_) a.event_destroy(static_cast<CUevent>(staged_));
+  if (stream_) a.stream_destroy(static_cast<CUstream>(stream_));
+  if (host_) a.host_free(host_);
+}
+
+void HostCopy::start(DevicePtr src, std::size_t bytes) {
+  if (bytes > capacity_) throw Error("GPU: a host copy larger than its buffer (internal error)");
+  const Api& a = api();
+  make_current();
+  auto* st = static_cast<CUstream>(stream_);
+  check(a.dtod_async(CUdeviceptr(stage_.ptr()), CUdeviceptr(src), bytes, nullptr), "cuMemcpyDtoDAsync");
+  check(a.event_record(static_cast<CUevent>(staged_), nullptr), "cuEventRecord");
+  check(a.stream_wait_event(st, static_cast<CUevent>(staged_), 0), "cuStreamWaitEvent");
+  check(a.dtoh_async(host_, CUdeviceptr(stage_.ptr()), bytes, st), "cuMemcpyDtoHAsync");
+  check(a.event_record(static_cast<CUevent>(landed_), st), "cuEventRecord");
+}
+
+const void* HostCopy::wait() {
+  make_current();
+  check(api().event_synchronize(static_cast<CUevent>(landed_)), "cuEventSynchronize (a field copy)");
+  return host_;
 }
 
 std::pair<std::size_t, std::size_t> memory_info() {
@@ -430,6 +495,10 @@ void DeviceBuffer::upload(const void*, std::size_t, std::size_t) { unbuilt(); }
 void DeviceBuffer::download(void*, std::size_t, std::size_t) const { unbuilt(); }
 void DeviceBuffer::fill_zero() const { unbuilt(); }
 void copy_device(DevicePtr, DevicePtr, std::size_t) { unbuilt(); }
+HostCopy::HostCopy(std::size_t, const char*) { unbuilt(); }
+HostCopy::~HostCopy() = default;
+void HostCopy::start(DevicePtr, std::size_t) { unbuilt(); }
+const void* HostCopy::wait() { unbuilt(); }
 std::pair<std::size_t, std::size_t> memory_info() { unbuilt(); }
 Module::Module(const std::string&) { unbuilt(); }
 Module::~Module() = default;

@@ -76,6 +76,31 @@ class DeviceBuffer {
 
 void copy_device(DevicePtr dst, DevicePtr src, std::size_t bytes);
 
+// A copy of device memory to the host that runs beside the work queued after it: start()
+// copies into a device buffer of its own on the default stream, in order after the kernels
+// queued before (a device-to-device copy, microseconds), then into pinned host memory on a
+// stream of its own, which does not wait for the kernels queued after. wait() blocks until
+// the bytes have landed. Why: a field snapshot of a large case is tens of MB; the steps
+// after it then go on while the bytes cross PCIe and while a host thread writes the file.
+class HostCopy {
+ public:
+  HostCopy(std::size_t bytes, const char* what);
+  ~HostCopy();
+  HostCopy(const HostCopy&) = delete;
+  HostCopy& operator=(const HostCopy&) = delete;
+  std::size_t capacity() const { return capacity_; }
+  void start(DevicePtr src, std::size_t bytes);
+  const void* wait();  // any thread
+
+ private:
+  DeviceBuffer stage_;
+  void* host_ = nullptr;
+  void* stream_ = nullptr;
+  void* staged_ = nullptr;  // event on the default stream: stage_ holds the bytes
+  void* landed_ = nullptr;  // event on stream_: host_ holds them
+  std::size_t capacity_ = 0;
+};
+
 // Free and total device memory in bytes.
 std::pair<std::size_t, std::size_t> memory_info();
 

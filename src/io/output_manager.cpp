@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "io/checkpoint.hpp"
+#include "tissue/engine.hpp"
 #include "tissue/reaction.hpp"
 
 namespace hw::io {
@@ -58,6 +59,7 @@ OutputManager::OutputManager(const tissue::TissueCase& c, const tissue::Simulati
       cv_(std::numeric_limits<double>::quiet_NaN()) {
   const tissue::Grid& g = sim.grid();
   mask_ = sim.mask().empty() ? nullptr : &sim.mask();
+  writer_ = std::make_unique<WriteQueue>();
   // Every requested variable must exist somewhere before the run starts.
   Field<float> probe_field;
   for (const auto& v : o_.variables)
@@ -66,7 +68,6 @@ OutputManager::OutputManager(const tissue::TissueCase& c, const tissue::Simulati
   if (o_.png_interval > 0 && !sim.field(o_.png_variable, probe_field))
     throw InputError(o_.loc, "output.png_variable: no model in this case has a state '" + o_.png_variable + "'");
   fs::create_directories(dir_);
-  fields_.resize(o_.variables.size());
   slice_.axis = g.n[2] == 1 ? 2 : o_.png_slice_axis;
   slice_.position = o_.png_slice_position;
 
@@ -122,7 +123,14 @@ OutputManager::OutputManager(const tissue::TissueCase& c, const tissue::Simulati
                                sim.time()));
 }
 
-OutputManager::~OutputManager() = default;
+OutputManager::~OutputManager() {
+  try {
+    if (writer_) writer_->flush();
+  } catch (const std::exception&) {
+    // An error of the last frames is the run's to report (finish()); a manager dropped
+    // after another error has nothing better to do with it.
+  }
+}
 
 // Opens the writers. continuing: a resumed run (names of a new run, texts restored);
 // otherwise a run restarted with other outputs gets *_from_<step> names.
@@ -176,6 +184,7 @@ void OutputManager::open(bool continuing, const std::string* probes_text, const 
 }
 
 std::vector<unsigned char> OutputManager::save_state() const {
+  writer_->flush();  // the frames the state lists are on disk
   StateWriter w;
   w.put_string(state_tag);
   w.put<std::uint64_t>(spec_hash(o_));
@@ -216,11 +225,6 @@ double OutputManager::next_due() const {
   return t;
 }
 
-const Field<float>& OutputManager::variable(std::size_t i) {
-  sim_.field(o_.variables[i], fields_[i]);
-  return fields_[i];
-}
-
 void OutputManager::sample(bool force_fields) {
   const double t = sim_.time(), eps = 1e-6 * sim_.dt();
   // The maps follow V after every step: here from a copy of V, until the engine takes them
@@ -239,9 +243,8 @@ void OutputManager::sample(bool force_fields) {
     while (due_.next_png <= t + eps) due_.next_png += o_.png_interval;
   }
   if (probes_ && t >= due_.next_probe - eps) {
-    std::vector<const Field<float>*> ptr;
-    for (std::size_t i = 0; i < o_.variables.size(); ++i) ptr.push_back(&variable(i));
-    probes_->sample(t, ptr);
+    // In float, as the fields are written.
+    probes_->sample(t, [&](std::size_t v, std::size_t n) { return double(float(sim_.value_at(o_.variables[v], n))); });
     while (due_.next_probe <= t + eps) due_.next_probe += o_.probe_interval;
   }
   if (ecg_ && t >= due_.next_ecg - eps) {
@@ -275,16 +278,22 @@ void OutputManager::open_hdf5(bool continuing) {
 std::string OutputManager::vti_path(long k) const { return join(dir_, fmt::format("fields_{:06d}.vti", k)); }
 
 void OutputManager::write_fields(long k) {
-  std::vector<NamedField> nf;
-  for (std::size_t i = 0; i < o_.variables.size(); ++i) nf.push_back({o_.variables[i], &variable(i)});
-  if (h5_) {
-    h5_->write(sim_.time(), nf);
-    frames_.emplace_back(sim_.time(), fs::path(h5_->h5_path()).filename().string());
-    return;
-  }
-  write_vti(vti_path(k), sim_.grid(), nf, mask_);
-  pvd_->add(sim_.time(), vti_path(k));
-  frames_.emplace_back(sim_.time(), fs::path(vti_path(k)).filename().string());
+  const double t = sim_.time();
+  std::shared_ptr<tissue::Snapshot> snap = sim_.snapshot(o_.variables);
+  const std::string path = h5_ ? h5_->h5_path() : vti_path(k);
+  frames_.emplace_back(t, fs::path(path).filename().string());
+  writer_->submit([this, snap, t, path] {
+    std::vector<tissue::Field<float>> f;
+    snap->read(f);
+    std::vector<NamedField> nf;
+    for (std::size_t i = 0; i < o_.variables.size(); ++i) nf.push_back({o_.variables[i], &f[i]});
+    if (h5_) {
+      h5_->write(t, nf);
+      return;
+    }
+    write_vti(path, sim_.grid(), nf, mask_);
+    pvd_->add(t, path);
+  });
 }
 
 void OutputManager::write_frame(double t) {
@@ -309,14 +318,18 @@ std::pair<double, double> OutputManager::colour_range(const Field<float>& f) con
 }
 
 std::string OutputManager::write_last_good() {
+  writer_->flush();
+  std::vector<Field<float>> f;
+  sim_.snapshot(o_.variables)->read(f);
   std::vector<NamedField> nf;
-  for (std::size_t i = 0; i < o_.variables.size(); ++i) nf.push_back({o_.variables[i], &variable(i)});
+  for (std::size_t i = 0; i < o_.variables.size(); ++i) nf.push_back({o_.variables[i], &f[i]});
   const std::string path = join(dir_, "last_good.vti");
   write_vti(path, sim_.grid(), nf, mask_);
   return path;
 }
 
 std::vector<std::string> OutputManager::finish(bool make_movie) {
+  writer_->flush();
   std::vector<std::string> lines;
   if (act_) {
     const auto& act = act_->activation();

@@ -19,7 +19,8 @@
 //   probes.csv, ecg.csv, <var>_NNNNN.png (+ <var>.mp4), maps.vti, maps_summary.csv,
 //   activation.png (2D), last_good.vti (after a NaN)
 // An interval output is written at the first step whose time reaches the next multiple of
-// the interval (to a millionth of dt); begin() writes t = the start time.
+// the interval (to a millionth of dt); begin() writes t = the start time. Field frames are
+// written on a thread of their own from a snapshot of that step (io/write_queue.hpp).
 #pragma once
 
 #include <memory>
@@ -33,6 +34,7 @@
 #include "io/png_writer.hpp"
 #include "io/probes.hpp"
 #include "io/vtk_writer.hpp"
+#include "io/write_queue.hpp"
 #include "tissue/case.hpp"
 #include "tissue/simulation.hpp"
 
@@ -82,7 +84,6 @@ class OutputManager {
   void write_fields(long k);
   void write_frame(double t);
   std::pair<double, double> colour_range(const tissue::Field<float>& f) const;
-  const tissue::Field<float>& variable(std::size_t i);
   std::string vti_path(long k) const;
 
   const tissue::TissueCase& c_;
@@ -91,13 +92,16 @@ class OutputManager {
   std::string dir_;
   const tissue::Mask* mask_ = nullptr;
   bool resumed_ = false;
-  std::vector<tissue::Field<float>> fields_;
   tissue::Field<float> v_, png_field_;
   std::unique_ptr<PvdWriter> pvd_;
   // The field frames written so far (time, file: the frame's .vti or the .h5 that holds
   // it), saved with the outputs' state so a restart continues the series.
   std::vector<std::pair<double, std::string>> frames_;
   std::unique_ptr<Hdf5SeriesWriter> h5_;
+  // The field series is written here (pvd_ and h5_ are the queue's from then on): a
+  // snapshot taken at the step, read and written while the run steps on. Flushed before
+  // anything reads what it wrote: save_state(), write_last_good(), finish().
+  std::unique_ptr<WriteQueue> writer_;
   std::unique_ptr<ProbeWriter> probes_;
   std::unique_ptr<ActivationTracker> act_;
   std::unique_ptr<tissue::DiffusionOperator> ecg_op_;

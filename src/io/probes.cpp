@@ -106,13 +106,11 @@ ProbeWriter::ProbeWriter(const std::string& path, const tissue::Grid& g, const t
   }
 }
 
-void ProbeWriter::sample(double t, const std::vector<const tissue::Field<float>*>& fields) {
-  if (fields.size() != vars_.size())
-    throw Error(fmt::format("probes: {} fields for {} variables", fields.size(), vars_.size()));
+void ProbeWriter::sample(double t, const std::function<double(std::size_t, std::size_t)>& value) {
   std::vector<double> row;
   row.reserve(vars_.size() * cells_.size());
-  for (const auto* f : fields)
-    for (std::size_t c : cells_) row.push_back((*f)[c]);
+  for (std::size_t v = 0; v < vars_.size(); ++v)
+    for (std::size_t c : cells_) row.push_back(value(v, c));
   csv_.row(t, row);
 }
 

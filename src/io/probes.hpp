@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -65,8 +66,9 @@ class ProbeWriter {
   ProbeWriter(const std::string& path, const tissue::Grid& g, const tissue::Mask* mask,
               std::vector<ProbePoint> probes, std::vector<std::string> variables = {"V"},
               const SourceLoc& loc = {}, const std::string& resume_text = "");
-  // fields[v] is variable v's field (same order as `variables`).
-  void sample(double t, const std::vector<const tissue::Field<float>*>& fields);
+  // value(v, n): variable v (the order of `variables`) at grid cell n. A callback rather
+  // than whole fields: on the GPU a probe reads its cells, not a copy of every field.
+  void sample(double t, const std::function<double(std::size_t, std::size_t)>& value);
   std::size_t cell_of(std::size_t probe) const { return cells_[probe]; }
   const std::string& path() const { return csv_.path(); }
   const std::string& text() const { return csv_.text(); }

@@ -178,6 +178,11 @@ class CpuEngine final : public Engine {
     for (std::size_t i = 0; i < p.n; ++i) out[p.grid_index(i)] = float(yk[i]);
   }
 
+  double state_at(std::size_t q, int k, std::size_t i) const override {
+    const Part& p = s_.parts[q];
+    return double(parts_[q].y[slot(p, k) * p.n + i]);
+  }
+
   CanonicalState save() const override {
     CanonicalState st;
     st.bytes = sizeof(Real);

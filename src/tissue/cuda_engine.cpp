@@ -18,6 +18,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <tuple>
 
@@ -72,6 +73,79 @@ unsigned block_size(int registers) {
 bool uniform_sigma_case(const SimSetup& s) {
   return s.sigma.uniform() && !s.sigma.has_off_diagonal() && s.geo.mask.empty() && s.phi.empty();
 }
+
+// The host copies of field snapshots (gpu::HostCopy: a device buffer, pinned host memory, a
+// stream), kept for the next snapshot: pinned memory takes milliseconds to allocate, and a
+// run's outputs ask for the same sizes every time. Shared by the engine and its snapshots,
+// which give theirs back from the thread that read them.
+class HostCopyPool {
+ public:
+  std::unique_ptr<gpu::HostCopy> take(std::size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      for (auto it = free_.begin(); it != free_.end(); ++it)
+        if ((*it)->capacity() >= bytes) {
+          auto c = std::move(*it);
+          free_.erase(it);
+          return c;
+        }
+    }
+    return std::make_unique<gpu::HostCopy>(bytes, "a field snapshot");
+  }
+  void give(std::unique_ptr<gpu::HostCopy> c) {
+    std::lock_guard<std::mutex> lock(m_);
+    free_.push_back(std::move(c));
+  }
+
+ private:
+  std::mutex m_;
+  std::vector<std::unique_ptr<gpu::HostCopy>> free_;
+};
+
+// A snapshot in flight: one host copy per stored field, scattered to grid order on read().
+template <class Real>
+class DeviceSnapshot final : public Snapshot {
+ public:
+  struct Piece {
+    std::size_t variable;
+    FieldRef ref;
+    std::unique_ptr<gpu::HostCopy> copy;
+  };
+  DeviceSnapshot(const SimSetup& s, const RowLayout& layout, std::shared_ptr<HostCopyPool> pool,
+                 std::size_t variables)
+      : s_(s), layout_(layout), pool_(std::move(pool)), variables_(variables) {}
+  ~DeviceSnapshot() override {
+    for (Piece& p : pieces_)
+      if (p.copy) pool_->give(std::move(p.copy));
+  }
+  void add(std::size_t variable, FieldRef ref, std::unique_ptr<gpu::HostCopy> copy) {
+    pieces_.push_back({variable, ref, std::move(copy)});
+  }
+  void read(std::vector<Field<float>>& out) override {
+    const Grid& g = s_.geo.grid;
+    out.assign(variables_, Field<float>());
+    for (auto& f : out) f.resize(g.size(), std::numeric_limits<float>::quiet_NaN());
+    for (Piece& piece : pieces_) {
+      const Real* h = static_cast<const Real*>(piece.copy->wait());
+      Field<float>& f = out[piece.variable];
+      if (piece.ref.part < 0) {
+        for (std::size_t n = 0; n < g.size(); ++n)
+          if (is_tissue(&s_.geo.mask, n)) f[n] = float(h[layout_.index(n)]);
+      } else {
+        const Part& p = s_.parts[std::size_t(piece.ref.part)];
+        for (std::size_t i = 0; i < p.n; ++i) f[p.grid_index(i)] = float(h[i]);
+      }
+      pool_->give(std::move(piece.copy));
+    }
+  }
+
+ private:
+  const SimSetup& s_;
+  const RowLayout& layout_;
+  std::shared_ptr<HostCopyPool> pool_;
+  std::size_t variables_;
+  std::vector<Piece> pieces_;
+};
 
 template <class Real>
 class CudaEngine final : public Engine {
@@ -160,6 +234,26 @@ class CudaEngine final : public Engine {
                                           : std::numeric_limits<float>::quiet_NaN();
   }
 
+  // The copies start on the default stream after the steps queued so far; the steps queued
+  // after them do not wait for the bytes to reach the host.
+  std::unique_ptr<Snapshot> snapshot(const std::vector<FieldRefs>& what) const override {
+    auto snap = std::make_unique<DeviceSnapshot<Real>>(s_, layout_, copies_, what.size());
+    for (std::size_t i = 0; i < what.size(); ++i)
+      for (const FieldRef& r : what[i]) {
+        std::size_t bytes = layout_.size() * sizeof(Real);
+        gpu::DevicePtr src = v_[cur_].ptr();
+        if (r.part >= 0) {
+          const Part& p = s_.parts[std::size_t(r.part)];
+          bytes = p.n * sizeof(Real);
+          src = parts_[std::size_t(r.part)].y.ptr() + slot(p, r.state) * p.n * sizeof(Real);
+        }
+        auto copy = copies_->take(bytes);
+        copy->start(src, bytes);
+        snap->add(i, r, std::move(copy));
+      }
+    return snap;
+  }
+
   double voltage_at(std::size_t n) const override {
     if (!is_tissue(&s_.geo.mask, n)) return std::numeric_limits<double>::quiet_NaN();
     Real x;
@@ -172,6 +266,13 @@ class CudaEngine final : public Engine {
     std::vector<Real> y(p.n);
     parts_[q].y.download(y.data(), p.n * sizeof(Real), slot(p, k) * p.n * sizeof(Real));
     for (std::size_t i = 0; i < p.n; ++i) out[p.grid_index(i)] = float(y[i]);
+  }
+
+  double state_at(std::size_t q, int k, std::size_t i) const override {
+    const Part& p = s_.parts[q];
+    Real x;
+    parts_[q].y.download(&x, sizeof(Real), (slot(p, k) * p.n + i) * sizeof(Real));
+    return double(x);
   }
 
   CanonicalState save() const override {
@@ -565,9 +666,6 @@ class CudaEngine final : public Engine {
     a.nx = g.nx();
     a.ny = g.ny();
     a.nz = g.nz();
-    a.periodic_x = g.bc[0] == Boundary::periodic;
-    a.periodic_y = g.bc[1] == Boundary::periodic;
-    a.periodic_z = g.bc[2] == Boundary::periodic;
     a.base = reinterpret_cast<const unsigned*>(base_.ptr());
     a.links = links_;
     for (int k = 0; k < 3; ++k) {
@@ -747,6 +845,7 @@ class CudaEngine final : public Engine {
   long graph_batches_ = 0;
   std::size_t bytes_ = 0;
   mutable std::vector<Real> host_v_;
+  std::shared_ptr<HostCopyPool> copies_ = std::make_shared<HostCopyPool>();
 };
 
 }  // namespace
@@ -759,6 +858,10 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
   const RowLayout layout = row_layout(s.geo.grid, s.geo.mask);
   const bool links = !uniform_sigma_case(s);
   const char* real = f32 ? "float" : "double";
+  const Grid& g = s.geo.grid;
+  const std::string periodic = fmt::format("  static constexpr bool periodic_x = {}, periodic_y = {}, periodic_z = {};\n",
+                                           g.bc[0] == Boundary::periodic, g.bc[1] == Boundary::periodic,
+                                           g.bc[2] == Boundary::periodic);
   gpu::CudaSource src;
   src.name = "heartwave_tissue.cu";
   src.headers = gpu::embedded_sources();
@@ -773,10 +876,10 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
     t += fmt::format(
         "struct hw_cg_V {{\n"
         "  static constexpr bool box = {1}, links = {2}, phase = {3}, cells = {4}, per_cell = false, stimuli = false;\n"
-        "}};\n"
+        "{5}}};\n"
         "extern \"C\" __global__ void hw_cg_apply(const hw::cuda::PartArgs<{0}> a, const hw::cuda::CgArgs<{0}> g) {{\n"
         "  hw::cuda::cg_apply<{0}, hw_cg_V>(a, g);\n}}\n",
-        real, layout.box, links, !s.phi.empty(), !(layout.box && s.geo.mask.empty()));
+        real, layout.box, links, !s.phi.empty(), !(layout.box && s.geo.mask.empty()), periodic);
     for (const char* k : {"residual", "start", "update", "direction", "weighted_copy"})
       t += fmt::format("extern \"C\" __global__ void hw_cg_{1}(const hw::cuda::CgArgs<{0}> g) {{ hw::cuda::cg_{1}<{0}>(g); }}\n",
                        real, k);
@@ -809,11 +912,11 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
         "    {0}_step_{3}(t, dt, y, p, c);\n  }}\n}};\n"
         "struct {0}_V {{\n"
         "  static constexpr bool box = {6}, links = {7}, phase = {8}, cells = {9}, per_cell = {10}, stimuli = {11};\n"
-        "}};\n"
+        "{12}}};\n"
         "extern \"C\" __global__ void __launch_bounds__({4}) hw_part{5}(const hw::cuda::PartArgs<{2}> a) {{\n"
         "  hw::cuda::part_step<{2}, {0}_M, {0}_V>(a);\n}}\n",
         pre, p.kv, real, method, threads, q, layout.box, links, !s.phi.empty(), !p.identity,
-        p.per_cell, !s.schedules.empty());
+        p.per_cell, !s.schedules.empty(), periodic);
   }
   return src;
 }

@@ -52,6 +52,24 @@ struct ActivationMaps {
   std::vector<float> act, apd, v_rest, v_peak;  // grid-sized; apd, v_rest, v_peak with_apd only
 };
 
+// Fields as they were at one step, read later (Simulation::snapshot): the outputs write a
+// snapshot on a host thread while the steps after it go on.
+class Snapshot {
+ public:
+  virtual ~Snapshot() = default;
+  // Waits for the copy if it is still under way; out[i] is the i-th field asked for
+  // (grid-sized, NaN where it has no value). Once only.
+  virtual void read(std::vector<Field<float>>& out) = 0;
+};
+
+// One field as the engine stores it: V (part < 0) or state k of a part.
+struct FieldRef {
+  int part = -1;
+  int state = -1;
+};
+// A variable of the outputs: V, or a state name found in one or more parts.
+using FieldRefs = std::vector<FieldRef>;
+
 class Engine {
  public:
   virtual ~Engine() = default;
@@ -65,6 +83,7 @@ class Engine {
   virtual void voltage(Field<float>& out) const = 0;       // grid-sized, NaN off tissue
   virtual double voltage_at(std::size_t n) const = 0;      // grid index; NaN off tissue
   virtual void state(std::size_t part, int k, Field<float>& out) const = 0;  // fills the part's cells
+  virtual double state_at(std::size_t part, int k, std::size_t i) const = 0;  // the part's cell i
   virtual CanonicalState save() const = 0;
   virtual void load(const CanonicalState& st) = 0;
   virtual EngineInfo describe() const = 0;
@@ -79,6 +98,13 @@ class Engine {
   virtual void read_activation(ActivationMaps& m) const { (void)m; }
   // Bytes the engine holds for the run (device memory for a GPU engine).
   virtual std::size_t memory_bytes() const { return 0; }
+  // The fields `what` as they stand, copied where the engine keeps them and read later
+  // (the snapshot must be read or dropped before the engine goes); null when the engine
+  // has nothing better than copying to the host now (Simulation::snapshot then does).
+  virtual std::unique_ptr<Snapshot> snapshot(const std::vector<FieldRefs>& what) const {
+    (void)what;
+    return nullptr;
+  }
 };
 
 struct EngineOptions {

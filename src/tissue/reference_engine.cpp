@@ -95,6 +95,10 @@ class ReferenceEngine final : public Engine {
     for (std::size_t i = 0; i < p.n; ++i) out[p.grid_index(i)] = float(regions_[q].y[std::size_t(k) * p.n + i]);
   }
 
+  double state_at(std::size_t q, int k, std::size_t i) const override {
+    return regions_[q].y[std::size_t(k) * s_.parts[q].n + i];
+  }
+
   CanonicalState save() const override {
     CanonicalState st;
     st.bytes = 8;

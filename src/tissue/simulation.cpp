@@ -122,6 +122,56 @@ bool Simulation::field(const std::string& variable, Field<float>& out) const {
   return found;
 }
 
+namespace {
+
+// What an engine without a copy of its own gives: the fields copied to the host now.
+class HostSnapshot : public Snapshot {
+ public:
+  explicit HostSnapshot(std::vector<Field<float>> f) : f_(std::move(f)) {}
+  void read(std::vector<Field<float>>& out) override { out = std::move(f_); }
+
+ private:
+  std::vector<Field<float>> f_;
+};
+
+}  // namespace
+
+std::unique_ptr<Snapshot> Simulation::snapshot(const std::vector<std::string>& variables) const {
+  std::vector<FieldRefs> what;
+  for (const std::string& name : variables) {
+    FieldRefs refs;
+    if (name == "V") refs.push_back({});
+    for (std::size_t q = 0; q < impl_->s.parts.size() && name != "V"; ++q) {
+      const Part& p = impl_->s.parts[q];
+      for (int k = 0; k < p.ns; ++k)
+        if (k != p.kv && p.setup.state_names[k] == name) refs.push_back({int(q), k});
+    }
+    if (refs.empty()) throw Error(fmt::format("snapshot: no model region has a state '{}'", name));
+    what.push_back(std::move(refs));
+  }
+  if (auto s = impl_->engine->snapshot(what)) return s;
+  std::vector<Field<float>> f(variables.size());
+  for (std::size_t i = 0; i < variables.size(); ++i) field(variables[i], f[i]);
+  return std::make_unique<HostSnapshot>(std::move(f));
+}
+
+double Simulation::value_at(const std::string& variable, std::size_t n) const {
+  if (variable == "V") return voltage_at(n);
+  double x = std::numeric_limits<double>::quiet_NaN();
+  for (std::size_t q = 0; q < impl_->s.parts.size(); ++q) {
+    const Part& p = impl_->s.parts[q];
+    std::size_t i = n;
+    if (!p.identity) {
+      const auto it = std::lower_bound(p.cells.begin(), p.cells.end(), std::uint32_t(n));
+      if (it == p.cells.end() || *it != n) continue;
+      i = std::size_t(it - p.cells.begin());
+    }
+    for (int k = 0; k < p.ns; ++k)
+      if (k != p.kv && p.setup.state_names[k] == variable) x = impl_->engine->state_at(q, k, i);
+  }
+  return x;
+}
+
 bool Simulation::set_field(const std::string& variable, const std::vector<double>& values) {
   const Grid& g = grid();
   if (values.size() != g.size())

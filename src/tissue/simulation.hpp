@@ -25,6 +25,8 @@
 
 namespace hw::tissue {
 
+class Snapshot;  // tissue/engine.hpp
+
 struct SimulationOptions {
   Backend backend = Backend::cpu;
   int threads = 0;            // cpu: the most threads (0: the cores this process may use)
@@ -73,6 +75,14 @@ class Simulation {
   // Any state by name in the model's units ("V" = voltage in mV); cells whose model has no
   // such state are NaN. False if no model region has it.
   bool field(const std::string& variable, Field<float>& out) const;
+  // One cell of field(variable) by grid index, without copying the field (probes): NaN off
+  // tissue and where the cell's model has no such state.
+  double value_at(const std::string& variable, std::size_t n) const;
+  // The variables as they stand now, as field() gives them, read later by read() on the
+  // snapshot, from any thread: the GPU engine copies them on the device and the bytes
+  // reach the host while the steps after go on. hw::Error for a variable no model has.
+  // The snapshot must be read or dropped before this simulation goes.
+  std::unique_ptr<Snapshot> snapshot(const std::vector<std::string>& variables) const;
   std::size_t tissue_cells() const;
   // Sets V (mV) or a state by name (model units) from grid-sized values (grid order);
   // cells whose value is not finite, and cells off tissue, keep theirs. Works through the

@@ -10,12 +10,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <tuple>
 
 #include "gpu/driver.hpp"
 #include "gpu_test_util.hpp"
 #include "io/maps.hpp"
 #include "test_tissue_util.hpp"
+#include "tissue/engine.hpp"
 #include "tissue/simulation.hpp"
 
 using namespace hw::tissue;
@@ -77,6 +79,26 @@ TEST(CudaTissue, OddBoxUniformSigma) {
   c.conductivity.sigma_t = c.conductivity.sigma_l;  // isotropic: the uniform stencil
   c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.75, 5, 3}));
   compare_with_reference(c, 8, "23x17x11 box, uniform sigma, BO epi");
+}
+
+// The box's neighbours come from storage offsets (kernels/cuda/monodomain.cuh): across a
+// periodic wall the far side, in x and z here, and the cell itself at y's no-flux walls; a
+// sheet one cell thick with a periodic z wraps onto itself.
+TEST(CudaTissue, OddBoxPeriodicWalls) {
+  HW_REQUIRE_GPU();
+  TissueCase c = sheet(13, 9, 7, 0.25, "bueno_orovio_2008_epi");
+  c.conductivity.sigma_t = c.conductivity.sigma_l;  // isotropic: the uniform stencil
+  c.grid.bc[0] = Boundary::periodic;
+  c.grid.bc[2] = Boundary::periodic;
+  c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.5, 0.5, 0.5}));
+  compare_with_reference(c, 10, "13x9x7 box, uniform sigma, periodic x and z, BO epi");
+  TissueCase flat = sheet(21, 11, 1, 0.25, "bueno_orovio_2008_epi");
+  flat.conductivity.sigma_t = flat.conductivity.sigma_l;
+  flat.grid.bc[0] = Boundary::periodic;
+  flat.grid.bc[1] = Boundary::periodic;
+  flat.grid.bc[2] = Boundary::periodic;
+  flat.stimuli.push_back(box_stimulus({0, 0, 0}, {0.5, 0.5, 0.25}));
+  compare_with_reference(flat, 10, "21x11 sheet, periodic x, y and z, BO epi");
 }
 
 TEST(CudaTissue, ObliqueFibresTwoModels) {
@@ -364,4 +386,42 @@ TEST(CudaTissue, GraphsChangeNothing) {
                 std::get<0>(with) == std::get<0>(without) ? "yes" : "no");
     EXPECT_NE(info.find("ran as CUDA graphs"), std::string::npos) << info;
   }
+}
+
+// A field snapshot is copied on the device and reaches the host on a stream of its own
+// while the steps queued after it run (gpu::HostCopy): read after 200 more steps, it holds
+// the step it was taken at, bit for bit as field() gave it then, for V and for a state that
+// two model regions share (in compressed rows: the ellipsoid shell).
+TEST(CudaTissue, SnapshotsHoldTheirStepWhileStepsGoOn) {
+  HW_REQUIRE_GPU();
+  TissueCase c = sheet(24, 20, 16, 0.25, "bueno_orovio_2008_epi");
+  ellipsoid_shell(c);
+  add_box_region(c, "bueno_orovio_2008_endo", {0, 0, 0}, {6, 2.5, 2});
+  c.stimuli.push_back(box_stimulus({0, 0, 0}, {1.5, 5, 4}));
+  for (Precision prec : {Precision::f64, Precision::f32}) {
+    c.time.precision = prec;
+    SimulationOptions o;
+    o.backend = Backend::cuda;
+    Simulation sim(c, o);
+    sim.run_until(2);
+    Field<float> v_then, w_then;
+    ASSERT_TRUE(sim.field("V", v_then));
+    ASSERT_TRUE(sim.field("w", w_then));
+    std::unique_ptr<Snapshot> snap = sim.snapshot({"V", "w"});
+    sim.run_until(4);  // queued behind the copies
+    Field<float> v_now;
+    sim.field("V", v_now);
+    std::vector<Field<float>> got;
+    snap->read(got);
+    ASSERT_EQ(got.size(), 2u);
+    ASSERT_EQ(got[0].size(), v_then.size());
+    EXPECT_EQ(std::memcmp(got[0].data(), v_then.data(), v_then.size() * sizeof(float)), 0);
+    EXPECT_EQ(std::memcmp(got[1].data(), w_then.data(), w_then.size() * sizeof(float)), 0);
+    EXPECT_NE(std::memcmp(v_now.data(), v_then.data(), v_then.size() * sizeof(float)), 0);
+    // The pooled copies serve the next snapshot.
+    std::vector<Field<float>> again;
+    sim.snapshot({"V"})->read(again);
+    EXPECT_EQ(std::memcmp(again[0].data(), v_now.data(), v_now.size() * sizeof(float)), 0);
+  }
+  EXPECT_THROW(Simulation(c, SimulationOptions{Backend::cuda}).snapshot({"no_such_state"}), hw::Error);
 }

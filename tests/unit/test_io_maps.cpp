@@ -227,8 +227,9 @@ TEST(IoMaps, ProbesSampleTheNearestTissueCell) {
                   {"V"});
     EXPECT_EQ(p.cell_of(0), g.index(5, 2, 0));
     EXPECT_TRUE(p.cell_of(1) == g.index(1, 0, 0) || p.cell_of(1) == g.index(0, 1, 0));
-    p.sample(0.0, {&v});
-    p.sample(1.5, {&v});
+    const auto from_v = [&](std::size_t, std::size_t c) { return double(v[c]); };
+    p.sample(0.0, from_v);
+    p.sample(1.5, from_v);
   }
   std::ifstream in(dir / "p.csv");
   std::string header, row1;
@@ -238,7 +239,7 @@ TEST(IoMaps, ProbesSampleTheNearestTissueCell) {
   EXPECT_EQ(row1.substr(0, 5), "0,25,");
   {
     ProbeWriter p(dir / "q.csv", g, nullptr, {{"a", {1, 1, 7}}}, {"V", "Cai"});
-    p.sample(0.5, {&v, &ca});
+    p.sample(0.5, [&](std::size_t var, std::size_t c) { return double(var == 0 ? v[c] : ca[c]); });
   }
   std::ifstream q(dir / "q.csv");
   std::getline(q, header);

@@ -16,6 +16,7 @@
 #include "io/maps.hpp"
 #include "test_tissue_util.hpp"
 #include "tissue/niederer.hpp"
+#include "tissue/engine.hpp"
 #include "tissue/simulation.hpp"
 #include "tissue/stimuli.hpp"
 
@@ -23,6 +24,7 @@ using namespace hw::tissue;
 
 namespace {
 
+using hw::tissue::testing::add_box_region;
 using hw::tissue::testing::box_initial;
 using hw::tissue::testing::box_region;
 using hw::tissue::testing::box_stimulus;
@@ -522,4 +524,27 @@ TEST(TissueSim, CpuEngineKeepsTheActivationMaps) {
     EXPECT_LE(dact, 1e-4);
     EXPECT_LE(dapd, 1e-4);
   }
+}
+
+// An engine without a device copy of its own (the cpu) gives a snapshot copied at once:
+// the fields as field() gives them at that step, whatever runs after.
+TEST(TissueSim, SnapshotOnTheCpuHoldsItsStep) {
+  TissueCase c = sheet(20, 12, 1, 0.25, "bueno_orovio_2008_epi");
+  add_box_region(c, "bueno_orovio_2008_endo", {0, 0, 0}, {2, 3, 0.25});
+  c.stimuli.push_back(box_stimulus({0, 0, 0}, {1, 3, 0.25}));
+  SimulationOptions o;
+  o.threads = 1;
+  Simulation sim(c, o);
+  sim.run_until(2);
+  Field<float> v, w;
+  sim.field("V", v);
+  sim.field("w", w);
+  auto snap = sim.snapshot({"V", "w"});
+  sim.run_until(3);
+  std::vector<Field<float>> got;
+  snap->read(got);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].vec(), v.vec());
+  for (std::size_t n = 0; n < w.size(); ++n) EXPECT_EQ(got[1][n], w[n]) << n;
+  EXPECT_THROW(sim.snapshot({"V", "no_such_state"}), hw::Error);
 }

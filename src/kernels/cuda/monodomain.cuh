@@ -19,10 +19,33 @@
 
 namespace hw::cuda {
 
-__device__ __forceinline__ int wrap(int m, int n, int periodic) {
+// Index m on an axis of n cells: across a periodic wall the far side, across a no-flux wall
+// -1 (the caller then reads the cell itself).
+template <bool Periodic>
+__device__ __forceinline__ int wrap(int m, int n) {
   if (m >= 0 && m < n) return m;
-  if (periodic) return m < 0 ? m + n : m - n;
+  if constexpr (Periodic) return m < 0 ? m + n : m - n;
   return -1;
+}
+
+// On the box, the storage offsets from a cell to its two neighbours along one axis (i of n
+// cells, stride s): the same neighbours as wrap(), and the cell itself (offset 0) past a
+// no-flux wall. Offsets rather than indices because the neighbours' addresses then come
+// from one pointer: the index arithmetic, not the model, was most of the instructions of a
+// small model's step. Only a periodic wall's offset spans the grid, so only it is 64-bit.
+template <bool Periodic>
+__device__ __forceinline__ auto next_offset(unsigned i, unsigned n, int s) {
+  if constexpr (Periodic)
+    return i + 1 < n ? (long long)s : (long long)s - (long long)n * s;
+  else
+    return i + 1 < n ? s : 0;
+}
+template <bool Periodic>
+__device__ __forceinline__ auto prev_offset(unsigned i, unsigned n, int s) {
+  if constexpr (Periodic)
+    return i > 0 ? -(long long)s : (long long)n * s - s;
+  else
+    return i > 0 ? -s : 0;
 }
 
 // The activation maps' update for cell g (grid index), V from a to b over the step; only
@@ -48,10 +71,6 @@ __device__ __forceinline__ void track(const PartArgs<Real>& a, unsigned g, float
   if (vp != vp0) a.v_peak[g] = vp;
 }
 
-// M: the instantiation's model (static ns, np, nc, kv; constants(); step()). V: what the case
-// needs, known when the kernel is compiled, so a box with uniform σ carries no code for row
-// tables, link coefficients, phase fields or cell lists (static bool box, links, phase,
-// cells, per_cell, stimuli).
 // The cell thread c stands for, and its coordinates: a whole-grid launch over (x, y, z)
 // blocks needs no division; a launch over a cell list reads the grid index. False for the
 // threads past the end. Indices fit 32 bits (the engine refuses grids of 2^32 cells).
@@ -92,11 +111,21 @@ __device__ __forceinline__ unsigned row_base(const PartArgs<Real>& a, int jj, in
 template <class Real, class V>
 __device__ __forceinline__ Real laplacian(const PartArgs<Real>& a, const Real* v, unsigned i,
                                           unsigned j, unsigned k, unsigned s0) {
+  if constexpr (V::box && !V::links) {
+    const unsigned nx = unsigned(a.nx), ny = unsigned(a.ny), nz = unsigned(a.nz);
+    const int sy = int(nx), sz = int(nx * ny);
+    const Real* c = v + s0 + i;
+    return kernels::uniform_laplacian(
+        a.w[0], a.w[1], a.w[2], c[0], c[next_offset<V::periodic_x>(i, nx, 1)],
+        c[prev_offset<V::periodic_x>(i, nx, 1)], c[next_offset<V::periodic_y>(j, ny, sy)],
+        c[prev_offset<V::periodic_y>(j, ny, sy)], c[next_offset<V::periodic_z>(k, nz, sz)],
+        c[prev_offset<V::periodic_z>(k, nz, sz)]);
+  }
   const Real* v0 = v + s0;
   const int ii = int(i), jj0 = int(j), kk0 = int(k);
-  const int ip0 = wrap(ii + 1, a.nx, a.periodic_x), im0 = wrap(ii - 1, a.nx, a.periodic_x);
-  const int jp = wrap(jj0 + 1, a.ny, a.periodic_y), jm = wrap(jj0 - 1, a.ny, a.periodic_y);
-  const int kp = wrap(kk0 + 1, a.nz, a.periodic_z), km = wrap(kk0 - 1, a.nz, a.periodic_z);
+  const int ip0 = wrap<V::periodic_x>(ii + 1, a.nx), im0 = wrap<V::periodic_x>(ii - 1, a.nx);
+  const int jp = wrap<V::periodic_y>(jj0 + 1, a.ny), jm = wrap<V::periodic_y>(jj0 - 1, a.ny);
+  const int kp = wrap<V::periodic_z>(kk0 + 1, a.nz), km = wrap<V::periodic_z>(kk0 - 1, a.nz);
   auto vrow = [&](int jj, int kk) -> const Real* {
     return (jj < 0 || kk < 0) ? v0 : v + row_base<Real, V>(a, jj, kk);
   };
@@ -120,7 +149,7 @@ __device__ __forceinline__ Real laplacian(const PartArgs<Real>& a, const Real* v
 // M: the instantiation's model (static ns, np, nc, kv; constants(); step()). V: what the case
 // needs, known when the kernel is compiled, so a box with uniform σ carries no code for row
 // tables, link coefficients, phase fields or cell lists (static bool box, links, phase,
-// cells, per_cell, stimuli).
+// cells, per_cell, stimuli, periodic_x, periodic_y, periodic_z).
 template <class Real, class M, class V>
 __device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
   unsigned c, i, j, k;

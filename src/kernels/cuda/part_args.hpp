@@ -18,8 +18,7 @@ struct PartArgs {
   const Real* vin;
   Real* vout;
   // Grid and row layout.
-  int nx, ny, nz;
-  int periodic_x, periodic_y, periodic_z;
+  int nx, ny, nz;  // which walls are periodic is compiled in (the kernel's V)
   const unsigned int* base;  // per row; null: the box (base[r] = r·nx)
   // Diffusion: links (coefficient arrays in the layout, a zero row for empty families), or
   // uniform weights when links are null.

@@ -25,8 +25,8 @@ namespace hw::model {
 struct OpCount {
   double flops = 0;      // add, sub, mul, neg, fabs, min, max, floor, ceil (one each)
   double divisions = 0;  // x / y, y not a literal
-  // The distinct y of those: a float kernel (-prec-div=false) divides by multiplying by
-  // 1/y, and computes each reciprocal once however many numerators share it.
+  // The distinct y of those: the float CUDA printer writes x / y as x * rcp(y), and the
+  // compiler computes each reciprocal once however many numerators share it.
   double distinct_divisors = 0;
   double constant_divisions = 0;  // x / c for a literal c (not ±2^k: that is a multiplication)
   double selects = 0;    // comparisons, logic and ?: (control, not arithmetic)
