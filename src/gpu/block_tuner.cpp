@@ -22,16 +22,18 @@ std::vector<Dim3> box_block_shapes(unsigned nx, unsigned ny, unsigned threads) {
   return shapes;
 }
 
-BlockTuner::BlockTuner(std::vector<Dim3> candidates, std::string cache_file, int repeats)
-    : candidates_(std::move(candidates)), cache_file_(std::move(cache_file)),
-      best_ms_(candidates_.size(), std::numeric_limits<double>::infinity()) {
+BlockTuner::BlockTuner(std::vector<Launch> candidates, std::vector<std::string> variant_names,
+                       std::string cache_file, int repeats)
+    : candidates_(std::move(candidates)), variant_names_(std::move(variant_names)),
+      cache_file_(std::move(cache_file)), best_ms_(candidates_.size(), std::numeric_limits<double>::infinity()) {
   if (candidates_.size() < 2) return;
   if (!cache_file_.empty()) {
     // The choice counts only among the same candidates (a newer build may offer others).
     std::ifstream in(cache_file_);
-    Dim3 d{};
+    Launch d{};
     std::string among;
-    if (in >> d[0] >> d[1] >> d[2] && std::getline(in, among) && among == candidates_line()) {
+    if (in >> d.variant >> d.block[0] >> d.block[1] >> d.block[2] && std::getline(in, among) &&
+        among == candidates_line()) {
       const auto it = std::find(candidates_.begin(), candidates_.end(), d);
       if (it != candidates_.end()) {
         chosen_ = std::size_t(it - candidates_.begin());
@@ -44,13 +46,18 @@ BlockTuner::BlockTuner(std::vector<Dim3> candidates, std::string cache_file, int
     for (std::size_t c = 0; c < candidates_.size(); ++c) trials_.push_back(c);
 }
 
+std::string BlockTuner::name(const Launch& l) const {
+  if (variant_names_.size() < 2) return shape_str(l.block);
+  return variant_names_.at(std::size_t(l.variant)) + " " + shape_str(l.block);
+}
+
 std::string BlockTuner::candidates_line() const {
   std::string s = " among";
-  for (const Dim3& c : candidates_) s += " " + shape_str(c);
+  for (const Launch& c : candidates_) s += " " + std::to_string(c.variant) + ":" + shape_str(c.block);
   return s;
 }
 
-const Dim3& BlockTuner::shape() const {
+const Launch& BlockTuner::launch() const {
   return candidates_[tuning() ? trials_[next_] : chosen_];
 }
 
@@ -62,8 +69,9 @@ void BlockTuner::record(double ms) {
   chosen_ = std::size_t(std::min_element(best_ms_.begin(), best_ms_.end()) - best_ms_.begin());
   if (cache_file_.empty()) return;
   try {
-    io::write_file_atomic(cache_file_, fmt::format("{} {} {}{}\n", candidates_[chosen_][0], candidates_[chosen_][1],
-                                                   candidates_[chosen_][2], candidates_line()),
+    const Launch& c = candidates_[chosen_];
+    io::write_file_atomic(cache_file_,
+                          fmt::format("{} {} {} {}{}\n", c.variant, c.block[0], c.block[1], c.block[2], candidates_line()),
                           false);
   } catch (const std::exception&) {
     // An unwritable cache costs a tuning next time, nothing else.
@@ -71,13 +79,13 @@ void BlockTuner::record(double ms) {
 }
 
 std::string BlockTuner::describe() const {
-  const std::string s = shape_str(candidates_[chosen_]);
+  const std::string s = name(candidates_[chosen_]);
   if (candidates_.size() < 2) return s;
   if (from_cache_) return s + " (tuned earlier, from the cache)";
   if (tuning()) return s + " (tuning)";
   std::string d = s + " (tuned:";
   for (std::size_t c = 0; c < candidates_.size(); ++c)
-    d += fmt::format("{} {} {:.3g} ms", c ? "," : "", shape_str(candidates_[c]), best_ms_[c]);
+    d += fmt::format("{} {} {:.3g} ms", c ? "," : "", name(candidates_[c]), best_ms_[c]);
   return d + ")";
 }
 

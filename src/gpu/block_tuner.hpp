@@ -1,5 +1,6 @@
-// Picks a kernel's block shape by timing it on the run's own launches (seed 002: try shapes,
-// keep the fastest), and remembers the choice in a file beside the kernel's cubin.
+// Picks a kernel's block shape, and which of its compiled variants runs, by timing them on
+// the run's own launches (seed 002: try shapes, keep the fastest), and remembers the choice
+// in a file beside the kernel's cubin.
 //
 // Why on the run's own steps: every shape computes the same values (a thread's work does not
 // depend on its block), so the launches that time the candidates are real steps of the run
@@ -20,25 +21,38 @@ namespace hw::gpu {
 // (docs/benchmarks.md), so they are not offered.
 std::vector<Dim3> box_block_shapes(unsigned nx, unsigned ny, unsigned threads);
 
+// One way to launch a kernel: which compiled variant of it (0: as compiled; the CUDA engine
+// adds 1, its registers capped, for a kernel that needs many), in blocks of what shape.
+struct Launch {
+  int variant = 0;
+  Dim3 block{256, 1, 1};
+  bool operator==(const Launch& o) const { return variant == o.variant && block == o.block; }
+};
+
 class BlockTuner {
  public:
-  // candidates: block shapes, the first the default. cache_file: where the choice is kept
-  // ("" = not kept); a valid choice found there ends the tuning before it starts.
-  BlockTuner(std::vector<Dim3> candidates, std::string cache_file, int repeats = 3);
-  BlockTuner() : BlockTuner({{256, 1, 1}}, "") {}
+  // candidates: the launches to try, the first the default; variant_names: how describe()
+  // names each variant (may be empty when there is one). cache_file: where the choice is
+  // kept ("" = not kept); a valid choice found there ends the tuning before it starts.
+  BlockTuner(std::vector<Launch> candidates, std::vector<std::string> variant_names, std::string cache_file,
+             int repeats = 3);
+  BlockTuner() : BlockTuner({Launch{}}, {}, "") {}
 
   bool tuning() const { return next_ < trials_.size(); }
-  // The shape of the next launch (the candidate under trial while tuning).
-  const Dim3& shape() const;
+  // The next launch (the candidate under trial while tuning).
+  const Launch& launch() const;
   // The device time of the launch just made with shape() (only while tuning).
   void record(double ms);
-  // "64×4×1 (tuned: 256×1×1 0.41 ms, 128×2×1 0.38 ms, ...)", or "... (from the cache)".
+  // "64×4×1 (tuned: 256×1×1 0.41 ms, 128×2×1 0.38 ms, ...)", or "... (from the cache)";
+  // with variants, each shape after its variant's name.
   std::string describe() const;
 
  private:
   std::string candidates_line() const;
+  std::string name(const Launch& l) const;
 
-  std::vector<Dim3> candidates_;
+  std::vector<Launch> candidates_;
+  std::vector<std::string> variant_names_;
   std::string cache_file_;
   std::vector<std::size_t> trials_;  // candidate of each timed launch, round-robin
   std::size_t next_ = 0;

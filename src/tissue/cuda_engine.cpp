@@ -43,6 +43,15 @@ namespace hw::tissue {
 namespace {
 
 constexpr unsigned kThreads = 256;  // per block; the kernel's __launch_bounds__
+// A kernel of more than kCappedRegisters registers per thread gets a second variant, its
+// registers capped there by the launch bounds (2 blocks of 256 per SM: 65536 / 512), and
+// the tuner times both: O'Hara-Rudy at 172 registers keeps 11 warps per SM, at 128 with
+// 80 B spilled 16, and runs 19 % faster (ord-pig128, H100). A cap is no rule: TT06 given
+// the same bounds took 112 registers instead of 64 and ran 11 % slower, so only kernels
+// above the cap get the variant, and only where it wins is it kept.
+constexpr int kCappedRegisters = 128;
+constexpr unsigned kCappedThreads = 256, kCappedBlocks = 2;
+constexpr const char* kCappedSuffix = "_r128";
 constexpr unsigned long long kNoFailure = ~0ull;
 // Steps per CUDA graph: long enough that the host's launch is nothing beside the steps,
 // short enough that graphs stay small (two graphs per length: one per parity).
@@ -324,7 +333,7 @@ class CudaEngine final : public Engine {
                                                    graph_batches_)
                                      : "; batches of steps without a stimulus run as CUDA graphs";
     for (const auto& dp : parts_) {
-      const gpu::KernelResources r = gpu::kernel_resources(dp.fn);
+      const gpu::KernelResources r = gpu::kernel_resources(dp.fn());
       info.part_kernels.push_back(fmt::format("printed CUDA via NVRTC ({} registers{}; blocks {})", r.registers,
                                               r.local_bytes ? fmt::format(", {} B local", r.local_bytes) : "",
                                               dp.tuner.describe()));
@@ -374,8 +383,9 @@ class CudaEngine final : public Engine {
   };
   struct DevPart {
     gpu::DeviceBuffer y, p, cells, stim_mask;
-    void* fn = nullptr;
-    gpu::BlockTuner tuner;  // the block shape
+    std::vector<void*> fns;  // the kernel as compiled, and its capped variant when it has one
+    gpu::BlockTuner tuner;   // the variant and block shape
+    void* fn() const { return fns[std::size_t(tuner.launch().variant)]; }
   };
 
   static std::size_t slot(const Part& p, int k) { return std::size_t(k < p.kv ? k : k - 1); }
@@ -480,9 +490,19 @@ class CudaEngine final : public Engine {
   }
 
   void compile() {
-    const gpu::CudaSource src = cuda_kernel_source(s_, sizeof(Real) == 4, kThreads);
-    image_ = gpu::compile_cuda(src, gpu::gpu_status().device.arch());
+    const std::string arch = gpu::gpu_status().device.arch();
+    image_ = gpu::compile_cuda(cuda_kernel_source(s_, sizeof(Real) == 4, kThreads), arch);
     module_ = gpu::Module(image_.image);
+    // The register count is known once compiled: kernels above the cap are compiled again
+    // beside their capped variant (both cached; the tuner picks).
+    std::vector<bool> capped(parts_.size(), false);
+    bool any = false;
+    for (std::size_t q = 0; q < parts_.size(); ++q)
+      any |= capped[q] = gpu::kernel_resources(module_.function(fmt::format("hw_part{}", q))).registers > kCappedRegisters;
+    if (any) {
+      image_ = gpu::compile_cuda(cuda_kernel_source(s_, sizeof(Real) == 4, kThreads, capped), arch);
+      module_ = gpu::Module(image_.image);
+    }
     if (implicit_) {
       cg_fn_.apply = module_.function("hw_cg_apply");
       cg_fn_.residual = module_.function("hw_cg_residual");
@@ -491,20 +511,24 @@ class CudaEngine final : public Engine {
       cg_fn_.direction = module_.function("hw_cg_direction");
       cg_fn_.weighted_copy = module_.function("hw_cg_weighted_copy");
     }
+    const Grid& g = s_.geo.grid;
     for (std::size_t q = 0; q < parts_.size(); ++q) {
       DevPart& d = parts_[q];
-      d.fn = module_.function(fmt::format("hw_part{}", q));
-      const unsigned tb = block_size(gpu::kernel_resources(d.fn).registers);
-      std::vector<gpu::Dim3> shapes;
-      const Part& p = s_.parts[q];
-      if (p.identity) {
-        const Grid& g = s_.geo.grid;
-        shapes = gpu::box_block_shapes(unsigned(g.nx()), unsigned(g.ny()), tb);
-      } else {
-        shapes.push_back({tb, 1, 1});
+      d.fns = {module_.function(fmt::format("hw_part{}", q))};
+      if (capped[q]) d.fns.push_back(module_.function(fmt::format("hw_part{}{}", q, kCappedSuffix)));
+      std::vector<gpu::Launch> launches;
+      for (std::size_t v = 0; v < d.fns.size(); ++v) {
+        const unsigned tb = v == 0 ? block_size(gpu::kernel_resources(d.fns[v]).registers) : kCappedThreads;
+        if (s_.parts[q].identity)
+          for (const gpu::Dim3& b : gpu::box_block_shapes(unsigned(g.nx()), unsigned(g.ny()), tb))
+            launches.push_back({int(v), b});
+        else
+          launches.push_back({int(v), {tb, 1, 1}});
       }
-      const Grid& g = s_.geo.grid;
-      d.tuner = gpu::BlockTuner(shapes, image_.cache_path + fmt::format(".part{}.{}x{}x{}.block", q, g.nx(), g.ny(), g.nz()));
+      std::vector<std::string> names;
+      if (capped[q]) names = {"as compiled", fmt::format("capped at {} registers", kCappedRegisters)};
+      d.tuner = gpu::BlockTuner(launches, names,
+                                image_.cache_path + fmt::format(".part{}.{}x{}x{}.block", q, g.nx(), g.ny(), g.nz()));
     }
   }
 
@@ -647,14 +671,14 @@ class CudaEngine final : public Engine {
       DevPart& dt = parts_[q];
       const bool timed = diffuse && dt.tuner.tuning();
       if (timed) tuner_timer_->start();
-      const gpu::Dim3 b = dt.tuner.shape();
+      const gpu::Dim3 b = dt.tuner.launch().block;
       const gpu::Dim3 grid = p.identity ? gpu::Dim3{(unsigned(g.nx()) + b[0] - 1) / b[0],
                                                     (unsigned(g.ny()) + b[1] - 1) / b[1], unsigned(g.nz())}
                                         : gpu::Dim3{unsigned((p.n + b[0] - 1) / b[0]), 1, 1};
       if (building_)
-        building_->add(d.fn, grid, b, args);
+        building_->add(d.fn(), grid, b, args);
       else
-        gpu::launch(d.fn, grid, b, args);
+        gpu::launch(d.fn(), grid, b, args);
       if (timed) dt.tuner.record(tuner_timer_->stop_ms());
     }
   }
@@ -852,7 +876,7 @@ class CudaEngine final : public Engine {
 
 // The kernel source: the template, then per part its printed model, a model struct and an
 // extern "C" kernel hw_part<q>.
-gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads) {
+gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads, const std::vector<bool>& capped) {
   // The engine's choices, made the same way here: the row layout and whether the stencil
   // needs link coefficients.
   const RowLayout layout = row_layout(s.geo.grid, s.geo.mask);
@@ -917,6 +941,11 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
         "  hw::cuda::part_step<{2}, {0}_M, {0}_V>(a);\n}}\n",
         pre, p.kv, real, method, threads, q, layout.box, links, !s.phi.empty(), !p.identity,
         p.per_cell, !s.schedules.empty(), periodic);
+    if (q < capped.size() && capped[q])
+      t += fmt::format(
+          "extern \"C\" __global__ void __launch_bounds__({1}, {2}) hw_part{3}{4}(const hw::cuda::PartArgs<{0}> a) {{\n"
+          "  hw::cuda::part_step<{0}, {5}_M, {5}_V>(a);\n}}\n",
+          real, kCappedThreads, kCappedBlocks, q, kCappedSuffix, pre);
   }
   return src;
 }

@@ -2,6 +2,11 @@
 // arithmetic, so it is tested without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
 #include "gpu/block_tuner.hpp"
 
 using hw::gpu::box_block_shapes;
@@ -24,4 +29,36 @@ TEST(BlockShapes, SmallerBlocksForLargeKernelsAndFlatBoxes) {
   const auto row = box_block_shapes(1000, 1, 256);
   ASSERT_EQ(row.size(), 1u);
   EXPECT_EQ(row[0], (Dim3{256, 1, 1}));
+}
+
+// The tuner times each launch (variant, shape) on the run's own steps, round-robin, keeps
+// the fastest, names the variants, and finds its choice in the cache file next time.
+TEST(BlockShapes, TunerPicksVariantAndShapeAndRemembers) {
+  using hw::gpu::BlockTuner;
+  using hw::gpu::Launch;
+  const std::string cache = ::testing::TempDir() + "/tuner_variants.block";
+  std::remove(cache.c_str());
+  const std::vector<Launch> launches = {{0, {64, 1, 1}}, {1, {256, 1, 1}}, {0, {32, 2, 1}}};
+  const std::vector<std::string> names = {"as compiled", "capped at 128 registers"};
+  {
+    BlockTuner t(launches, names, cache, 2);
+    const double ms[] = {0.3, 0.2, 0.4};
+    for (int trial = 0; trial < 6; ++trial) {
+      ASSERT_TRUE(t.tuning());
+      const Launch l = t.launch();
+      const auto c = std::size_t(std::find(launches.begin(), launches.end(), l) - launches.begin());
+      t.record(ms[c]);
+    }
+    EXPECT_FALSE(t.tuning());
+    EXPECT_EQ(t.launch(), launches[1]);
+    EXPECT_EQ(t.describe().rfind("capped at 128 registers 256x1x1 (tuned: as compiled 64x1x1 0.3 ms", 0), 0u)
+        << t.describe();
+  }
+  BlockTuner again(launches, names, cache, 2);
+  EXPECT_FALSE(again.tuning());
+  EXPECT_EQ(again.launch(), launches[1]);
+  EXPECT_NE(again.describe().find("from the cache"), std::string::npos);
+  // Other candidates (a newer build): the old choice does not count.
+  BlockTuner other({{0, {64, 1, 1}}, {0, {32, 2, 1}}}, {}, cache, 1);
+  EXPECT_TRUE(other.tuning());
 }

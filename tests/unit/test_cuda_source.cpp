@@ -32,6 +32,11 @@ TEST(CudaSource, TissueKernelsCompileForSm90) {
   compiles(c, true);
   c.grid.bc[0] = c.grid.bc[2] = Boundary::periodic;  // 64-bit offsets across the wall
   compiles(c, false);
+  // The register-capped variant beside the kernel as compiled.
+  const SimSetup cs = make_sim_setup(c, false);
+  const hw::gpu::CudaSource capped = cuda_kernel_source(cs, true, 256, {true});
+  EXPECT_NE(capped.text.find("__launch_bounds__(256, 2) hw_part0_r128("), std::string::npos);
+  EXPECT_FALSE(hw::gpu::compile_cuda(capped, "sm_90").image.empty());
   TissueCase two = sheet(8, 6, 4, 0.25, "bueno_orovio_2008_epi");
   add_box_region(two, "tentusscher_2006_epi", {0, 0, 0}, {1, 1, 1});
   two.time.integrator = "rl2";
