@@ -90,14 +90,14 @@ TEST(CudaTissue, OddBoxPeriodicWalls) {
   c.conductivity.sigma_t = c.conductivity.sigma_l;  // isotropic: the uniform stencil
   c.grid.bc[0] = Boundary::periodic;
   c.grid.bc[2] = Boundary::periodic;
-  c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.5, 0.5, 0.5}));
+  c.stimuli.push_back(box_stimulus({0, 0, 0}, {1, 2.25, 1}, 100, 2));
   compare_with_reference(c, 10, "13x9x7 box, uniform sigma, periodic x and z, BO epi");
   TissueCase flat = sheet(21, 11, 1, 0.25, "bueno_orovio_2008_epi");
   flat.conductivity.sigma_t = flat.conductivity.sigma_l;
   flat.grid.bc[0] = Boundary::periodic;
   flat.grid.bc[1] = Boundary::periodic;
   flat.grid.bc[2] = Boundary::periodic;
-  flat.stimuli.push_back(box_stimulus({0, 0, 0}, {0.5, 0.5, 0.25}));
+  flat.stimuli.push_back(box_stimulus({0, 0, 0}, {1, 2, 0.25}, 100, 2));
   compare_with_reference(flat, 10, "21x11 sheet, periodic x, y and z, BO epi");
 }
 
