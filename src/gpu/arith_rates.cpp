@@ -22,8 +22,7 @@ struct Chain {
 };
 const Chain kChains[] = {
     {"fma", "x * T(0.999) + T(0.001)"},
-    // The reciprocal the kernels use: the float printer's rcp (model/emit/cuda_printer).
-    {"div", "RCP(x + T(1.5))"},
+    {"div", "T(1) / (x + T(1.5))"},
     // By a literal: what the compiler makes of it (a multiplication by the reciprocal where
     // the division need not be correctly rounded, float kernels; a division otherwise).
     {"div_literal", "x / T(1.7) + T(0.3)"},
@@ -52,7 +51,6 @@ constexpr int kChainsPerThread = 8, kIterations = 512, kThreads = 256;
 std::string kernel_source(bool f32, const std::vector<const Chain*>& chains) {
   const char* real = f32 ? "float" : "double";
   std::string t = fmt::format("typedef {} T;\n", real);
-  t += f32 ? "#define RCP(v) __fdividef(T(1), (v))\n" : "#define RCP(v) (T(1) / (v))\n";
   for (const Chain* c : chains) {
     std::string step = c->step;
     for (std::size_t p; (p = step.find('@')) != std::string::npos;) step.replace(p, 1, f32 ? "f" : "");
@@ -140,7 +138,10 @@ ComputeRoof compute_roof(const model::OpCount& ops, const ArithmeticRates& rates
   s["flops"] = ops.flops / rates.flops();
   s["select"] = ops.selects / rate("fma");
   if (rates.precision == "float") {
-    // The float printer writes x/y as x·rcp(y): one reciprocal per distinct y (op_count.hpp).
+    // One reciprocal per distinct y, x/y = x·(1/y): an upper bound, as a roof must be. The
+    // compiled kernel takes one per division (-prec-div=false: scale, MUFU.RCP, multiply);
+    // sharing them by printing x·rcp(y) was measured to move float results by up to 60x
+    // more than division does (docs/benchmarks.md), so the kernels do not.
     s["div"] = ops.distinct_divisors / rate("div");
     s["flops"] += ops.divisions / rates.flops();
   } else {

@@ -11,8 +11,7 @@ namespace hw::model {
 std::string print_cuda(const Model& m, const CudaOptions& opt) {
   const CodeLayout l = make_layout(m);
   const std::string pre = sanitise_identifier(opt.function_prefix, 64);
-  TargetProfile prof = cuda_profile(opt.use_float, opt.fast_intrinsics, pre + "_powi");
-  if (opt.use_float) prof.reciprocal = pre + "_rcp";
+  const TargetProfile prof = cuda_profile(opt.use_float, opt.fast_intrinsics, pre + "_powi");
   const VarNamer names = namer_for(m, l);
   const std::string inl = opt.force_inline ? "__device__ __forceinline__ " : "__device__ __noinline__ ";
   const std::string& real = prof.real;
@@ -37,11 +36,6 @@ std::string print_cuda(const Model& m, const CudaOptions& opt) {
       << "  else if constexpr (N % 2 == 0) { const T h = " << pre
       << "_powi<N / 2>(x); return h * h; }\n"
       << "  else return " << pre << "_powi<N - 1>(x) * x;\n}\n\n";
-  if (!prof.reciprocal.empty())
-    out << "// 1/x to about 1 ulp (MUFU.RCP; 0 for |x| > 2^126, where 1/x is subnormal and a float\n"
-           "// kernel flushes it to 0 anyway). x / y is printed x * rcp(y): divisions by one y\n"
-           "// share it.\n"
-        << "__device__ __forceinline__ float " << prof.reciprocal << "(float x) { return __fdividef(1.0f, x); }\n\n";
 
   const std::string args = real + " t, const " + real + "* y, const " + real + "* p, const " +
                            real + "* c";

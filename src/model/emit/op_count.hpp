@@ -25,8 +25,8 @@ namespace hw::model {
 struct OpCount {
   double flops = 0;      // add, sub, mul, neg, fabs, min, max, floor, ceil (one each)
   double divisions = 0;  // x / y, y not a literal
-  // The distinct y of those: the float CUDA printer writes x / y as x * rcp(y), and the
-  // compiler computes each reciprocal once however many numerators share it.
+  // The distinct y of those: what a float kernel that shared one reciprocal between the
+  // divisions by one y would compute (the compute roof's count, gpu/arith_rates.hpp).
   double distinct_divisors = 0;
   double constant_divisions = 0;  // x / c for a literal c (not ±2^k: that is a multiplication)
   double selects = 0;    // comparisons, logic and ?: (control, not arithmetic)

@@ -72,7 +72,6 @@ TargetProfile TargetProfile::widened() const {
   w.real = "double";
   w.use_float = false;
   w.fast_intrinsics = false;
-  w.reciprocal.clear();
   return w;
 }
 
@@ -254,9 +253,6 @@ class StraightLine {
         if (pool_.is_constant(n.args[1]) && exact_reciprocal(pool_.node(n.args[1]).value))
           return multiplicative(" * ", value(n.args[0]),
                                 {lit(1.0 / pool_.node(n.args[1]).value), kAtom});
-        if (!prof().reciprocal.empty() && !pool_.is_constant(n.args[1]))
-          return multiplicative(" * ", value(n.args[0]),
-                                {prof().reciprocal + "(" + value(n.args[1]).text + ")", kAtom});
         return multiplicative(" / ", value(n.args[0]), value(n.args[1]));
       }
       case Op::neg: {

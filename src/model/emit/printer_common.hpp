@@ -45,10 +45,6 @@ struct TargetProfile {
   // cells that inlines the model has no control flow left for the vectoriser to reject.
   // The values are unchanged (the model is pure; an unused arm may be inf or NaN).
   bool branch_free = false;
-  // x / y (y not a literal) printed as x * reciprocal(y) when not empty (CUDA float). The
-  // compiler does not share a division's reciprocal between divisions by the same y, and
-  // each division also scales huge divisors; a call it sees twice it computes once.
-  std::string reciprocal;
 
   std::string literal(double v) const;
   std::string function(Op op) const;

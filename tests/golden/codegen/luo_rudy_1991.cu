@@ -62,18 +62,13 @@ __device__ __forceinline__ T hw_model_powi(T x) {
   else return hw_model_powi<N - 1>(x) * x;
 }
 
-// 1/x to about 1 ulp (MUFU.RCP; 0 for |x| > 2^126, where 1/x is subnormal and a float
-// kernel flushes it to 0 anyway). x / y is printed x * rcp(y): divisions by one y
-// share it.
-__device__ __forceinline__ float hw_model_rcp(float x) { return __fdividef(1.0f, x); }
-
 __device__ __forceinline__ void hw_model_constants(const float* p, float* c) {
-  c[0] = p[0] * p[1] * hw_model_rcp(p[2]);  // _cse_1
-  c[1] = c[0] * logf(p[12] * hw_model_rcp(p[13]));  // E_Na
+  c[0] = p[0] * p[1] / p[2];  // _cse_1
+  c[1] = c[0] * logf(p[12] / p[13]);  // E_Na
   c[2] = sqrtf(p[17] / 5.4000001f);  // _cse_2
   c[3] = p[15] * c[2];  // g_K
-  c[4] = c[0] * logf((p[17] + p[16] * p[12]) * hw_model_rcp(p[18] + p[16] * p[13]));  // E_K
-  c[5] = c[0] * logf(p[17] * hw_model_rcp(p[18]));  // E_K1
+  c[4] = c[0] * logf((p[17] + p[16] * p[12]) / (p[18] + p[16] * p[13]));  // E_K
+  c[5] = c[0] * logf(p[17] / p[18]);  // E_K1
   c[6] = p[19] * c[2];  // g_K1
   c[7] = c[5];  // E_Kp
   c[8] = p[11] / 100.0f;  // _cse_7
@@ -82,54 +77,54 @@ __device__ __forceinline__ void hw_model_constants(const float* p, float* c) {
 
 __device__ __forceinline__ void hw_model_rhs(float t, const float* y, const float* p, const float* c, float* dydt) {
   [[maybe_unused]] const float a0_cse_0 = t - p[4];  // synthetic
-  [[maybe_unused]] const float a1_I_stim = ((((t >= p[4]) && (t <= p[5])) && (a0_cse_0 - floorf(a0_cse_0 * hw_model_rcp(p[6])) * p[6] <= p[7])) ? p[8] : 0.0f);
+  [[maybe_unused]] const float a1_I_stim = ((((t >= p[4]) && (t <= p[5])) && (a0_cse_0 - floorf(a0_cse_0 / p[6]) * p[6] <= p[7])) ? p[8] : 0.0f);
   [[maybe_unused]] const float a4_i_Na = p[9] * hw_model_powi<3>(y[1]) * y[2] * y[3] * (y[0] - c[1]);
   [[maybe_unused]] const float a5_E_si = 7.69999981f - 13.0286999f * logf(y[4]);
   [[maybe_unused]] const float a6_i_si = p[14] * y[5] * y[6] * (y[0] - a5_E_si);
   [[maybe_unused]] const float a10_cse_3 = y[0] + 77.0f;  // synthetic
-  [[maybe_unused]] const float a11_temp_Xi = ((fabsf(y[0] - (-77.0f)) < 0.025000833f) ? 0.11342328f + (y[0] - (-77.0250015f)) * 0.00226960029f : 2.83699989f * (expf(0.0399999991f * a10_cse_3) - 1.0f) * hw_model_rcp(a10_cse_3));
-  [[maybe_unused]] const float a12_Xi = ((y[0] > (-100.0f)) ? a11_temp_Xi * hw_model_rcp(expf(0.0399999991f * (y[0] + 35.0f))) : 1.0f);
+  [[maybe_unused]] const float a11_temp_Xi = ((fabsf(y[0] - (-77.0f)) < 0.025000833f) ? 0.11342328f + (y[0] - (-77.0250015f)) * 0.00226960029f : 2.83699989f * (expf(0.0399999991f * a10_cse_3) - 1.0f) / a10_cse_3);
+  [[maybe_unused]] const float a12_Xi = ((y[0] > (-100.0f)) ? a11_temp_Xi / expf(0.0399999991f * (y[0] + 35.0f)) : 1.0f);
   [[maybe_unused]] const float a13_i_K = c[3] * y[7] * a12_Xi * (y[0] - c[4]);
   [[maybe_unused]] const float a16_cse_4 = y[0] - c[5];  // synthetic
-  [[maybe_unused]] const float a17_alpha_K1 = 1.01999998f * hw_model_rcp(1.0f + expf(0.238499999f * (a16_cse_4 - 59.2150002f)));
-  [[maybe_unused]] const float a18_beta_K1 = (0.491239995f * expf(0.0803200006f * (y[0] + 5.47599983f - c[5])) + expf(0.0617499985f * (y[0] - (c[5] + 594.309998f)))) * hw_model_rcp(1.0f + expf((-0.514299989f) * (a16_cse_4 + 4.75299978f)));
-  [[maybe_unused]] const float a19_K1_infinity = a17_alpha_K1 * hw_model_rcp(a17_alpha_K1 + a18_beta_K1);
+  [[maybe_unused]] const float a17_alpha_K1 = 1.01999998f / (1.0f + expf(0.238499999f * (a16_cse_4 - 59.2150002f)));
+  [[maybe_unused]] const float a18_beta_K1 = (0.491239995f * expf(0.0803200006f * (y[0] + 5.47599983f - c[5])) + expf(0.0617499985f * (y[0] - (c[5] + 594.309998f)))) / (1.0f + expf((-0.514299989f) * (a16_cse_4 + 4.75299978f)));
+  [[maybe_unused]] const float a19_K1_infinity = a17_alpha_K1 / (a17_alpha_K1 + a18_beta_K1);
   [[maybe_unused]] const float a20_i_K1 = c[6] * a19_K1_infinity * a16_cse_4;
-  [[maybe_unused]] const float a22_Kp = 1.0f * hw_model_rcp(1.0f + expf((7.48799992f - y[0]) / 5.98000002f));
+  [[maybe_unused]] const float a22_Kp = 1.0f / (1.0f + expf((7.48799992f - y[0]) / 5.98000002f));
   [[maybe_unused]] const float a23_i_Kp = p[20] * a22_Kp * (y[0] - c[7]);
   [[maybe_unused]] const float a24_i_b = p[22] * (y[0] - p[21]);
   [[maybe_unused]] const float a25_cse_5 = y[0] + 47.1300011f;  // synthetic
-  [[maybe_unused]] const float a26_alpha_m = ((fabsf(y[0] - (-47.1300011f)) < 0.0100020831f) ? 3.19840002f + (y[0] - (-47.1400032f)) * 0.159999996f : 0.319999993f * a25_cse_5 * hw_model_rcp(1.0f - expf((-0.100000001f) * a25_cse_5)));
+  [[maybe_unused]] const float a26_alpha_m = ((fabsf(y[0] - (-47.1300011f)) < 0.0100020831f) ? 3.19840002f + (y[0] - (-47.1400032f)) * 0.159999996f : 0.319999993f * a25_cse_5 / (1.0f - expf((-0.100000001f) * a25_cse_5)));
   [[maybe_unused]] const float a27_beta_m = 0.0799999982f * expf(-y[0] / 11.0f);
   const bool s0 = (y[0] < (-40.0f));
   [[maybe_unused]] const float a28_alpha_h = (s0 ? 0.135000005f * expf((80.0f + y[0] - p[10]) / (-6.80000019f)) : 0.0f);
   [[maybe_unused]] const float a29_cse_6 = y[0] - p[10];  // synthetic
-  [[maybe_unused]] const float a30_beta_h = (s0 ? 3.55999994f * expf(0.0790000036f * a29_cse_6) + 310000.0f * expf(0.349999994f * a29_cse_6) : 1.0f * hw_model_rcp(0.129999995f * (1.0f + expf((y[0] + 10.6599998f - p[10]) / (-11.1000004f)))));
+  [[maybe_unused]] const float a30_beta_h = (s0 ? 3.55999994f * expf(0.0790000036f * a29_cse_6) + 310000.0f * expf(0.349999994f * a29_cse_6) : 1.0f / (0.129999995f * (1.0f + expf((y[0] + 10.6599998f - p[10]) / (-11.1000004f)))));
   [[maybe_unused]] const float a33_cse_9 = a28_alpha_h + a30_beta_h;  // synthetic
-  [[maybe_unused]] const float a34_h_inf = a28_alpha_h * c[9] * hw_model_rcp(a33_cse_9) + c[8];
-  [[maybe_unused]] const float a35_tau_h = 1.0f * hw_model_rcp(a33_cse_9);
-  [[maybe_unused]] const float a36_alpha_j = (s0 ? ((-127140.0f) * expf(0.244399995f * a29_cse_6) - 3.47399982e-05f * expf((-0.0439100005f) * a29_cse_6)) * (y[0] + 37.7799988f) * hw_model_rcp(1.0f + expf(0.31099999f * (y[0] + 79.2300034f - p[10]))) : 0.0f);
-  [[maybe_unused]] const float a37_beta_j = (s0 ? 0.121200003f * expf((-0.01052f) * a29_cse_6) * hw_model_rcp(1.0f + expf((-0.137799993f) * (y[0] + 40.1399994f - p[10]))) : 0.300000012f * expf((-2.53499991e-07f) * a29_cse_6) * hw_model_rcp(1.0f + expf((-0.100000001f) * (y[0] + 32.0f - p[10]))));
+  [[maybe_unused]] const float a34_h_inf = a28_alpha_h * c[9] / a33_cse_9 + c[8];
+  [[maybe_unused]] const float a35_tau_h = 1.0f / a33_cse_9;
+  [[maybe_unused]] const float a36_alpha_j = (s0 ? ((-127140.0f) * expf(0.244399995f * a29_cse_6) - 3.47399982e-05f * expf((-0.0439100005f) * a29_cse_6)) * (y[0] + 37.7799988f) / (1.0f + expf(0.31099999f * (y[0] + 79.2300034f - p[10]))) : 0.0f);
+  [[maybe_unused]] const float a37_beta_j = (s0 ? 0.121200003f * expf((-0.01052f) * a29_cse_6) / (1.0f + expf((-0.137799993f) * (y[0] + 40.1399994f - p[10]))) : 0.300000012f * expf((-2.53499991e-07f) * a29_cse_6) / (1.0f + expf((-0.100000001f) * (y[0] + 32.0f - p[10]))));
   [[maybe_unused]] const float a38_cse_10 = a36_alpha_j + a37_beta_j;  // synthetic
-  [[maybe_unused]] const float a39_j_inf = a36_alpha_j * c[9] * hw_model_rcp(a38_cse_10) + c[8];
-  [[maybe_unused]] const float a40_tau_j = 1.0f * hw_model_rcp(a38_cse_10);
+  [[maybe_unused]] const float a39_j_inf = a36_alpha_j * c[9] / a38_cse_10 + c[8];
+  [[maybe_unused]] const float a40_tau_j = 1.0f / a38_cse_10;
   [[maybe_unused]] const float a41_cse_11 = y[0] - 5.0f;  // synthetic
-  [[maybe_unused]] const float a42_alpha_d = 0.0949999988f * expf((-0.00999999978f) * a41_cse_11) * hw_model_rcp(1.0f + expf((-0.0719999969f) * a41_cse_11));
+  [[maybe_unused]] const float a42_alpha_d = 0.0949999988f * expf((-0.00999999978f) * a41_cse_11) / (1.0f + expf((-0.0719999969f) * a41_cse_11));
   [[maybe_unused]] const float a43_cse_12 = y[0] + 44.0f;  // synthetic
-  [[maybe_unused]] const float a44_beta_d = 0.0700000003f * expf((-0.0170000009f) * a43_cse_12) * hw_model_rcp(1.0f + expf(0.0500000007f * a43_cse_12));
+  [[maybe_unused]] const float a44_beta_d = 0.0700000003f * expf((-0.0170000009f) * a43_cse_12) / (1.0f + expf(0.0500000007f * a43_cse_12));
   [[maybe_unused]] const float a45_cse_13 = y[0] + 28.0f;  // synthetic
-  [[maybe_unused]] const float a46_alpha_f = 0.0120000001f * expf((-0.00800000038f) * a45_cse_13) * hw_model_rcp(1.0f + expf(0.150000006f * a45_cse_13));
+  [[maybe_unused]] const float a46_alpha_f = 0.0120000001f * expf((-0.00800000038f) * a45_cse_13) / (1.0f + expf(0.150000006f * a45_cse_13));
   [[maybe_unused]] const float a47_cse_14 = y[0] + 30.0f;  // synthetic
-  [[maybe_unused]] const float a48_beta_f = 0.00650000013f * expf((-0.0199999996f) * a47_cse_14) * hw_model_rcp(1.0f + expf((-0.200000003f) * a47_cse_14));
-  [[maybe_unused]] const float a49_tau_f = 1.0f * hw_model_rcp(a46_alpha_f + a48_beta_f);
+  [[maybe_unused]] const float a48_beta_f = 0.00650000013f * expf((-0.0199999996f) * a47_cse_14) / (1.0f + expf((-0.200000003f) * a47_cse_14));
+  [[maybe_unused]] const float a49_tau_f = 1.0f / (a46_alpha_f + a48_beta_f);
   [[maybe_unused]] const float a50_cse_15 = y[0] + 50.0f;  // synthetic
-  [[maybe_unused]] const float a51_alpha_X = 0.000500000024f * expf(0.0829999968f * a50_cse_15) * hw_model_rcp(1.0f + expf(0.057f * a50_cse_15));
+  [[maybe_unused]] const float a51_alpha_X = 0.000500000024f * expf(0.0829999968f * a50_cse_15) / (1.0f + expf(0.057f * a50_cse_15));
   [[maybe_unused]] const float a52_cse_16 = y[0] + 20.0f;  // synthetic
-  [[maybe_unused]] const float a53_beta_X = 0.0013f * expf((-0.0599999987f) * a52_cse_16) * hw_model_rcp(1.0f + expf((-0.0399999991f) * a52_cse_16));
-  dydt[0] = (-1.0f) * hw_model_rcp(p[3]) * (a1_I_stim + a4_i_Na + a6_i_si + a13_i_K + a20_i_K1 + a23_i_Kp + a24_i_b);  // d/dt V
+  [[maybe_unused]] const float a53_beta_X = 0.0013f * expf((-0.0599999987f) * a52_cse_16) / (1.0f + expf((-0.0399999991f) * a52_cse_16));
+  dydt[0] = (-1.0f) / p[3] * (a1_I_stim + a4_i_Na + a6_i_si + a13_i_K + a20_i_K1 + a23_i_Kp + a24_i_b);  // d/dt V
   dydt[1] = a26_alpha_m * (1.0f - y[1]) - a27_beta_m * y[1];  // d/dt m
-  dydt[2] = (a34_h_inf - y[2]) * hw_model_rcp(a35_tau_h);  // d/dt h
-  dydt[3] = (a39_j_inf - y[3]) * hw_model_rcp(a40_tau_j);  // d/dt j
+  dydt[2] = (a34_h_inf - y[2]) / a35_tau_h;  // d/dt h
+  dydt[3] = (a39_j_inf - y[3]) / a40_tau_j;  // d/dt j
   dydt[4] = (-9.99999975e-05f) * a6_i_si + 0.0700000003f * (9.99999975e-05f - y[4]);  // d/dt Cai
   dydt[5] = a42_alpha_d * (1.0f - y[5]) - a44_beta_d * y[5];  // d/dt d
   dydt[6] = a46_alpha_f * (1.0f - y[6]) - a48_beta_f * y[6];  // d/dt f
@@ -138,7 +133,7 @@ __device__ __forceinline__ void hw_model_rhs(float t, const float* y, const floa
 
 __device__ __forceinline__ void hw_model_rhs_jac(float t, const float* y, const float* p, const float* c, float* dydt, float* jdiag) {
   [[maybe_unused]] const float a0_cse_0 = t - p[4];  // synthetic
-  [[maybe_unused]] const float a1_I_stim = ((((t >= p[4]) && (t <= p[5])) && (a0_cse_0 - floorf(a0_cse_0 * hw_model_rcp(p[6])) * p[6] <= p[7])) ? p[8] : 0.0f);
+  [[maybe_unused]] const float a1_I_stim = ((((t >= p[4]) && (t <= p[5])) && (a0_cse_0 - floorf(a0_cse_0 / p[6]) * p[6] <= p[7])) ? p[8] : 0.0f);
   const float s0 = p[9] * hw_model_powi<3>(y[1]) * y[2] * y[3];
   [[maybe_unused]] const float a4_i_Na = s0 * (y[0] - c[1]);
   [[maybe_unused]] const float a5_E_si = 7.69999981f - 13.0286999f * logf(y[4]);
@@ -147,11 +142,11 @@ __device__ __forceinline__ void hw_model_rhs_jac(float t, const float* y, const 
   [[maybe_unused]] const float a10_cse_3 = y[0] + 77.0f;  // synthetic
   const bool s2 = (fabsf(y[0] - (-77.0f)) < 0.025000833f);
   const float s3 = expf(0.0399999991f * a10_cse_3);
-  const float s4 = 2.83699989f * (s3 - 1.0f) * hw_model_rcp(a10_cse_3);
+  const float s4 = 2.83699989f * (s3 - 1.0f) / a10_cse_3;
   [[maybe_unused]] const float a11_temp_Xi = (s2 ? 0.11342328f + (y[0] - (-77.0250015f)) * 0.00226960029f : s4);
   const bool s5 = (y[0] > (-100.0f));
   const float s6 = expf(0.0399999991f * (y[0] + 35.0f));
-  const float s7 = a11_temp_Xi * hw_model_rcp(s6);
+  const float s7 = a11_temp_Xi / s6;
   [[maybe_unused]] const float a12_Xi = (s5 ? s7 : 1.0f);
   const float s8 = c[3] * y[7];
   const float s9 = s8 * a12_Xi;
@@ -160,70 +155,70 @@ __device__ __forceinline__ void hw_model_rhs_jac(float t, const float* y, const 
   [[maybe_unused]] const float a16_cse_4 = y[0] - c[5];  // synthetic
   const float s11 = expf(0.238499999f * (a16_cse_4 - 59.2150002f));
   const float s12 = 1.0f + s11;
-  const float s13 = 1.01999998f * hw_model_rcp(s12);
+  const float s13 = 1.01999998f / s12;
   [[maybe_unused]] const float a17_alpha_K1 = s13;
   const float s14 = expf(0.0803200006f * (y[0] + 5.47599983f - c[5]));
   const float s15 = expf(0.0617499985f * (y[0] - (c[5] + 594.309998f)));
   const float s16 = expf((-0.514299989f) * (a16_cse_4 + 4.75299978f));
   const float s17 = 1.0f + s16;
-  const float s18 = (0.491239995f * s14 + s15) * hw_model_rcp(s17);
+  const float s18 = (0.491239995f * s14 + s15) / s17;
   [[maybe_unused]] const float a18_beta_K1 = s18;
   const float s19 = a17_alpha_K1 + a18_beta_K1;
-  const float s20 = a17_alpha_K1 * hw_model_rcp(s19);
+  const float s20 = a17_alpha_K1 / s19;
   [[maybe_unused]] const float a19_K1_infinity = s20;
   const float s21 = c[6] * a19_K1_infinity;
   [[maybe_unused]] const float a20_i_K1 = s21 * a16_cse_4;
   const float s22 = expf((7.48799992f - y[0]) / 5.98000002f);
   const float s23 = 1.0f + s22;
-  const float s24 = 1.0f * hw_model_rcp(s23);
+  const float s24 = 1.0f / s23;
   [[maybe_unused]] const float a22_Kp = s24;
   const float s25 = p[20] * a22_Kp;
   const float s26 = y[0] - c[7];
   [[maybe_unused]] const float a23_i_Kp = s25 * s26;
   [[maybe_unused]] const float a24_i_b = p[22] * (y[0] - p[21]);
   [[maybe_unused]] const float a25_cse_5 = y[0] + 47.1300011f;  // synthetic
-  [[maybe_unused]] const float a26_alpha_m = ((fabsf(y[0] - (-47.1300011f)) < 0.0100020831f) ? 3.19840002f + (y[0] - (-47.1400032f)) * 0.159999996f : 0.319999993f * a25_cse_5 * hw_model_rcp(1.0f - expf((-0.100000001f) * a25_cse_5)));
+  [[maybe_unused]] const float a26_alpha_m = ((fabsf(y[0] - (-47.1300011f)) < 0.0100020831f) ? 3.19840002f + (y[0] - (-47.1400032f)) * 0.159999996f : 0.319999993f * a25_cse_5 / (1.0f - expf((-0.100000001f) * a25_cse_5)));
   [[maybe_unused]] const float a27_beta_m = 0.0799999982f * expf(-y[0] / 11.0f);
   const bool s27 = (y[0] < (-40.0f));
   [[maybe_unused]] const float a28_alpha_h = (s27 ? 0.135000005f * expf((80.0f + y[0] - p[10]) / (-6.80000019f)) : 0.0f);
   [[maybe_unused]] const float a29_cse_6 = y[0] - p[10];  // synthetic
-  [[maybe_unused]] const float a30_beta_h = (s27 ? 3.55999994f * expf(0.0790000036f * a29_cse_6) + 310000.0f * expf(0.349999994f * a29_cse_6) : 1.0f * hw_model_rcp(0.129999995f * (1.0f + expf((y[0] + 10.6599998f - p[10]) / (-11.1000004f)))));
+  [[maybe_unused]] const float a30_beta_h = (s27 ? 3.55999994f * expf(0.0790000036f * a29_cse_6) + 310000.0f * expf(0.349999994f * a29_cse_6) : 1.0f / (0.129999995f * (1.0f + expf((y[0] + 10.6599998f - p[10]) / (-11.1000004f)))));
   [[maybe_unused]] const float a33_cse_9 = a28_alpha_h + a30_beta_h;  // synthetic
-  [[maybe_unused]] const float a34_h_inf = a28_alpha_h * c[9] * hw_model_rcp(a33_cse_9) + c[8];
-  [[maybe_unused]] const float a35_tau_h = 1.0f * hw_model_rcp(a33_cse_9);
-  [[maybe_unused]] const float a36_alpha_j = (s27 ? ((-127140.0f) * expf(0.244399995f * a29_cse_6) - 3.47399982e-05f * expf((-0.0439100005f) * a29_cse_6)) * (y[0] + 37.7799988f) * hw_model_rcp(1.0f + expf(0.31099999f * (y[0] + 79.2300034f - p[10]))) : 0.0f);
-  [[maybe_unused]] const float a37_beta_j = (s27 ? 0.121200003f * expf((-0.01052f) * a29_cse_6) * hw_model_rcp(1.0f + expf((-0.137799993f) * (y[0] + 40.1399994f - p[10]))) : 0.300000012f * expf((-2.53499991e-07f) * a29_cse_6) * hw_model_rcp(1.0f + expf((-0.100000001f) * (y[0] + 32.0f - p[10]))));
+  [[maybe_unused]] const float a34_h_inf = a28_alpha_h * c[9] / a33_cse_9 + c[8];
+  [[maybe_unused]] const float a35_tau_h = 1.0f / a33_cse_9;
+  [[maybe_unused]] const float a36_alpha_j = (s27 ? ((-127140.0f) * expf(0.244399995f * a29_cse_6) - 3.47399982e-05f * expf((-0.0439100005f) * a29_cse_6)) * (y[0] + 37.7799988f) / (1.0f + expf(0.31099999f * (y[0] + 79.2300034f - p[10]))) : 0.0f);
+  [[maybe_unused]] const float a37_beta_j = (s27 ? 0.121200003f * expf((-0.01052f) * a29_cse_6) / (1.0f + expf((-0.137799993f) * (y[0] + 40.1399994f - p[10]))) : 0.300000012f * expf((-2.53499991e-07f) * a29_cse_6) / (1.0f + expf((-0.100000001f) * (y[0] + 32.0f - p[10]))));
   [[maybe_unused]] const float a38_cse_10 = a36_alpha_j + a37_beta_j;  // synthetic
-  [[maybe_unused]] const float a39_j_inf = a36_alpha_j * c[9] * hw_model_rcp(a38_cse_10) + c[8];
-  [[maybe_unused]] const float a40_tau_j = 1.0f * hw_model_rcp(a38_cse_10);
+  [[maybe_unused]] const float a39_j_inf = a36_alpha_j * c[9] / a38_cse_10 + c[8];
+  [[maybe_unused]] const float a40_tau_j = 1.0f / a38_cse_10;
   [[maybe_unused]] const float a41_cse_11 = y[0] - 5.0f;  // synthetic
-  [[maybe_unused]] const float a42_alpha_d = 0.0949999988f * expf((-0.00999999978f) * a41_cse_11) * hw_model_rcp(1.0f + expf((-0.0719999969f) * a41_cse_11));
+  [[maybe_unused]] const float a42_alpha_d = 0.0949999988f * expf((-0.00999999978f) * a41_cse_11) / (1.0f + expf((-0.0719999969f) * a41_cse_11));
   [[maybe_unused]] const float a43_cse_12 = y[0] + 44.0f;  // synthetic
-  [[maybe_unused]] const float a44_beta_d = 0.0700000003f * expf((-0.0170000009f) * a43_cse_12) * hw_model_rcp(1.0f + expf(0.0500000007f * a43_cse_12));
+  [[maybe_unused]] const float a44_beta_d = 0.0700000003f * expf((-0.0170000009f) * a43_cse_12) / (1.0f + expf(0.0500000007f * a43_cse_12));
   [[maybe_unused]] const float a45_cse_13 = y[0] + 28.0f;  // synthetic
-  [[maybe_unused]] const float a46_alpha_f = 0.0120000001f * expf((-0.00800000038f) * a45_cse_13) * hw_model_rcp(1.0f + expf(0.150000006f * a45_cse_13));
+  [[maybe_unused]] const float a46_alpha_f = 0.0120000001f * expf((-0.00800000038f) * a45_cse_13) / (1.0f + expf(0.150000006f * a45_cse_13));
   [[maybe_unused]] const float a47_cse_14 = y[0] + 30.0f;  // synthetic
-  [[maybe_unused]] const float a48_beta_f = 0.00650000013f * expf((-0.0199999996f) * a47_cse_14) * hw_model_rcp(1.0f + expf((-0.200000003f) * a47_cse_14));
-  [[maybe_unused]] const float a49_tau_f = 1.0f * hw_model_rcp(a46_alpha_f + a48_beta_f);
+  [[maybe_unused]] const float a48_beta_f = 0.00650000013f * expf((-0.0199999996f) * a47_cse_14) / (1.0f + expf((-0.200000003f) * a47_cse_14));
+  [[maybe_unused]] const float a49_tau_f = 1.0f / (a46_alpha_f + a48_beta_f);
   [[maybe_unused]] const float a50_cse_15 = y[0] + 50.0f;  // synthetic
-  [[maybe_unused]] const float a51_alpha_X = 0.000500000024f * expf(0.0829999968f * a50_cse_15) * hw_model_rcp(1.0f + expf(0.057f * a50_cse_15));
+  [[maybe_unused]] const float a51_alpha_X = 0.000500000024f * expf(0.0829999968f * a50_cse_15) / (1.0f + expf(0.057f * a50_cse_15));
   [[maybe_unused]] const float a52_cse_16 = y[0] + 20.0f;  // synthetic
-  [[maybe_unused]] const float a53_beta_X = 0.0013f * expf((-0.0599999987f) * a52_cse_16) * hw_model_rcp(1.0f + expf((-0.0399999991f) * a52_cse_16));
-  const float s28 = (-1.0f) * hw_model_rcp(p[3]);
+  [[maybe_unused]] const float a53_beta_X = 0.0013f * expf((-0.0599999987f) * a52_cse_16) / (1.0f + expf((-0.0399999991f) * a52_cse_16));
+  const float s28 = (-1.0f) / p[3];
   dydt[0] = s28 * (a1_I_stim + a4_i_Na + a6_i_si + a13_i_K + a20_i_K1 + a23_i_Kp + a24_i_b);  // d/dt V
   dydt[1] = a26_alpha_m * (1.0f - y[1]) - a27_beta_m * y[1];  // d/dt m
-  dydt[2] = (a34_h_inf - y[2]) * hw_model_rcp(a35_tau_h);  // d/dt h
-  dydt[3] = (a39_j_inf - y[3]) * hw_model_rcp(a40_tau_j);  // d/dt j
+  dydt[2] = (a34_h_inf - y[2]) / a35_tau_h;  // d/dt h
+  dydt[3] = (a39_j_inf - y[3]) / a40_tau_j;  // d/dt j
   dydt[4] = (-9.99999975e-05f) * a6_i_si + 0.0700000003f * (9.99999975e-05f - y[4]);  // d/dt Cai
   dydt[5] = a42_alpha_d * (1.0f - y[5]) - a44_beta_d * y[5];  // d/dt d
   dydt[6] = a46_alpha_f * (1.0f - y[6]) - a48_beta_f * y[6];  // d/dt f
   dydt[7] = a51_alpha_X * (1.0f - y[7]) - a53_beta_X * y[7];  // d/dt X
-  const float s29 = -(s13 * (s11 * 0.238499999f)) * hw_model_rcp(s12);
-  jdiag[0] = s28 * (s0 + s1 + (s8 * (s5 ? ((s2 ? 0.00226960029f : (2.83699989f * (s3 * 0.0399999991f) - s4) * hw_model_rcp(a10_cse_3)) - s7 * (s6 * 0.0399999991f)) * hw_model_rcp(s6) : 0.0f) * s10 + s9) + (c[6] * ((s29 - s20 * (s29 + (0.491239995f * (s14 * 0.0803200006f) + s15 * 0.0617499985f - s18 * (s16 * (-0.514299989f))) * hw_model_rcp(s17))) * hw_model_rcp(s19)) * a16_cse_4 + s21) + (p[20] * (-(s24 * (s22 * (-0.167224079f))) * hw_model_rcp(s23)) * s26 + s25) + p[22]);
+  const float s29 = -(s13 * (s11 * 0.238499999f)) / s12;
+  jdiag[0] = s28 * (s0 + s1 + (s8 * (s5 ? ((s2 ? 0.00226960029f : (2.83699989f * (s3 * 0.0399999991f) - s4) / a10_cse_3) - s7 * (s6 * 0.0399999991f)) / s6 : 0.0f) * s10 + s9) + (c[6] * ((s29 - s20 * (s29 + (0.491239995f * (s14 * 0.0803200006f) + s15 * 0.0617499985f - s18 * (s16 * (-0.514299989f))) / s17)) / s19) * a16_cse_4 + s21) + (p[20] * (-(s24 * (s22 * (-0.167224079f))) / s23) * s26 + s25) + p[22]);
   jdiag[1] = a26_alpha_m * (-1.0f) - a27_beta_m;
-  jdiag[2] = (-1.0f) * hw_model_rcp(a35_tau_h);
-  jdiag[3] = (-1.0f) * hw_model_rcp(a40_tau_j);
-  jdiag[4] = (-9.99999975e-05f) * (s1 * (13.0286999f * (1.0f * hw_model_rcp(y[4])))) + (-0.0700000003f);
+  jdiag[2] = (-1.0f) / a35_tau_h;
+  jdiag[3] = (-1.0f) / a40_tau_j;
+  jdiag[4] = (-9.99999975e-05f) * (s1 * (13.0286999f * (1.0f / y[4]))) + (-0.0700000003f);
   jdiag[5] = a42_alpha_d * (-1.0f) - a44_beta_d;
   jdiag[6] = a46_alpha_f * (-1.0f) - a48_beta_f;
   jdiag[7] = a51_alpha_X * (-1.0f) - a53_beta_X;

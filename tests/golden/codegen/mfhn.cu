@@ -37,42 +37,37 @@ __device__ __forceinline__ T hw_model_powi(T x) {
   else return hw_model_powi<N - 1>(x) * x;
 }
 
-// 1/x to about 1 ulp (MUFU.RCP; 0 for |x| > 2^126, where 1/x is subnormal and a float
-// kernel flushes it to 0 anyway). x / y is printed x * rcp(y): divisions by one y
-// share it.
-__device__ __forceinline__ float hw_model_rcp(float x) { return __fdividef(1.0f, x); }
-
 __device__ __forceinline__ void hw_model_constants(const float* p, float* c) {
   c[0] = p[0] - p[1];  // _cse_1
 }
 
 __device__ __forceinline__ void hw_model_rhs(float t, const float* y, const float* p, const float* c, float* dydt) {
   [[maybe_unused]] const float a0_cse_0 = t - p[8];  // synthetic
-  [[maybe_unused]] const float a1_t_beat = a0_cse_0 - p[10] * floorf(a0_cse_0 * hw_model_rcp(p[10]));
+  [[maybe_unused]] const float a1_t_beat = a0_cse_0 - p[10] * floorf(a0_cse_0 / p[10]);
   [[maybe_unused]] const float a2_H_on = ((t > p[8]) ? 1.0f : ((t == p[8]) ? 0.5f : 0.0f));
   [[maybe_unused]] const float a3_H_off = ((a1_t_beat < p[9]) ? 1.0f : ((a1_t_beat == p[9]) ? 0.5f : 0.0f));
   [[maybe_unused]] const float a4_i_stim = p[11] * a2_H_on * a3_H_off;
-  [[maybe_unused]] const float a6_u_norm = (y[0] - p[1]) * hw_model_rcp(c[0]);
-  dydt[0] = (p[5] * a6_u_norm * (a6_u_norm - p[3]) * (1.0f - a6_u_norm) - p[6] * y[1] * a6_u_norm) * c[0] - a4_i_stim * hw_model_rcp(p[2]);  // d/dt u
+  [[maybe_unused]] const float a6_u_norm = (y[0] - p[1]) / c[0];
+  dydt[0] = (p[5] * a6_u_norm * (a6_u_norm - p[3]) * (1.0f - a6_u_norm) - p[6] * y[1] * a6_u_norm) * c[0] - a4_i_stim / p[2];  // d/dt u
   dydt[1] = p[4] * a6_u_norm - p[4] * p[7] * y[1];  // d/dt v
 }
 
 __device__ __forceinline__ void hw_model_rhs_jac(float t, const float* y, const float* p, const float* c, float* dydt, float* jdiag) {
   [[maybe_unused]] const float a0_cse_0 = t - p[8];  // synthetic
-  [[maybe_unused]] const float a1_t_beat = a0_cse_0 - p[10] * floorf(a0_cse_0 * hw_model_rcp(p[10]));
+  [[maybe_unused]] const float a1_t_beat = a0_cse_0 - p[10] * floorf(a0_cse_0 / p[10]);
   [[maybe_unused]] const float a2_H_on = ((t > p[8]) ? 1.0f : ((t == p[8]) ? 0.5f : 0.0f));
   [[maybe_unused]] const float a3_H_off = ((a1_t_beat < p[9]) ? 1.0f : ((a1_t_beat == p[9]) ? 0.5f : 0.0f));
   [[maybe_unused]] const float a4_i_stim = p[11] * a2_H_on * a3_H_off;
-  [[maybe_unused]] const float a6_u_norm = (y[0] - p[1]) * hw_model_rcp(c[0]);
+  [[maybe_unused]] const float a6_u_norm = (y[0] - p[1]) / c[0];
   const float s0 = p[5] * a6_u_norm;
   const float s1 = a6_u_norm - p[3];
   const float s2 = s0 * s1;
   const float s3 = 1.0f - a6_u_norm;
   const float s4 = p[6] * y[1];
-  dydt[0] = (s2 * s3 - s4 * a6_u_norm) * c[0] - a4_i_stim * hw_model_rcp(p[2]);  // d/dt u
+  dydt[0] = (s2 * s3 - s4 * a6_u_norm) * c[0] - a4_i_stim / p[2];  // d/dt u
   const float s5 = p[4] * p[7];
   dydt[1] = p[4] * a6_u_norm - s5 * y[1];  // d/dt v
-  const float s6 = 1.0f * hw_model_rcp(c[0]);
+  const float s6 = 1.0f / c[0];
   jdiag[0] = ((p[5] * s6 * s1 + s0 * s6) * s3 + s2 * -s6 - s4 * s6) * c[0];
   jdiag[1] = -s5;
 }
