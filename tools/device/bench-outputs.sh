@@ -22,14 +22,15 @@ for bin in heartwave heartwave_old; do
     # Once to compile and tune (cached), once timed.
     .devrun/bin/$bin run examples/karma3d.toml --backend cuda -q --set time.t_end=1 \
       --set output.directory="$work/warm" "${extra[@]}" > /dev/null 2>&1
-    start=$(date +%s.%N)
+    start=$(date +%s%N)
     .devrun/bin/$bin run examples/karma3d.toml --backend cuda -q --set time.t_end="$t" \
       --set output.directory="$work/$bin-$mode" "${extra[@]}" > "$work/$bin-$mode.log" 2>&1
     rc=$?
-    end=$(date +%s.%N)
+    end=$(date +%s%N)
     size=$(du -sm "$work/$bin-$mode" 2>/dev/null | cut -f1)
-    printf '%-14s %-7s rc %d  %6.2f s wall for %s ms  (%s MB written)\n' "$bin" "$mode" "$rc" \
-      "$(echo "$end - $start" | bc)" "$t" "${size:-0}"
+    ms=$(( (end - start) / 1000000 ))
+    printf '%-14s %-7s rc %d  %d.%03d s wall for %s ms  (%s MB written)\n' "$bin" "$mode" "$rc" \
+      $((ms / 1000)) $((ms % 1000)) "$t" "${size:-0}"
   done
 done
 rm -rf "$work"

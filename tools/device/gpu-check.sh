@@ -165,3 +165,5 @@ echo "==== gpu-check (device, commit, results) ===="
 summary=summary.txt
 [ "$part" = niederer ] && summary=summary-niederer.txt
 printf '%s\n' "${rows[@]}" | tee "$out/$summary"
+# A device call returns at most 8 files from $OUT: the logs travel as one tar as well.
+tar -C "$out" --exclude='gpu-check-logs.tgz' -czf "$out/gpu-check-logs.tgz" . 2>/dev/null

@@ -9,50 +9,11 @@
 #include "model/passes/derivative.hpp"
 #include "model/passes/eval.hpp"
 #include "model/passes/fold_constants.hpp"
+#include "model/passes/util.hpp"
 
 namespace hw::model {
 
 namespace {
-
-// Which states each expression reads, looking through algebraics (memoised per algebraic).
-class StateReads {
- public:
-  explicit StateReads(const Model& m) : m_(m), alg_(m.algebraics.size()), done_(m.algebraics.size(), 0) {}
-
-  std::vector<std::uint8_t> of(ExprId e) {
-    std::vector<std::uint8_t> out(m_.states.size(), 0);
-    add(e, out);
-    return out;
-  }
-
- private:
-  void add(ExprId e, std::vector<std::uint8_t>& out) {
-    if (e == kNoExpr) return;
-    for (ExprId id : topological_nodes(m_.pool, std::span<const ExprId>(&e, 1))) {
-      const Node& n = m_.pool.node(id);
-      if (n.op != Op::variable) continue;
-      if (n.var_kind == VarKind::state) out[n.index] = 1;
-      if (n.var_kind == VarKind::algebraic) {
-        const std::vector<std::uint8_t>& a = algebraic(n.index);
-        for (std::size_t k = 0; k < out.size(); ++k) out[k] |= a[k];
-      }
-    }
-  }
-  const std::vector<std::uint8_t>& algebraic(std::uint32_t k) {
-    if (!done_[k]) {
-      done_[k] = 1;  // a cycle (rejected earlier by sort) cannot recurse forever
-      alg_[k].assign(m_.states.size(), 0);
-      std::vector<std::uint8_t> r(m_.states.size(), 0);
-      add(m_.algebraics[k].expr, r);
-      alg_[k] = std::move(r);
-    }
-    return alg_[k];
-  }
-
-  const Model& m_;
-  std::vector<std::vector<std::uint8_t>> alg_;
-  std::vector<std::uint8_t> done_;
-};
 
 // A partial ∂f_i/∂y_j that is not identically zero, and the states it reads.
 struct Partial {
@@ -184,9 +145,9 @@ void find_linear_blocks(Model& m) {
   const std::size_t ns = m.states.size();
   for (StateAnalysis& a : m.analysis) a.block = -1;
   if (ns < 2) return;
-  StateReads reads_of(m);
+  ExprReads reads_of(m);
   std::vector<std::vector<std::uint8_t>> reads(ns);
-  for (std::size_t i = 0; i < ns; ++i) reads[i] = reads_of.of(m.derivatives[i]);
+  for (std::size_t i = 0; i < ns; ++i) reads[i] = reads_of.of(m.derivatives[i]).states;
   std::vector<std::uint8_t> in(ns, 1);
   if (m.roles.voltage_state) in[*m.roles.voltage_state] = 0;
 
@@ -196,7 +157,7 @@ void find_linear_blocks(Model& m) {
     for (std::uint32_t j = 0; j < ns; ++j)
       if (in[i] && in[j] && reads[i][j]) {
         const ExprId d = fold_expr(m.pool, differentiate(m, m.derivatives[i], VarKind::state, j));
-        partials.push_back({i, j, d, reads_of.of(d)});
+        partials.push_back({i, j, d, reads_of.of(d).states});
       }
 
   // The set must be affine in itself: no partial among its states may read one of them.
@@ -244,9 +205,9 @@ std::string describe_blocks(const Model& m) {
     s += "}";
     if (b.conserves) s += ", Markov chain (occupancy conserved)";
     bool affine = true;
-    StateReads reads(m);
+    ExprReads reads(m);
     for (ExprId e : b.jacobian) {
-      const auto r = reads.of(e);
+      const auto r = reads.of(e).states;
       for (std::uint32_t i : b.states) affine = affine && !r[i];
     }
     if (!affine) s += ", a concentration and what binds it (not affine: linearised at the midpoint)";

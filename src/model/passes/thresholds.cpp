@@ -6,55 +6,30 @@
 #include <unordered_set>
 
 #include "model/ir/print.hpp"
+#include "model/passes/util.hpp"
 
 namespace hw::model {
 
 namespace {
 
-// What an expression reads, looking through every-step algebraics (memoised per algebraic).
+// What a side of a relation reads: time, a state, a state other than the membrane voltage.
 struct Reads {
   bool time = false;
   bool state = false;
-  bool other_state = false;  // a state other than the membrane voltage
+  bool other_state = false;
 };
 
-class ReadsOf {
- public:
-  explicit ReadsOf(const Model& m) : m_(m), memo_(m.algebraics.size()), done_(m.algebraics.size(), 0) {}
-
-  Reads operator()(ExprId e) {
-    Reads r;
-    for (ExprId id : topological_nodes(m_.pool, std::span<const ExprId>(&e, 1))) {
-      const Node& n = m_.pool.node(id);
-      if (n.op != Op::variable) continue;
-      if (n.var_kind == VarKind::time) r.time = true;
-      if (n.var_kind == VarKind::state) {
-        r.state = true;
-        if (!(m_.roles.voltage_state && *m_.roles.voltage_state == n.index)) r.other_state = true;
-      }
-      if (n.var_kind == VarKind::algebraic) {
-        const Reads a = algebraic(n.index);
-        r.time |= a.time;
-        r.state |= a.state;
-        r.other_state |= a.other_state;
-      }
+Reads reads_of(ExprReads& reads, const Model& m, ExprId e) {
+  const ExprReads::Set s = reads.of(e);
+  Reads r;
+  r.time = s.time;
+  for (std::size_t k = 0; k < s.states.size(); ++k)
+    if (s.states[k]) {
+      r.state = true;
+      if (!(m.roles.voltage_state && *m.roles.voltage_state == k)) r.other_state = true;
     }
-    return r;
-  }
-
- private:
-  Reads algebraic(std::uint32_t k) {
-    if (!done_[k]) {
-      done_[k] = 1;  // a cycle (rejected earlier by sort) cannot recurse forever
-      if (!m_.algebraics[k].once_per_cell) memo_[k] = (*this)(m_.algebraics[k].expr);
-    }
-    return memo_[k];
-  }
-
-  const Model& m_;
-  std::vector<Reads> memo_;
-  std::vector<std::uint8_t> done_;
-};
+  return r;
+}
 
 bool is_order_relation(Op op) { return op == Op::lt || op == Op::le || op == Op::gt || op == Op::ge; }
 
@@ -85,12 +60,12 @@ void find_thresholds(Model& m) {
   for (const Algebraic& a : m.algebraics)
     if (!a.once_per_cell) roots.push_back(a.expr);
   roots.insert(roots.end(), m.derivatives.begin(), m.derivatives.end());
-  ReadsOf reads(m);
+  ExprReads reads(m);
   // The relation as a bound on a quantity that reads a state other than the voltage and not
   // time, by something that reads neither; nullopt otherwise.
   const auto bound = [&](ExprId rel) -> std::optional<Bound> {
     const Node& n = m.pool.node(rel);
-    const Reads l = reads(n.args[0]), r = reads(n.args[1]);
+    const Reads l = reads_of(reads, m, n.args[0]), r = reads_of(reads, m, n.args[1]);
     if (l.time || r.time) return std::nullopt;
     const bool left = l.other_state && !r.other_state && !r.state;
     const bool right = r.other_state && !l.other_state && !l.state;

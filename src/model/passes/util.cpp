@@ -1,6 +1,7 @@
 #include "model/passes/util.hpp"
 
 #include <algorithm>
+#include <span>
 #include <stdexcept>
 
 namespace hw::model {
@@ -20,6 +21,46 @@ void rewrite_model(Model& m, const std::function<ExprId(ExprId, std::vector<Expr
   for (LinearBlock& b : m.blocks)
     for (ExprId& e : b.jacobian) e = out[k++];
   for (ExprId& g : m.thresholds) g = out[k++];
+}
+
+bool ExprReads::Set::any_state() const {
+  return std::any_of(states.begin(), states.end(), [](std::uint8_t r) { return r != 0; });
+}
+
+ExprReads::ExprReads(const Model& m) : m_(m), alg_(m.algebraics.size()), done_(m.algebraics.size(), 0) {}
+
+ExprReads::Set ExprReads::of(ExprId e) {
+  Set out;
+  out.states.assign(m_.states.size(), 0);
+  add(e, out);
+  return out;
+}
+
+void ExprReads::add(ExprId e, Set& out) {
+  if (e == kNoExpr) return;
+  for (ExprId id : topological_nodes(m_.pool, std::span<const ExprId>(&e, 1))) {
+    const Node& n = m_.pool.node(id);
+    if (n.op != Op::variable) continue;
+    if (n.var_kind == VarKind::time) out.time = true;
+    if (n.var_kind == VarKind::state) out.states[n.index] = 1;
+    if (n.var_kind == VarKind::algebraic) {
+      const Set& a = algebraic(n.index);
+      for (std::size_t k = 0; k < out.states.size(); ++k) out.states[k] |= a.states[k];
+      out.time |= a.time;
+    }
+  }
+}
+
+const ExprReads::Set& ExprReads::algebraic(std::uint32_t k) {
+  if (!done_[k]) {
+    done_[k] = 1;  // a cycle (rejected earlier by sort) cannot recurse forever
+    alg_[k].states.assign(m_.states.size(), 0);
+    Set r;
+    r.states.assign(m_.states.size(), 0);
+    add(m_.algebraics[k].expr, r);
+    alg_[k] = std::move(r);
+  }
+  return alg_[k];
 }
 
 std::vector<std::uint32_t> algebraic_refs(const ExprPool& pool, ExprId e) {
