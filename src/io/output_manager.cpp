@@ -296,14 +296,20 @@ void OutputManager::write_fields(long k) {
   });
 }
 
+// As a field frame: a snapshot now, the picture drawn and written on the queue's thread
+// (png_ and png_range_ are the queue's from then on).
 void OutputManager::write_frame(double t) {
-  sim_.field(o_.png_variable, png_field_);
-  if (!png_range_) png_range_ = colour_range(png_field_);
-  SnapshotOptions& so = png_->options();
-  so.vmin = png_range_->first;
-  so.vmax = png_range_->second;
-  so.label = o_.png_variable == "V" && so.vmin < -20 ? "mV" : o_.png_variable;
-  png_->write(png_field_, fmt::format("t={:.1f} ms", t));
+  std::shared_ptr<tissue::Snapshot> snap = sim_.snapshot({o_.png_variable});
+  writer_->submit([this, snap, t] {
+    std::vector<Field<float>> f;
+    snap->read(f);
+    if (!png_range_) png_range_ = colour_range(f[0]);
+    SnapshotOptions& so = png_->options();
+    so.vmin = png_range_->first;
+    so.vmax = png_range_->second;
+    so.label = o_.png_variable == "V" && so.vmin < -20 ? "mV" : o_.png_variable;
+    png_->write(f[0], fmt::format("t={:.1f} ms", t));
+  });
 }
 
 // V in mV: −90 … 40; a dimensionless voltage or any other state: the first frame's range.

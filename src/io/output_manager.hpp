@@ -19,8 +19,8 @@
 //   probes.csv, ecg.csv, <var>_NNNNN.png (+ <var>.mp4), maps.vti, maps_summary.csv,
 //   activation.png (2D), last_good.vti (after a NaN)
 // An interval output is written at the first step whose time reaches the next multiple of
-// the interval (to a millionth of dt); begin() writes t = the start time. Field frames are
-// written on a thread of their own from a snapshot of that step (io/write_queue.hpp).
+// the interval (to a millionth of dt); begin() writes t = the start time. Field and PNG frames
+// are written on a thread of their own from a snapshot of that step (io/write_queue.hpp).
 #pragma once
 
 #include <memory>
@@ -92,15 +92,16 @@ class OutputManager {
   std::string dir_;
   const tissue::Mask* mask_ = nullptr;
   bool resumed_ = false;
-  tissue::Field<float> v_, png_field_;
+  tissue::Field<float> v_;
   std::unique_ptr<PvdWriter> pvd_;
   // The field frames written so far (time, file: the frame's .vti or the .h5 that holds
   // it), saved with the outputs' state so a restart continues the series.
   std::vector<std::pair<double, std::string>> frames_;
   std::unique_ptr<Hdf5SeriesWriter> h5_;
-  // The field series is written here (pvd_ and h5_ are the queue's from then on): a
-  // snapshot taken at the step, read and written while the run steps on. Flushed before
-  // anything reads what it wrote: save_state(), write_last_good(), finish().
+  // Field series and PNG frames are written here (pvd_, h5_, png_ and png_range_ are the
+  // queue's from then on): a snapshot taken at the step, read and written while the run
+  // steps on. Flushed before anything reads what it wrote: save_state(),
+  // write_last_good(), finish().
   std::unique_ptr<WriteQueue> writer_;
   std::unique_ptr<ProbeWriter> probes_;
   std::unique_ptr<ActivationTracker> act_;
