@@ -323,6 +323,9 @@ void HostCopy::start(DevicePtr src, std::size_t bytes) {
   const Api& a = api();
   make_current();
   auto* st = static_cast<CUstream>(stream_);
+  // A copy dropped unread may still be reading stage_ on stream_ (an event never recorded
+  // is complete: the first start() waits for nothing).
+  check(a.stream_wait_event(nullptr, static_cast<CUevent>(landed_), 0), "cuStreamWaitEvent");
   check(a.dtod_async(CUdeviceptr(stage_.ptr()), CUdeviceptr(src), bytes, nullptr), "cuMemcpyDtoDAsync");
   check(a.event_record(static_cast<CUevent>(staged_), nullptr), "cuEventRecord");
   check(a.stream_wait_event(st, static_cast<CUevent>(staged_), 0), "cuStreamWaitEvent");
