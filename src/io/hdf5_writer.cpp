@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstring>
 #include <exception>
 #include <filesystem>
 
@@ -35,7 +34,6 @@ std::vector<unsigned char> filtered_chunk(const float* data, std::size_t valid, 
   out.resize(size);
   return out;
 }
-
 
 // Closes an HDF5 handle at scope exit with the right close function.
 struct H5Handle {

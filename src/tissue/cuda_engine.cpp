@@ -45,7 +45,7 @@ namespace {
 constexpr unsigned kThreads = 256;  // per block; the kernel's __launch_bounds__
 // A kernel of more than kCappedRegisters registers per thread gets a second variant, its
 // registers capped there by the launch bounds (2 blocks of 256 per SM: 65536 / 512), and
-// the tuner times both: O'Hara-Rudy at 172 registers keeps 11 warps per SM, at 128 with
+// the tuner times both: O'Hara-Rudy at 172 registers keeps 8 warps per SM, at 128 with
 // 80 B spilled 16, and runs 19 % faster (ord-pig128, H100). A cap is no rule: TT06 given
 // the same bounds took 112 registers instead of 64 and ran 11 % slower, so only kernels
 // above the cap get the variant, and only where it wins is it kept.

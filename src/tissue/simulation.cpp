@@ -104,25 +104,20 @@ std::size_t Simulation::tissue_cells() const { return impl_->s.tissue_cells; }
 void Simulation::voltage(Field<float>& out) const { impl_->engine->voltage(out); }
 double Simulation::voltage_at(std::size_t n) const { return impl_->engine->voltage_at(n); }
 
-bool Simulation::field(const std::string& variable, Field<float>& out) const {
-  if (variable == "V") {
-    voltage(out);
-    return true;
-  }
-  bool found = false;
-  out.resize(grid().size(), std::numeric_limits<float>::quiet_NaN());
-  for (std::size_t q = 0; q < impl_->s.parts.size(); ++q) {
-    const Part& p = impl_->s.parts[q];
-    for (int k = 0; k < p.ns; ++k)
-      if (k != p.kv && p.setup.state_names[k] == variable) {
-        impl_->engine->state(q, k, out);
-        found = true;
-      }
-  }
-  return found;
-}
-
 namespace {
+
+// Where a variable lives: V, or the state of that name in every part whose model has one
+// (empty: nowhere).
+FieldRefs refs_of(const SimSetup& s, const std::string& variable) {
+  if (variable == "V") return {FieldRef{}};
+  FieldRefs refs;
+  for (std::size_t q = 0; q < s.parts.size(); ++q) {
+    const Part& p = s.parts[q];
+    for (int k = 0; k < p.ns; ++k)
+      if (k != p.kv && p.setup.state_names[k] == variable) refs.push_back({int(q), k});
+  }
+  return refs;
+}
 
 // What an engine without a copy of its own gives: the fields copied to the host now.
 class HostSnapshot : public Snapshot {
@@ -136,16 +131,21 @@ class HostSnapshot : public Snapshot {
 
 }  // namespace
 
+bool Simulation::field(const std::string& variable, Field<float>& out) const {
+  if (variable == "V") {
+    voltage(out);
+    return true;
+  }
+  const FieldRefs refs = refs_of(impl_->s, variable);
+  out.resize(grid().size(), std::numeric_limits<float>::quiet_NaN());
+  for (const FieldRef& r : refs) impl_->engine->state(std::size_t(r.part), r.state, out);
+  return !refs.empty();
+}
+
 std::unique_ptr<Snapshot> Simulation::snapshot(const std::vector<std::string>& variables) const {
   std::vector<FieldRefs> what;
   for (const std::string& name : variables) {
-    FieldRefs refs;
-    if (name == "V") refs.push_back({});
-    for (std::size_t q = 0; q < impl_->s.parts.size() && name != "V"; ++q) {
-      const Part& p = impl_->s.parts[q];
-      for (int k = 0; k < p.ns; ++k)
-        if (k != p.kv && p.setup.state_names[k] == name) refs.push_back({int(q), k});
-    }
+    FieldRefs refs = refs_of(impl_->s, name);
     if (refs.empty()) throw Error(fmt::format("snapshot: no model region has a state '{}'", name));
     what.push_back(std::move(refs));
   }
@@ -157,19 +157,17 @@ std::unique_ptr<Snapshot> Simulation::snapshot(const std::vector<std::string>& v
 
 double Simulation::value_at(const std::string& variable, std::size_t n) const {
   if (variable == "V") return voltage_at(n);
-  double x = std::numeric_limits<double>::quiet_NaN();
-  for (std::size_t q = 0; q < impl_->s.parts.size(); ++q) {
-    const Part& p = impl_->s.parts[q];
+  for (const FieldRef& r : refs_of(impl_->s, variable)) {
+    const Part& p = impl_->s.parts[std::size_t(r.part)];
     std::size_t i = n;
     if (!p.identity) {
       const auto it = std::lower_bound(p.cells.begin(), p.cells.end(), std::uint32_t(n));
       if (it == p.cells.end() || *it != n) continue;
       i = std::size_t(it - p.cells.begin());
     }
-    for (int k = 0; k < p.ns; ++k)
-      if (k != p.kv && p.setup.state_names[k] == variable) x = impl_->engine->state_at(q, k, i);
+    return impl_->engine->state_at(std::size_t(r.part), r.state, i);  // parts do not overlap
   }
-  return x;
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 bool Simulation::set_field(const std::string& variable, const std::vector<double>& values) {
