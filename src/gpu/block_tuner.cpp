@@ -32,7 +32,7 @@ BlockTuner::BlockTuner(std::vector<Launch> candidates, std::vector<std::string> 
     std::ifstream in(cache_file_);
     Launch d{};
     std::string among;
-    if (in >> d.variant >> d.block[0] >> d.block[1] >> d.block[2] && std::getline(in, among) &&
+    if (in >> d.variant >> d.block[0] >> d.block[1] >> d.block[2] >> d.depth && std::getline(in, among) &&
         among == candidates_line()) {
       const auto it = std::find(candidates_.begin(), candidates_.end(), d);
       if (it != candidates_.end()) {
@@ -47,13 +47,16 @@ BlockTuner::BlockTuner(std::vector<Launch> candidates, std::vector<std::string> 
 }
 
 std::string BlockTuner::name(const Launch& l) const {
-  if (variant_names_.size() < 2) return shape_str(l.block);
-  return variant_names_.at(std::size_t(l.variant)) + " " + shape_str(l.block);
+  std::string s = shape_str(l.block);
+  if (l.depth > 1) s += fmt::format(" {} deep", l.depth);
+  if (variant_names_.size() < 2) return s;
+  return variant_names_.at(std::size_t(l.variant)) + " " + s;
 }
 
 std::string BlockTuner::candidates_line() const {
   std::string s = " among";
-  for (const Launch& c : candidates_) s += " " + std::to_string(c.variant) + ":" + shape_str(c.block);
+  for (const Launch& c : candidates_)
+    s += fmt::format(" {}:{}{}", c.variant, shape_str(c.block), c.depth > 1 ? fmt::format("/{}", c.depth) : "");
   return s;
 }
 
@@ -71,7 +74,7 @@ void BlockTuner::record(double ms) {
   try {
     const Launch& c = candidates_[chosen_];
     io::write_file_atomic(cache_file_,
-                          fmt::format("{} {} {} {}{}\n", c.variant, c.block[0], c.block[1], c.block[2], candidates_line()),
+                          fmt::format("{} {} {} {} {}{}\n", c.variant, c.block[0], c.block[1], c.block[2], c.depth, candidates_line()),
                           false);
   } catch (const std::exception&) {
     // An unwritable cache costs a tuning next time, nothing else.

@@ -22,11 +22,13 @@ namespace hw::gpu {
 std::vector<Dim3> box_block_shapes(unsigned nx, unsigned ny, unsigned threads);
 
 // One way to launch a kernel: which compiled variant of it (0: as compiled; the CUDA engine
-// adds 1, its registers capped, for a kernel that needs many), in blocks of what shape.
+// adds one with its registers capped for a kernel that needs many, and a sliding window on
+// the box), in blocks of what shape, and for a window how many z layers a thread steps.
 struct Launch {
   int variant = 0;
   Dim3 block{256, 1, 1};
-  bool operator==(const Launch& o) const { return variant == o.variant && block == o.block; }
+  unsigned depth = 1;
+  bool operator==(const Launch& o) const { return variant == o.variant && block == o.block && depth == o.depth; }
 };
 
 class BlockTuner {

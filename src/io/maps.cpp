@@ -199,40 +199,46 @@ ConductionVelocity conduction_velocity(const tissue::Grid& g, const tissue::Mask
   return cv;
 }
 
-PseudoEcg::PseudoEcg(const tissue::DiffusionOperator& op, std::vector<ElectrodePoint> electrodes,
-                     double sigma_e)
-    : op_(op), electrodes_(std::move(electrodes)), sigma_e_(sigma_e) {
+PseudoEcg::PseudoEcg(const tissue::Grid& g, std::vector<ElectrodePoint> electrodes, double sigma_e)
+    : grid_(g), electrodes_(std::move(electrodes)), sigma_e_(sigma_e),
+      rmin_(0.5 * std::min({g.h[0], g.h[1], g.h[2]})) {
   if (!(sigma_e_ > 0)) throw Error("pseudo-ECG: bath conductivity must be > 0");
-  lv_.resize(op.layout().size());
-  vs_.resize(op.layout().size());
+  for (const auto& e : electrodes_) positions_.push_back(e.position);
 }
 
-std::vector<double> PseudoEcg::compute(const tissue::Field<float>& v) {
-  const tissue::Grid& g = op_.grid();
-  const tissue::RowLayout& L = op_.layout();
-  const tissue::Mask* mask = op_.mask();
-  if (v.size() != g.size())
-    throw Error(fmt::format("pseudo-ECG: V has {} values, the grid {} cells", v.size(),
-                            g.size()));
+std::vector<double> PseudoEcg::compute(const tissue::Simulation& sim) {
+  std::vector<double> sums;
+  if (sim.ecg_sums(positions_, rmin_, sums)) return potentials(std::move(sums));
+  if (!op_) op_ = tissue::make_diffusion_operator(sim.diffusion(), tissue::Backend::cpu);
+  sim.voltage(v_);
+  return compute(*op_, v_);
+}
+
+std::vector<double> PseudoEcg::compute(const tissue::DiffusionOperator& op, const tissue::Field<float>& v) {
+  const tissue::Grid& g = op.grid();
+  const tissue::RowLayout& L = op.layout();
+  const tissue::Mask* mask = op.mask();
+  if (v.size() != g.size() || g.size() != grid_.size())
+    throw Error(fmt::format("pseudo-ECG: V has {} values, the grid {} cells", v.size(), grid_.size()));
   // V into the operator's storage; cells off the tissue (NaN in a run's V) have no flux,
   // but 0·NaN would still leak, so they hold 0.
+  lv_.resize(L.size());
+  vs_.resize(L.size());
   const std::size_t nx = std::size_t(g.nx());
   for (std::size_t r = 0; r < L.rows(); ++r)
     for (std::size_t i = L.lo[r]; i < L.hi[r]; ++i) {
       const std::size_t c = r * nx + i;
       vs_[L.base[r] + i] = tissue::is_tissue(mask, c) && std::isfinite(v[c]) ? v[c] : 0.f;
     }
-  op_.apply(vs_, lv_);  // lv = ∇·σ∇V, µA/mm³ (mS/mm · mV/mm²)
-  const double rmin = 0.5 * std::min({g.h[0], g.h[1], g.h[2]});
-  const double k = g.cell_volume() / (4 * std::numbers::pi * sigma_e_);
-  std::vector<double> phi(electrodes_.size(), 0.0);
-  for (std::size_t e = 0; e < electrodes_.size(); ++e) {
-    const auto& p = electrodes_[e].position;
-    // φ_e = 1/(4πσ_e) Σ_cells (∇·σ∇V)_c · |cell| / |x_c − x_e|, over rows in parallel
-    // and summed in a fixed order (the same bits on any team size).
+  op.apply(vs_, lv_);  // lv = ∇·σ∇V, µA/mm³ (mS/mm · mV/mm²)
+  std::vector<double> sums(positions_.size(), 0.0);
+  for (std::size_t e = 0; e < positions_.size(); ++e) {
+    const auto& p = positions_[e];
+    // Σ_cells (∇·σ∇V)_c / |x_c − x_e| over rows in parallel, summed in a fixed order (the
+    // same bits on any team size).
     const std::ptrdiff_t rows = std::ptrdiff_t(L.rows());
-    const double sum = par::ordered_sum(rows, 16, g.size() >= std::size_t(kernels::kMinParallelCells),
-                                        [&](std::ptrdiff_t r0, std::ptrdiff_t r1) {
+    sums[e] = par::ordered_sum(rows, 16, g.size() >= std::size_t(kernels::kMinParallelCells),
+                               [&](std::ptrdiff_t r0, std::ptrdiff_t r1) {
       double part = 0;
       for (std::ptrdiff_t r = r0; r < r1; ++r) {
         const int j = int(r % g.n[1]), kk = int(r / g.n[1]);
@@ -240,15 +246,21 @@ std::vector<double> PseudoEcg::compute(const tissue::Field<float>& v) {
         // Off the tissue L V = 0: only the row's tissue range contributes.
         for (int i = int(L.tlo[r]); i < int(L.thi[r]); ++i) {
           const double dx = g.centre(0, i) - p[0];
-          const double dist = std::max(std::sqrt(dx * dx + dy * dy + dz * dz), rmin);
+          const double dist = std::max(std::sqrt(dx * dx + dy * dy + dz * dz), rmin_);
           part += lv_[L.base[r] + i] / dist;
         }
       }
       return part;
     });
-    phi[e] = k * sum;
   }
-  return phi;
+  return potentials(std::move(sums));
+}
+
+// φ_e = |cell| / (4π σ_e) · sums[e].
+std::vector<double> PseudoEcg::potentials(std::vector<double> sums) const {
+  const double k = grid_.cell_volume() / (4 * std::numbers::pi * sigma_e_);
+  for (double& x : sums) x *= k;
+  return sums;
 }
 
 void write_summary_csv(const std::string& path,

@@ -24,6 +24,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -93,20 +94,27 @@ struct ElectrodePoint {
 
 class PseudoEcg {
  public:
-  // op: the run's diffusion operator (L v ≈ ∇·σ∇v, mS/mm · mV/mm²); kept by reference.
-  // sigma_e: bath conductivity, mS/mm. The distance to a cell centre closer than half the
-  // smallest cell size is clamped to that (an electrode inside the tissue stays finite).
-  PseudoEcg(const tissue::DiffusionOperator& op, std::vector<ElectrodePoint> electrodes,
-            double sigma_e = 1.0);
-  // φ at every electrode for the current V (mV).
-  std::vector<double> compute(const tissue::Field<float>& v);
+  // g: the run's grid. sigma_e: bath conductivity, mS/mm. The distance to a cell centre
+  // closer than half the smallest cell size is clamped to that (an electrode inside the
+  // tissue stays finite).
+  PseudoEcg(const tissue::Grid& g, std::vector<ElectrodePoint> electrodes, double sigma_e = 1.0);
+  // φ at every electrode (mV) for the simulation's current V: summed by the engine where V
+  // lives when it can (the GPU: a few doubles cross to the host), else from a copy of V
+  // through the run's operator, built on first use.
+  std::vector<double> compute(const tissue::Simulation& sim);
+  // φ at every electrode for v through op (L v ≈ ∇·σ∇v, mS/mm · mV/mm², on this grid).
+  std::vector<double> compute(const tissue::DiffusionOperator& op, const tissue::Field<float>& v);
   const std::vector<ElectrodePoint>& electrodes() const { return electrodes_; }
 
  private:
-  const tissue::DiffusionOperator& op_;
+  std::vector<double> potentials(std::vector<double> sums) const;
+
+  tissue::Grid grid_;
   std::vector<ElectrodePoint> electrodes_;
-  double sigma_e_;
-  tissue::Field<float> lv_, vs_;
+  std::vector<std::array<double, 3>> positions_;
+  double sigma_e_, rmin_;
+  tissue::Field<float> lv_, vs_, v_;
+  std::unique_ptr<tissue::DiffusionOperator> op_;  // the host path's operator
 };
 
 // Writes `path` as CSV: header `name,value,unit` then rows (maps' summaries).

@@ -55,7 +55,7 @@ std::uint64_t spec_hash(const tissue::OutputSpec& o) {
 
 OutputManager::OutputManager(const tissue::TissueCase& c, const tissue::Simulation& sim,
                              const std::vector<unsigned char>* resume_state)
-    : c_(c), o_(c.output), sim_(sim), dir_(c.output.directory.empty() ? "." : c.output.directory),
+    : o_(c.output), sim_(sim), dir_(c.output.directory.empty() ? "." : c.output.directory),
       cv_(std::numeric_limits<double>::quiet_NaN()) {
   const tissue::Grid& g = sim.grid();
   mask_ = sim.mask().empty() ? nullptr : &sim.mask();
@@ -171,13 +171,10 @@ void OutputManager::open(bool continuing, const std::string* probes_text, const 
   if (o_.activation_map || o_.apd_map || o_.conduction_velocity)
     act_ = std::make_unique<ActivationTracker>(g, mask_, o_.activation_threshold, o_.apd_map);
   if (!o_.electrodes.empty()) {
-    // The pseudo-ECG needs the run's diffusion operator; build the same one here.
-    // Stored by rows around the tissue, like the run's own fields.
-    ecg_op_ = tissue::make_diffusion_operator(tissue::make_case_diffusion(c_), tissue::Backend::cpu);
     std::vector<ElectrodePoint> el;
     std::vector<std::string> cols;
     for (const auto& e : o_.electrodes) el.push_back({e.name, e.position}), cols.push_back(e.name);
-    ecg_ = std::make_unique<PseudoEcg>(*ecg_op_, el);
+    ecg_ = std::make_unique<PseudoEcg>(g, el);
     ecg_csv_ = std::make_unique<CsvTraceWriter>(join(dir_, "ecg" + from + ".csv"), cols,
                                                 ecg_text ? *ecg_text : std::string());
   }
@@ -248,8 +245,7 @@ void OutputManager::sample(bool force_fields) {
     while (due_.next_probe <= t + eps) due_.next_probe += o_.probe_interval;
   }
   if (ecg_ && t >= due_.next_ecg - eps) {
-    sim_.voltage(v_);
-    ecg_csv_->row(t, ecg_->compute(v_));
+    ecg_csv_->row(t, ecg_->compute(sim_));
     while (due_.next_ecg <= t + eps) due_.next_ecg += o_.probe_interval;
   }
 }

@@ -86,7 +86,6 @@ class OutputManager {
   std::pair<double, double> colour_range(const tissue::Field<float>& f) const;
   std::string vti_path(long k) const;
 
-  const tissue::TissueCase& c_;
   const tissue::OutputSpec& o_;
   const tissue::Simulation& sim_;
   std::string dir_;
@@ -105,7 +104,6 @@ class OutputManager {
   std::unique_ptr<WriteQueue> writer_;
   std::unique_ptr<ProbeWriter> probes_;
   std::unique_ptr<ActivationTracker> act_;
-  std::unique_ptr<tissue::DiffusionOperator> ecg_op_;
   std::unique_ptr<PseudoEcg> ecg_;
   std::unique_ptr<CsvTraceWriter> ecg_csv_;
   std::unique_ptr<PngSeriesWriter> png_;

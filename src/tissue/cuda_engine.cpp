@@ -29,6 +29,7 @@
 #include "gpu/driver.hpp"
 #include "gpu/embedded.hpp"
 #include "kernels/cuda/cg_args.hpp"
+#include "kernels/cuda/ecg_args.hpp"
 #include "kernels/cuda/part_args.hpp"
 #include "kernels/diffusion_kernels.hpp"
 #include "model/emit/cuda_printer.hpp"
@@ -52,6 +53,12 @@ constexpr unsigned kThreads = 256;  // per block; the kernel's __launch_bounds__
 constexpr int kCappedRegisters = 128;
 constexpr unsigned kCappedThreads = 256, kCappedBlocks = 2;
 constexpr const char* kCappedSuffix = "_r128";
+// A part that is the whole box with uniform σ also gets the sliding window
+// (kernels/cuda/monodomain.cuh, part_step_window), each thread stepping a column of
+// kWindowDepths layers, and the tuner times it beside the kernel of a thread per cell.
+constexpr unsigned kWindowThreads = 256;
+constexpr const char* kWindowSuffix = "_window";
+constexpr unsigned kWindowDepths[] = {8, 32};
 constexpr unsigned long long kNoFailure = ~0ull;
 // Steps per CUDA graph: long enough that the host's launch is nothing beside the steps,
 // short enough that graphs stay small (two graphs per length: one per parity).
@@ -82,6 +89,9 @@ unsigned block_size(int registers) {
 bool uniform_sigma_case(const SimSetup& s) {
   return s.sigma.uniform() && !s.sigma.has_off_diagonal() && s.geo.mask.empty() && s.phi.empty();
 }
+
+// Whether part p runs as a sliding window too: it is the whole box, σ uniform.
+bool window_case(const RowLayout& layout, bool links, const Part& p) { return layout.box && !links && p.identity; }
 
 // The host copies of field snapshots (gpu::HostCopy: a device buffer, pinned host memory, a
 // stream), kept for the next snapshot: pinned memory takes milliseconds to allocate, and a
@@ -383,7 +393,8 @@ class CudaEngine final : public Engine {
   };
   struct DevPart {
     gpu::DeviceBuffer y, p, cells, stim_mask;
-    std::vector<void*> fns;  // the kernel as compiled, and its capped variant when it has one
+    std::vector<void*> fns;  // the kernel as compiled, and its capped and window variants if any
+    int window = -1;         // the index of the sliding window in fns
     gpu::BlockTuner tuner;   // the variant and block shape
     void* fn() const { return fns[std::size_t(tuner.launch().variant)]; }
   };
@@ -503,6 +514,7 @@ class CudaEngine final : public Engine {
       image_ = gpu::compile_cuda(cuda_kernel_source(s_, sizeof(Real) == 4, kThreads, capped), arch);
       module_ = gpu::Module(image_.image);
     }
+    ecg_fn_ = module_.function("hw_ecg");
     if (implicit_) {
       cg_fn_.apply = module_.function("hw_cg_apply");
       cg_fn_.residual = module_.function("hw_cg_residual");
@@ -514,8 +526,12 @@ class CudaEngine final : public Engine {
     const Grid& g = s_.geo.grid;
     for (std::size_t q = 0; q < parts_.size(); ++q) {
       DevPart& d = parts_[q];
+      std::vector<std::string> names = {"as compiled"};
       d.fns = {module_.function(fmt::format("hw_part{}", q))};
-      if (capped[q]) d.fns.push_back(module_.function(fmt::format("hw_part{}{}", q, kCappedSuffix)));
+      if (capped[q]) {
+        d.fns.push_back(module_.function(fmt::format("hw_part{}{}", q, kCappedSuffix)));
+        names.push_back(fmt::format("capped at {} registers", kCappedRegisters));
+      }
       std::vector<gpu::Launch> launches;
       for (std::size_t v = 0; v < d.fns.size(); ++v) {
         const unsigned tb = v == 0 ? block_size(gpu::kernel_resources(d.fns[v]).registers) : kCappedThreads;
@@ -525,11 +541,35 @@ class CudaEngine final : public Engine {
         else
           launches.push_back({int(v), {tb, 1, 1}});
       }
-      std::vector<std::string> names;
-      if (capped[q]) names = {"as compiled", fmt::format("capped at {} registers", kCappedRegisters)};
+      if (window_case(layout_, links_, s_.parts[q])) {
+        d.window = int(d.fns.size());
+        d.fns.push_back(module_.function(fmt::format("hw_part{}{}", q, kWindowSuffix)));
+        names.push_back("sliding window");
+        for (const gpu::Dim3& b : gpu::box_block_shapes(unsigned(g.nx()), unsigned(g.ny()), kWindowThreads))
+          for (unsigned depth : kWindowDepths)
+            launches.push_back({d.window, b, std::min(depth, unsigned(g.nz()))});
+        // A grid thinner than the depths offers the same launch twice.
+        launches.erase(std::unique(launches.begin(), launches.end()), launches.end());
+      }
+      keep_only_asked_kernel(launches, capped[q] ? 1 : -1, d.window);
+      if (names.size() == 1) names.clear();
       d.tuner = gpu::BlockTuner(launches, names,
                                 image_.cache_path + fmt::format(".part{}.{}x{}x{}.block", q, g.nx(), g.ny(), g.nz()));
     }
+  }
+
+  // HEARTWAVE_CUDA_KERNEL=cell|capped|window leaves the tuner only that kernel's launches
+  // (tests compare the kernels' bits, benchmarks their speeds); unset, or a kernel this part
+  // lacks, leaves them all.
+  static void keep_only_asked_kernel(std::vector<gpu::Launch>& launches, int capped, int window) {
+    const char* e = std::getenv("HEARTWAVE_CUDA_KERNEL");
+    if (!e || !*e) return;
+    const std::string k = e;
+    if (k != "cell" && k != "capped" && k != "window")
+      throw Error(fmt::format("HEARTWAVE_CUDA_KERNEL={}: expected cell, capped or window", k));
+    const int v = k == "cell" ? 0 : k == "capped" ? capped : window;
+    if (v < 0) return;
+    std::erase_if(launches, [&](const gpu::Launch& l) { return l.variant != v; });
   }
 
   void reset_failure() {
@@ -671,9 +711,12 @@ class CudaEngine final : public Engine {
       DevPart& dt = parts_[q];
       const bool timed = diffuse && dt.tuner.tuning();
       if (timed) tuner_timer_->start();
-      const gpu::Dim3 b = dt.tuner.launch().block;
+      const gpu::Launch& l = dt.tuner.launch();
+      const gpu::Dim3 b = l.block;
+      // A window thread steps l.depth layers; a thread of the other kernels one cell.
       const gpu::Dim3 grid = p.identity ? gpu::Dim3{(unsigned(g.nx()) + b[0] - 1) / b[0],
-                                                    (unsigned(g.ny()) + b[1] - 1) / b[1], unsigned(g.nz())}
+                                                    (unsigned(g.ny()) + b[1] - 1) / b[1],
+                                                    (unsigned(g.nz()) + l.depth - 1) / l.depth}
                                         : gpu::Dim3{unsigned((p.n + b[0] - 1) / b[0]), 1, 1};
       if (building_)
         building_->add(d.fn(), grid, b, args);
@@ -738,13 +781,6 @@ class CudaEngine final : public Engine {
     std::vector<Real> zero(S, Real(0));
     for (auto* b : {&cg_r_, &cg_z_, &cg_p_, &cg_q_, &cg_b_}) *b = put(zero, "the CG vectors");
     cg_sums_ = gpu::DeviceBuffer(2 * sizeof(double), "the CG sums");
-    if (!all_tissue_box()) {
-      std::vector<std::uint32_t> cells;
-      for (std::size_t n = 0; n < g.size(); ++n)
-        if (is_tissue(&s_.geo.mask, n)) cells.push_back(std::uint32_t(n));
-      cg_cells_ = put(cells, "the tissue cell list");
-      cg_ncells_ = cells.size();
-    }
   }
 
   bool all_tissue_box() const { return layout_.box && s_.geo.mask.empty(); }
@@ -753,27 +789,66 @@ class CudaEngine final : public Engine {
   std::array<double, 2> reduce(void* fn, hw::cuda::CgArgs<Real>& g, bool stencil) {
     cg_sums_.fill_zero();
     g.sums = reinterpret_cast<double*>(cg_sums_.ptr());
-    const unsigned tb = 256;
     if (stencil) {
       hw::cuda::PartArgs<Real> a = geometry_args();
-      void* args[] = {&a, &g};
-      if (all_tissue_box()) {
-        const Grid& gr = s_.geo.grid;
-        const unsigned bx = std::min(tb, (unsigned(gr.nx()) + 31) / 32 * 32), by = tb / bx;
-        gpu::launch(fn, {(unsigned(gr.nx()) + bx - 1) / bx, (unsigned(gr.ny()) + by - 1) / by, unsigned(gr.nz())},
-                    {bx, by, 1}, args);
-      } else {
-        a.cells = reinterpret_cast<const unsigned*>(cg_cells_.ptr());
-        a.n = cg_ncells_;
-        gpu::launch(fn, {unsigned((cg_ncells_ + tb - 1) / tb), 1, 1}, {tb, 1, 1}, args);
-      }
+      launch_over_tissue(fn, a, &g);
     } else {
       void* args[] = {&g};
-      gpu::launch(fn, {unsigned((layout_.size() + tb - 1) / tb), 1, 1}, {tb, 1, 1}, args);
+      gpu::launch(fn, {unsigned((layout_.size() + 255) / 256), 1, 1}, {256, 1, 1}, args);
     }
     std::array<double, 2> out{};
     cg_sums_.download(out.data(), sizeof out);
     return out;
+  }
+
+  // Launches fn(a, extra) with a thread per tissue cell (the kernels instantiated with
+  // hw_tissue_V): over the box where it is all tissue, else over the tissue cell list (built
+  // on first use). Blocks of whole warps: the kernels sum over warps.
+  template <class Extra>
+  void launch_over_tissue(void* fn, hw::cuda::PartArgs<Real>& a, Extra* extra) const {
+    constexpr unsigned tb = 256;
+    void* args[] = {&a, extra};
+    if (all_tissue_box()) {
+      const Grid& gr = s_.geo.grid;
+      const unsigned bx = std::min(tb, (unsigned(gr.nx()) + 31) / 32 * 32), by = tb / bx;
+      gpu::launch(fn, {(unsigned(gr.nx()) + bx - 1) / bx, (unsigned(gr.ny()) + by - 1) / by, unsigned(gr.nz())},
+                  {bx, by, 1}, args);
+      return;
+    }
+    if (tissue_cells_.empty()) {
+      std::vector<std::uint32_t> cells;
+      for (std::size_t n = 0; n < s_.geo.grid.size(); ++n)
+        if (is_tissue(&s_.geo.mask, n)) cells.push_back(std::uint32_t(n));
+      bytes_ += cells.size() * sizeof(std::uint32_t);
+      tissue_cells_ = gpu::DeviceBuffer::from(cells, "the tissue cell list");
+      tissue_ncells_ = cells.size();
+    }
+    a.cells = reinterpret_cast<const unsigned*>(tissue_cells_.ptr());
+    a.n = tissue_ncells_;
+    gpu::launch(fn, {unsigned((tissue_ncells_ + tb - 1) / tb), 1, 1}, {tb, 1, 1}, args);
+  }
+
+  // The pseudo-ECG's sums from V where it lives: a few doubles cross to the host, not V.
+  bool ecg_sums(const std::vector<std::array<double, 3>>& at, double rmin,
+                std::vector<double>& sums) const override {
+    const Grid& g = s_.geo.grid;
+    sums.assign(at.size(), 0.0);
+    if (ecg_sums_.empty()) ecg_sums_ = gpu::DeviceBuffer(hw::cuda::kEcgElectrodes * sizeof(double), "the ECG sums");
+    hw::cuda::PartArgs<Real> a = geometry_args();
+    a.vin = reinterpret_cast<const Real*>(v_[cur_].ptr());
+    for (std::size_t e0 = 0; e0 < at.size(); e0 += hw::cuda::kEcgElectrodes) {
+      hw::cuda::EcgArgs e{};
+      e.count = int(std::min<std::size_t>(hw::cuda::kEcgElectrodes, at.size() - e0));
+      for (int q = 0; q < e.count; ++q)
+        for (int d = 0; d < 3; ++d) e.at[q][d] = at[e0 + std::size_t(q)][std::size_t(d)];
+      for (int d = 0; d < 3; ++d) e.h[d] = g.h[std::size_t(d)];
+      e.rmin = rmin;
+      e.sums = reinterpret_cast<double*>(ecg_sums_.ptr());
+      ecg_sums_.fill_zero();
+      launch_over_tissue(ecg_fn_, a, &e);
+      ecg_sums_.download(sums.data() + e0, std::size_t(e.count) * sizeof(double));
+    }
+    return true;
   }
 
   // V⁺ in place of v (which holds V on entry).
@@ -850,12 +925,15 @@ class CudaEngine final : public Engine {
   // Implicit diffusion.
   bool implicit_ = false;
   double theta_ = 1, a_ = 0, cg_tol_ = 1e-8;
-  gpu::DeviceBuffer cg_inv_diag_, cg_w_, cg_r_, cg_z_, cg_p_, cg_q_, cg_b_, cg_sums_, cg_cells_;
-  std::size_t cg_ncells_ = 0;
+  gpu::DeviceBuffer cg_inv_diag_, cg_w_, cg_r_, cg_z_, cg_p_, cg_q_, cg_b_, cg_sums_;
   struct {
     void *apply = nullptr, *residual = nullptr, *start = nullptr, *update = nullptr,
          *direction = nullptr, *weighted_copy = nullptr;
   } cg_fn_;
+  // The kernels over every tissue cell (launch_over_tissue) and the pseudo-ECG's.
+  mutable gpu::DeviceBuffer tissue_cells_, ecg_sums_;
+  mutable std::size_t tissue_ncells_ = 0;
+  void* ecg_fn_ = nullptr;
   gpu::CompiledImage image_;
   gpu::Module module_;
   int cur_ = 0;
@@ -867,7 +945,7 @@ class CudaEngine final : public Engine {
   std::map<std::tuple<int, long, long>, std::unique_ptr<gpu::KernelGraph>> graphs_;
   gpu::KernelGraph* building_ = nullptr;  // the graph being built
   long graph_batches_ = 0;
-  std::size_t bytes_ = 0;
+  mutable std::size_t bytes_ = 0;
   mutable std::vector<Real> host_v_;
   std::shared_ptr<HostCopyPool> copies_ = std::make_shared<HostCopyPool>();
 };
@@ -894,16 +972,23 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
     for (auto& o : gpu::float_kernel_options()) src.options.push_back(o);
   std::string& t = src.text;
   t = "#include \"kernels/cuda/monodomain.cuh\"\n";
+  // The whole-tissue kernels (the CG's operator, the pseudo-ECG) visit every tissue cell:
+  // a box launch where the box is all tissue, else a launch over the tissue cell list.
+  t += "#include \"kernels/cuda/ecg.cuh\"\n";
+  t += fmt::format("struct hw_tissue_V {{\n"
+                   "  static constexpr bool box = {}, links = {}, phase = {}, cells = {}, per_cell = false, stimuli = false;\n"
+                   "{}}};\n",
+                   layout.box, links, !s.phi.empty(), !(layout.box && s.geo.mask.empty()), periodic);
+  t += fmt::format("extern \"C\" __global__ void hw_ecg(const hw::cuda::PartArgs<{0}> a, const hw::cuda::EcgArgs e) {{\n"
+                   "  hw::cuda::ecg_sums<{0}, hw_tissue_V>(a, e);\n}}\n",
+                   real);
   if (s.time.diffusion != DiffusionScheme::forward_euler) {
-    // The CG kernels of implicit diffusion, over every tissue cell.
+    // The CG kernels of implicit diffusion.
     t += "#include \"kernels/cuda/diffusion_cg.cuh\"\n";
     t += fmt::format(
-        "struct hw_cg_V {{\n"
-        "  static constexpr bool box = {1}, links = {2}, phase = {3}, cells = {4}, per_cell = false, stimuli = false;\n"
-        "{5}}};\n"
         "extern \"C\" __global__ void hw_cg_apply(const hw::cuda::PartArgs<{0}> a, const hw::cuda::CgArgs<{0}> g) {{\n"
-        "  hw::cuda::cg_apply<{0}, hw_cg_V>(a, g);\n}}\n",
-        real, layout.box, links, !s.phi.empty(), !(layout.box && s.geo.mask.empty()), periodic);
+        "  hw::cuda::cg_apply<{0}, hw_tissue_V>(a, g);\n}}\n",
+        real);
     for (const char* k : {"residual", "start", "update", "direction", "weighted_copy"})
       t += fmt::format("extern \"C\" __global__ void hw_cg_{1}(const hw::cuda::CgArgs<{0}> g) {{ hw::cuda::cg_{1}<{0}>(g); }}\n",
                        real, k);
@@ -946,6 +1031,11 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
           "extern \"C\" __global__ void __launch_bounds__({1}, {2}) hw_part{3}{4}(const hw::cuda::PartArgs<{0}> a) {{\n"
           "  hw::cuda::part_step<{0}, {5}_M, {5}_V>(a);\n}}\n",
           real, kCappedThreads, kCappedBlocks, q, kCappedSuffix, pre);
+    if (window_case(layout, links, p))
+      t += fmt::format(
+          "extern \"C\" __global__ void __launch_bounds__({1}) hw_part{2}{3}(const hw::cuda::PartArgs<{0}> a) {{\n"
+          "  hw::cuda::part_step_window<{0}, {4}_M, {4}_V>(a);\n}}\n",
+          real, kWindowThreads, q, kWindowSuffix, pre);
   }
   return src;
 }

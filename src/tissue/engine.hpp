@@ -7,6 +7,7 @@
 // loads into any other (the canonical state format below).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -104,6 +105,14 @@ class Engine {
   virtual std::unique_ptr<Snapshot> snapshot(const std::vector<FieldRefs>& what) const {
     (void)what;
     return nullptr;
+  }
+  // The pseudo-ECG's integrals from V where it lives (io/maps.hpp): sums[e] = Σ over the
+  // tissue cells of (∇·σ∇V)_c / max(|x_c − at[e]|, rmin), lengths in mm, with the operator
+  // the steps use; false when the engine leaves that to the caller (a copy of V then).
+  virtual bool ecg_sums(const std::vector<std::array<double, 3>>& at, double rmin,
+                        std::vector<double>& sums) const {
+    (void)at, (void)rmin, (void)sums;
+    return false;
   }
 };
 

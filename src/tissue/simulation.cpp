@@ -271,6 +271,15 @@ bool Simulation::attach_activation(const ActivationMaps& m) const {
 
 void Simulation::read_activation(ActivationMaps& m) const { impl_->engine->read_activation(m); }
 
+bool Simulation::ecg_sums(const std::vector<std::array<double, 3>>& at, double rmin,
+                          std::vector<double>& sums) const {
+  return impl_->engine->ecg_sums(at, rmin, sums);
+}
+
+DiffusionSetup Simulation::diffusion() const {
+  return diffusion_setup(impl_->s, row_layout(impl_->s.geo.grid, impl_->s.geo.mask));
+}
+
 double stable_dt_limit(const TissueCase& c) { return sim_stable_dt(c); }
 
 }  // namespace hw::tissue

@@ -105,6 +105,12 @@ class Simulation {
   // Attaching an observer leaves the simulation's state as it is, hence const.
   bool attach_activation(const ActivationMaps& m) const;
   void read_activation(ActivationMaps& m) const;
+  // The pseudo-ECG's integrals computed by the engine where V lives (Engine::ecg_sums);
+  // false when it leaves them to the caller, who then applies diffusion() to V.
+  bool ecg_sums(const std::vector<std::array<double, 3>>& at, double rmin, std::vector<double>& sums) const;
+  // The run's diffusion operator as a set-up (σ with the phase field's weight, the mask,
+  // stored in rows around the tissue), for outputs that apply it to V on the host.
+  DiffusionSetup diffusion() const;
 
  private:
   struct Impl;

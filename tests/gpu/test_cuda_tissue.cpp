@@ -426,3 +426,113 @@ TEST(CudaTissue, SnapshotsHoldTheirStepWhileStepsGoOn) {
   }
   EXPECT_THROW(Simulation(c, SimulationOptions{Backend::cuda}).snapshot({"no_such_state"}), hw::Error);
 }
+
+// The pseudo-ECG summed on the device (a few doubles reach the host per sample) against the
+// host's sum over a copy of V through the cpu operator: a box with uniform σ, and a shell
+// in compressed rows with rotating fibres (edge links) and a phase field, in double and
+// float, with electrodes outside, on and inside the tissue, and more electrodes than one
+// launch takes.
+TEST(CudaTissue, PseudoEcgOnTheDevice) {
+  HW_REQUIRE_GPU();
+  TissueCase box = sheet(21, 13, 9, 0.25, "bueno_orovio_2008_epi");
+  box.stimuli.push_back(box_stimulus({0, 0, 0}, {0.75, 5, 4}));
+  TissueCase shell = sheet(24, 20, 16, 0.25, "bueno_orovio_2008_epi");
+  ellipsoid_shell(shell);
+  rotating_fibres(shell);
+  shell.geometry.phase_field = true;
+  shell.stimuli.push_back(box_stimulus({0, 0, 0}, {1.5, 5, 4}));
+  std::vector<hw::io::ElectrodePoint> el;
+  for (int q = 0; q < 11; ++q)
+    el.push_back({"e" + std::to_string(q), {-3.0 + 1.3 * q, 2.5 - 0.4 * q, q % 3 == 0 ? 8.0 : 1.0}});
+  el.push_back({"inside", {1.0, 1.0, 1.0}});
+  for (const auto& [c0, what] : {std::pair{box, "box"}, std::pair{shell, "shell, fibres, phase field"}})
+    for (Precision prec : {Precision::f64, Precision::f32}) {
+      TissueCase c = c0;
+      c.time.precision = prec;
+      SimulationOptions o;
+      o.backend = Backend::cuda;
+      Simulation sim(c, o);
+      hw::io::PseudoEcg device(c.grid, el), host(c.grid, el);
+      const auto op = make_diffusion_operator(sim.diffusion(), Backend::cpu);
+      Field<float> v;
+      double worst = 0, scale = 0;
+      for (double t : {2.0, 4.0, 6.0}) {
+        sim.run_until(t);
+        sim.voltage(v);
+        const auto d = device.compute(sim), h = host.compute(*op, v);
+        ASSERT_EQ(d.size(), el.size());
+        for (std::size_t e = 0; e < el.size(); ++e) {
+          ASSERT_TRUE(std::isfinite(d[e])) << e;
+          worst = std::max(worst, std::fabs(d[e] - h[e]));
+          scale = std::max(scale, std::fabs(h[e]));
+        }
+      }
+      std::printf("[measured] pseudo-ECG on the device vs on the host, %s, %s: max |φ| %.4g mV, "
+                  "max difference %.3g of it\n", what, prec == Precision::f64 ? "double" : "float", scale,
+                  worst / scale);
+      EXPECT_GT(scale, 0);
+      // The host sums over V rounded to float; the device over V in the run's precision.
+      EXPECT_LE(worst, 1e-4 * scale);
+    }
+}
+
+// The sliding window (each thread steps a column of layers from a tile in shared memory)
+// computes part_step's sums in part_step's order: V and the states equal the thread-per-cell
+// kernel's bit for bit, on every block shape and depth the tuner tries (its trials go
+// round-robin over them), across periodic and no-flux walls, on grids that fill no block
+// and a depth that does not divide nz, with Strang's reaction-only pass and the maps kept
+// on the device, in double and float.
+TEST(CudaTissue, SlidingWindowGivesTheKernelsBits) {
+  HW_REQUIRE_GPU();
+  TissueCase periodic = sheet(37, 23, 19, 0.25, "tentusscher_2006_epi");
+  periodic.grid.bc[0] = periodic.grid.bc[2] = Boundary::periodic;
+  periodic.time.splitting = Splitting::strang;
+  periodic.stimuli.push_back(box_stimulus({0, 0, 0}, {1, 6, 5}));
+  TissueCase thin = sheet(45, 7, 5, 0.25, "bueno_orovio_2008_epi");
+  thin.stimuli.push_back(box_stimulus({0, 0, 0}, {1, 2, 2}));
+  struct Out {
+    Field<float> v, state;
+    std::vector<float> act;
+    std::vector<std::uint8_t> state_bytes;  // every state and V in the run's precision
+    std::string info;
+  };
+  auto run_kernel = [](const TissueCase& c, const char* kernel, const char* state) {
+    setenv("HEARTWAVE_CUDA_KERNEL", kernel, 1);
+    SimulationOptions o;
+    o.backend = Backend::cuda;
+    Simulation sim(c, o);
+    ActivationMaps maps;
+    maps.act.assign(c.grid.size(), std::numeric_limits<float>::quiet_NaN());
+    EXPECT_TRUE(sim.attach_activation(maps));
+    sim.run_until(8);  // 400 steps: the tuner's trials, then its choice
+    Out out;
+    sim.voltage(out.v);
+    EXPECT_TRUE(sim.field(state, out.state));
+    sim.read_activation(maps);
+    out.act = maps.act;
+    out.state_bytes = sim.save_state();
+    out.info = sim.describe();
+    unsetenv("HEARTWAVE_CUDA_KERNEL");
+    return out;
+  };
+  for (const auto& [c0, state] : {std::pair{periodic, "Ca_i"}, std::pair{thin, "v"}})
+    for (Precision prec : {Precision::f64, Precision::f32}) {
+      TissueCase c = c0;
+      c.time.precision = prec;
+      const Out cell = run_kernel(c, "cell", state), window = run_kernel(c, "window", state);
+      EXPECT_NE(window.info.find("sliding window"), std::string::npos) << window.info;
+      std::size_t differ = 0, activated = 0;
+      for (std::size_t n = 0; n < c.grid.size(); ++n) {
+        differ += std::memcmp(&cell.v[n], &window.v[n], sizeof(float)) != 0;
+        differ += std::memcmp(&cell.state[n], &window.state[n], sizeof(float)) != 0;
+        differ += std::memcmp(&cell.act[n], &window.act[n], sizeof(float)) != 0;
+        activated += !std::isnan(cell.act[n]);
+      }
+      std::printf("[measured] sliding window vs a thread per cell, %dx%dx%d %s: %zu of %zu values differ, "
+                  "%zu cells activated\n", c.grid.n[0], c.grid.n[1], c.grid.n[2],
+                  prec == Precision::f64 ? "double" : "float", differ, 3 * c.grid.size(), activated);
+      EXPECT_EQ(differ, 0u);
+      EXPECT_TRUE(cell.state_bytes == window.state_bytes);
+      EXPECT_GT(activated, c.grid.size() / 4);
+    }
+}

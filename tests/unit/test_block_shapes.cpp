@@ -38,25 +38,27 @@ TEST(BlockShapes, TunerPicksVariantAndShapeAndRemembers) {
   using hw::gpu::Launch;
   const std::string cache = ::testing::TempDir() + "/tuner_variants.block";
   std::remove(cache.c_str());
-  const std::vector<Launch> launches = {{0, {64, 1, 1}}, {1, {256, 1, 1}}, {0, {32, 2, 1}}};
-  const std::vector<std::string> names = {"as compiled", "capped at 128 registers"};
+  const std::vector<Launch> launches = {{0, {64, 1, 1}}, {1, {256, 1, 1}}, {0, {32, 2, 1}}, {2, {32, 8, 1}, 16},
+                                        {2, {32, 8, 1}, 4}};
+  const std::vector<std::string> names = {"as compiled", "capped at 128 registers", "sliding window"};
   {
     BlockTuner t(launches, names, cache, 2);
-    const double ms[] = {0.3, 0.2, 0.4};
-    for (int trial = 0; trial < 6; ++trial) {
+    const double ms[] = {0.3, 0.2, 0.4, 0.1, 0.15};
+    for (int trial = 0; trial < 10; ++trial) {
       ASSERT_TRUE(t.tuning());
       const Launch l = t.launch();
       const auto c = std::size_t(std::find(launches.begin(), launches.end(), l) - launches.begin());
       t.record(ms[c]);
     }
     EXPECT_FALSE(t.tuning());
-    EXPECT_EQ(t.launch(), launches[1]);
-    EXPECT_EQ(t.describe().rfind("capped at 128 registers 256x1x1 (tuned: as compiled 64x1x1 0.3 ms", 0), 0u)
+    EXPECT_EQ(t.launch(), launches[3]);
+    EXPECT_EQ(t.describe().rfind("sliding window 32x8x1 16 deep (tuned: as compiled 64x1x1 0.3 ms, capped at 128 "
+                                 "registers 256x1x1 0.2 ms", 0), 0u)
         << t.describe();
   }
   BlockTuner again(launches, names, cache, 2);
   EXPECT_FALSE(again.tuning());
-  EXPECT_EQ(again.launch(), launches[1]);
+  EXPECT_EQ(again.launch(), launches[3]);  // the depth too
   EXPECT_NE(again.describe().find("from the cache"), std::string::npos);
   // Other candidates (a newer build): the old choice does not count.
   BlockTuner other({{0, {64, 1, 1}}, {0, {32, 2, 1}}}, {}, cache, 1);

@@ -22,6 +22,7 @@ void compiles(const TissueCase& c, bool f32) {
   EXPECT_EQ(img.arch, "sm_90");
   for (std::size_t q = 0; q < s.parts.size(); ++q)
     EXPECT_NE(src.text.find("hw_part" + std::to_string(q) + "("), std::string::npos);
+  EXPECT_NE(src.text.find("hw_ecg("), std::string::npos);
 }
 
 }  // namespace
@@ -30,6 +31,8 @@ TEST(CudaSource, TissueKernelsCompileForSm90) {
   if (!hw::gpu::nvrtc_available()) GTEST_SKIP() << "built without NVRTC";
   TissueCase c = sheet(8, 6, 4, 0.25, "karma1993");
   compiles(c, true);
+  // The whole box with uniform σ: the sliding window too.
+  EXPECT_NE(cuda_kernel_source(make_sim_setup(c, false), true).text.find("hw_part0_window("), std::string::npos);
   c.grid.bc[0] = c.grid.bc[2] = Boundary::periodic;  // 64-bit offsets across the wall
   compiles(c, false);
   // The register-capped variant beside the kernel as compiled.

@@ -185,16 +185,16 @@ TEST(IoMaps, PseudoEcgOfATravellingFront) {
   setup.grid = g;
   setup.sigma = tissue::Conductivity::isotropic(0.1);
   auto op = tissue::make_diffusion_operator(setup, tissue::Backend::reference);
-  PseudoEcg ecg(*op, {{"ahead", {40, 0, 0}}, {"behind", {-20, 0, 0}}, {"side", {10, 5, 0}}});
+  PseudoEcg ecg(g, {{"ahead", {40, 0, 0}}, {"behind", {-20, 0, 0}}, {"side", {10, 5, 0}}});
   Field<float> v(g);
   auto phi_at = [&](double s) {
     for (int i = 0; i < 200; ++i)
       v[i] = float(-85 + 105 / (1 + std::exp((g.centre(0, i) - s) / 0.4)));
-    return ecg.compute(v);
+    return ecg.compute(*op, v);
   };
   // Uniform V: no source, no signal.
   v.fill(-85.f);
-  for (double p : ecg.compute(v)) EXPECT_NEAR(p, 0, 1e-9);
+  for (double p : ecg.compute(*op, v)) EXPECT_NEAR(p, 0, 1e-9);
   const auto near = phi_at(14), mid = phi_at(10), far = phi_at(6);
   // Moving towards an electrode → positive; away → negative (ECG convention).
   EXPECT_GT(mid[0], 0);
@@ -208,8 +208,8 @@ TEST(IoMaps, PseudoEcgOfATravellingFront) {
   EXPECT_NEAR(mid[2], 0, 0.05 * std::abs(far[2]));
   EXPECT_LT(near[2], 0);
   // Dipole far field: φ ≈ p/(4πσ_e r²), so doubling the distance quarters φ.
-  PseudoEcg two(*op, {{"r", {10 + 30, 0, 0}}, {"2r", {10 + 60, 0, 0}}});
-  const auto pr = (void(phi_at(10)), two.compute(v));
+  PseudoEcg two(g, {{"r", {10 + 30, 0, 0}}, {"2r", {10 + 60, 0, 0}}});
+  const auto pr = (void(phi_at(10)), two.compute(*op, v));
   EXPECT_NEAR(pr[0] / pr[1], 4.0, 0.05);
 }
 

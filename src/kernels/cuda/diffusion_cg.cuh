@@ -9,16 +9,11 @@
 // double, whatever Real is, as the cpu CG does.
 #pragma once
 
+#include "kernels/cuda/block_sum.cuh"
 #include "kernels/cuda/cg_args.hpp"
 #include "kernels/cuda/monodomain.cuh"
 
 namespace hw::cuda {
-
-// Adds x to *out over the block: warp shuffles, then one atomic per warp.
-__device__ __forceinline__ void block_sum(double x, double* out) {
-  for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(0xffffffffu, x, o);
-  if ((threadIdx.x & 31) == 0 && x != 0.0) atomicAdd(out, x);
-}
 
 // y = coef·L x + w∘x on tissue cells; sums[0] += x·y, sums[1] += y·y.
 template <class Real, class V>

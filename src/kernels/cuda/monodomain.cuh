@@ -146,28 +146,18 @@ __device__ __forceinline__ Real laplacian(const PartArgs<Real>& a, const Real* v
   }
 }
 
-// M: the instantiation's model (static ns, np, nc, kv; constants(); step()). V: what the case
-// needs, known when the kernel is compiled, so a box with uniform σ carries no code for row
-// tables, link coefficients, phase fields or cell lists (static bool box, links, phase,
-// cells, per_cell, stimuli, periodic_x, periodic_y, periodic_z).
+// The rest of cell c's step once V is diffused (v, mV): the stimulus, the model with its
+// states in registers, the NaN policy, the write-back of V (storage index sv, grid index g)
+// and the states, and the maps. M: the instantiation's model (static ns, np, nc, kv;
+// constants(); step()). V: what the case needs, known when the kernel is compiled, so a box
+// with uniform σ carries no code for row tables, link coefficients, phase fields or cell
+// lists (static bool box, links, phase, cells, per_cell, stimuli, periodic_x, periodic_y,
+// periodic_z).
 template <class Real, class M, class V>
-__device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
-  unsigned c, i, j, k;
-  if (!locate<Real, V>(a, c, i, j, k)) return;
-  if (*a.fail != ~0ull) return;  // a failed step stops the steps queued after it
-  const PassTime<Real>& when = a.clock[a.slot];
+__device__ __forceinline__ void react(const PartArgs<Real>& a, const PassTime<Real>& when, unsigned c, unsigned g,
+                                      unsigned sv, Real v) {
   const Real t = when.t;
   const unsigned n = unsigned(a.n);
-  const unsigned g = i + unsigned(a.nx) * (j + unsigned(a.ny) * k);
-  const unsigned s0 = row_base<Real, V>(a, int(j), int(k));
-  Real v = a.vin[s0 + i];
-  if (a.diffuse) {
-    const Real lv = laplacian<Real, V>(a, a.vin, i, j, k, s0);
-    if constexpr (V::phase)
-      v = kernels::diffused_phase(lv, v, a.alpha, a.inv_phi[s0 + i]);
-    else
-      v = kernels::diffused(lv, v, a.alpha, Real(1));
-  }
   Real y[M::ns], p[M::np > 0 ? M::np : 1], cst[M::nc > 0 ? M::nc : 1];
 #pragma unroll
   for (int q = 0; q < M::np; ++q) {
@@ -200,8 +190,101 @@ __device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
   for (int q = 0; q < M::ns; ++q)
     if (q != M::kv) a.y[unsigned(q < M::kv ? q : q - 1) * n + c] = y[q];
   const Real vnew = y[M::kv] * a.to_mv;
-  a.vout[s0 + i] = vnew;
-  if (a.act) track(a, g, float(a.vstart[s0 + i]), float(vnew), when.t_prev_ms);
+  a.vout[sv] = vnew;
+  if (a.act) track(a, g, float(a.vstart[sv]), float(vnew), when.t_prev_ms);
+}
+
+// One thread per cell of the part.
+template <class Real, class M, class V>
+__device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
+  unsigned c, i, j, k;
+  if (!locate<Real, V>(a, c, i, j, k)) return;
+  if (*a.fail != ~0ull) return;  // a failed step stops the steps queued after it
+  const PassTime<Real>& when = a.clock[a.slot];
+  const unsigned g = i + unsigned(a.nx) * (j + unsigned(a.ny) * k);
+  const unsigned s0 = row_base<Real, V>(a, int(j), int(k));
+  Real v = a.vin[s0 + i];
+  if (a.diffuse) {
+    const Real lv = laplacian<Real, V>(a, a.vin, i, j, k, s0);
+    if constexpr (V::phase)
+      v = kernels::diffused_phase(lv, v, a.alpha, a.inv_phi[s0 + i]);
+    else
+      v = kernels::diffused(lv, v, a.alpha, Real(1));
+  }
+  react<Real, M, V>(a, when, c, g, s0 + i, v);
+}
+
+// Blocks of at most this many threads run the sliding window (its tile is sized for them).
+constexpr unsigned kWindowThreads = 256;
+
+// The 2.5D sliding window (Micikevicius 2009; seed 001's "JDC"), for a part that is the
+// whole box with uniform σ: a block of bx × by threads holds an XY tile of V with its one-
+// cell halo in shared memory and steps through depth = ⌈nz / gridDim.z⌉ layers, each thread
+// carrying its column's V below, at and above the layer in registers. A layer's seven
+// values come from the tile and those registers instead of seven loads through the cache,
+// and the address of each is computed once per column, not once per cell. The sums are
+// part_step's, in its order: both give the same bits.
+template <class Real, class M, class V>
+__device__ __forceinline__ void part_step_window(const PartArgs<Real>& a) {
+  static_assert(V::box && !V::links && !V::cells, "the sliding window runs on the whole box with uniform sigma");
+  __shared__ Real tile[3 * (kWindowThreads + 2)];  // (bx + 2)(by + 2): at most 3·258 for 256 threads
+  __shared__ int stop;
+  // A failed step stops the steps queued after it; read once for the block, which must
+  // reach every barrier below together.
+  if (threadIdx.x == 0 && threadIdx.y == 0) stop = *a.fail != ~0ull;
+  __syncthreads();
+  if (stop) return;
+  const unsigned nx = unsigned(a.nx), ny = unsigned(a.ny), nz = unsigned(a.nz);
+  const unsigned tx = threadIdx.x, ty = threadIdx.y, bx = blockDim.x, by = blockDim.y, w = bx + 2;
+  const unsigned i = blockIdx.x * bx + tx, j = blockIdx.y * by + ty;
+  const bool in = i < nx && j < ny;
+  const unsigned depth = (nz + gridDim.z - 1) / gridDim.z;
+  const unsigned k0 = blockIdx.z * depth, k1 = min(k0 + depth, nz);
+  const PassTime<Real>& when = a.clock[a.slot];
+  const int sy = int(nx), sz = int(nx * ny);
+  Real* const centre = tile + (ty + 1) * w + tx + 1;
+  // The halo: the tile's edge threads load the cells past it (past a no-flux wall, the
+  // cell itself; across a periodic one, the far side).
+  const bool x_lo = tx == 0, x_hi = tx == bx - 1 || i == nx - 1;
+  const bool y_lo = ty == 0, y_hi = ty == by - 1 || j == ny - 1;
+  const auto xp = next_offset<V::periodic_x>(i, nx, 1), xm = prev_offset<V::periodic_x>(i, nx, 1);
+  const auto yp = next_offset<V::periodic_y>(j, ny, sy), ym = prev_offset<V::periodic_y>(j, ny, sy);
+  unsigned g = i + nx * (j + ny * k0);
+  Real below = 0, here = 0;
+  if (in && k0 < k1) {
+    here = a.vin[g];
+    below = a.vin[g + prev_offset<V::periodic_z>(k0, nz, sz)];
+  }
+  for (unsigned k = k0; k < k1; ++k, g += unsigned(sz)) {
+    Real above = 0;
+    if (in) above = a.vin[g + next_offset<V::periodic_z>(k, nz, sz)];
+    if (a.diffuse) {
+      if (in) {
+        const Real* c = a.vin + g;
+        *centre = here;
+        if (x_lo) centre[-1] = c[xm];
+        if (x_hi) centre[1] = c[xp];
+        if (y_lo) centre[-int(w)] = c[ym];
+        if (y_hi) centre[w] = c[yp];
+      }
+      __syncthreads();
+    }
+    if (in) {
+      Real v = here;
+      if (a.diffuse) {
+        const Real lv = kernels::uniform_laplacian(a.w[0], a.w[1], a.w[2], here, centre[1], centre[-1], centre[w],
+                                                   centre[-int(w)], above, below);
+        if constexpr (V::phase)
+          v = kernels::diffused_phase(lv, v, a.alpha, a.inv_phi[g]);
+        else
+          v = kernels::diffused(lv, v, a.alpha, Real(1));
+      }
+      react<Real, M, V>(a, when, g, g, g, v);
+    }
+    if (a.diffuse) __syncthreads();  // the tile is the next layer's after this
+    below = here;
+    here = above;
+  }
 }
 
 }  // namespace hw::cuda
