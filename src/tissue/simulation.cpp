@@ -276,9 +276,8 @@ bool Simulation::ecg_sums(const std::vector<std::array<double, 3>>& at, double r
   return impl_->engine->ecg_sums(at, rmin, sums);
 }
 
-DiffusionSetup Simulation::diffusion() const {
-  return diffusion_setup(impl_->s, row_layout(impl_->s.geo.grid, impl_->s.geo.mask));
-}
+// Built again from the case: the set-up's σ is dropped once the engine has its own copy.
+DiffusionSetup Simulation::diffusion() const { return make_case_diffusion(impl_->s.tcase); }
 
 double stable_dt_limit(const TissueCase& c) { return sim_stable_dt(c); }
 

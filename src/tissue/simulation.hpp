@@ -109,7 +109,8 @@ class Simulation {
   // false when it leaves them to the caller, who then applies diffusion() to V.
   bool ecg_sums(const std::vector<std::array<double, 3>>& at, double rmin, std::vector<double>& sums) const;
   // The run's diffusion operator as a set-up (σ with the phase field's weight, the mask,
-  // stored in rows around the tissue), for outputs that apply it to V on the host.
+  // stored in rows around the tissue), for outputs that apply it to V on the host. Built
+  // again from the case (a heart's geometry is resampled): call it once.
   DiffusionSetup diffusion() const;
 
  private:

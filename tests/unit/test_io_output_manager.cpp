@@ -90,6 +90,11 @@ TEST(IoOutputManager, PlanarWaveRunWritesEveryOutput) {
   const auto ecg = lines_of(dir / "out/ecg.csv");
   EXPECT_EQ(ecg.front(), "t,ahead");
   EXPECT_EQ(ecg.size(), 1u + 41u);
+  // The front runs towards the electrode: a positive deflection (an operator without σ
+  // would give zeros).
+  double ecg_max = 0;
+  for (std::size_t r = 1; r < ecg.size(); ++r) ecg_max = std::max(ecg_max, std::stod(ecg[r].substr(ecg[r].find(',') + 1)));
+  EXPECT_GT(ecg_max, 0.0);
   EXPECT_TRUE(std::filesystem::exists(dir / "out/V_00004.png"));
   EXPECT_TRUE(std::filesystem::exists(dir / "out/activation.png"));
   const Image frame = read_png(dir / "out/V_00002.png");
