@@ -90,8 +90,11 @@ bool uniform_sigma_case(const SimSetup& s) {
   return s.sigma.uniform() && !s.sigma.has_off_diagonal() && s.geo.mask.empty() && s.phi.empty();
 }
 
-// Whether part p runs as a sliding window too: it is the whole box, σ uniform.
-bool window_case(const RowLayout& layout, bool links, const Part& p) { return layout.box && !links && p.identity; }
+// Whether part p runs as a sliding window too: it is the whole box, σ uniform, the stencil
+// of second order.
+bool window_case(const SimSetup& s, const RowLayout& layout, bool links, const Part& p) {
+  return layout.box && !links && p.identity && s.order == StencilOrder::second;
+}
 
 // The host copies of field snapshots (gpu::HostCopy: a device buffer, pinned host memory, a
 // stream), kept for the next snapshot: pinned memory takes milliseconds to allocate, and a
@@ -179,6 +182,8 @@ class CudaEngine final : public Engine {
     if (g.nz() > 65535 || g.ny() > 65535 * 8)
       throw InputError(s.tcase.geometry.loc, "backend cuda: more than 65535 cells along z (or 524280 "
                                              "along y) do not fit the GPU's launch grid");
+    // The fourth-order stencil's conditions, checked as the cpu operator checks them.
+    if (s.order == StencilOrder::fourth) fourth_order_sigma(g, s.sigma, s.geo.mask);
     check_memory();
     build_fields();
     build_parts();
@@ -471,8 +476,10 @@ class CudaEngine final : public Engine {
       }
       zero_row_ = put(lc.zero_row, "a zero row");
     } else {
+      // Second order: σ_a/h_a²; fourth (σ isotropic): σ/(12 h_a²), d2_fourth's weight.
       const auto& u = s_.sigma.uniform_value();
-      for (int a = 0; a < 3; ++a) w_[a] = g.active(a) ? u[a] / (g.h[a] * g.h[a]) : 0.0;
+      const double div = s_.order == StencilOrder::fourth ? 12.0 : 1.0;
+      for (int a = 0; a < 3; ++a) w_[a] = g.active(a) ? u[a] / (div * g.h[a] * g.h[a]) : 0.0;
     }
   }
 
@@ -541,7 +548,7 @@ class CudaEngine final : public Engine {
         else
           launches.push_back({int(v), {tb, 1, 1}});
       }
-      if (window_case(layout_, links_, s_.parts[q])) {
+      if (window_case(s_, layout_, links_, s_.parts[q])) {
         d.window = int(d.fns.size());
         d.fns.push_back(module_.function(fmt::format("hw_part{}{}", q, kWindowSuffix)));
         names.push_back("sliding window");
@@ -959,6 +966,7 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
   // needs link coefficients.
   const RowLayout layout = row_layout(s.geo.grid, s.geo.mask);
   const bool links = !uniform_sigma_case(s);
+  const bool fourth = s.order == StencilOrder::fourth;
   const char* real = f32 ? "float" : "double";
   const Grid& g = s.geo.grid;
   const std::string periodic = fmt::format("  static constexpr bool periodic_x = {}, periodic_y = {}, periodic_z = {};\n",
@@ -976,9 +984,10 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
   // a box launch where the box is all tissue, else a launch over the tissue cell list.
   t += "#include \"kernels/cuda/ecg.cuh\"\n";
   t += fmt::format("struct hw_tissue_V {{\n"
-                   "  static constexpr bool box = {}, links = {}, phase = {}, cells = {}, per_cell = false, stimuli = false;\n"
+                   "  static constexpr bool box = {}, links = {}, fourth = {}, phase = {}, cells = {}, per_cell = false,\n"
+                   "                        stimuli = false;\n"
                    "{}}};\n",
-                   layout.box, links, !s.phi.empty(), !(layout.box && s.geo.mask.empty()), periodic);
+                   layout.box, links, fourth, !s.phi.empty(), !(layout.box && s.geo.mask.empty()), periodic);
   t += fmt::format("extern \"C\" __global__ void hw_ecg(const hw::cuda::PartArgs<{0}> a, const hw::cuda::EcgArgs e) {{\n"
                    "  hw::cuda::ecg_sums<{0}, hw_tissue_V>(a, e);\n}}\n",
                    real);
@@ -1020,18 +1029,19 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
         "  static __device__ __forceinline__ void step({2} t, {2} dt, {2}* y, const {2}* p, const {2}* c) {{\n"
         "    {0}_step_{3}(t, dt, y, p, c);\n  }}\n}};\n"
         "struct {0}_V {{\n"
-        "  static constexpr bool box = {6}, links = {7}, phase = {8}, cells = {9}, per_cell = {10}, stimuli = {11};\n"
+        "  static constexpr bool box = {6}, links = {7}, fourth = {13}, phase = {8}, cells = {9}, per_cell = {10},\n"
+        "                        stimuli = {11};\n"
         "{12}}};\n"
         "extern \"C\" __global__ void __launch_bounds__({4}) hw_part{5}(const hw::cuda::PartArgs<{2}> a) {{\n"
         "  hw::cuda::part_step<{2}, {0}_M, {0}_V>(a);\n}}\n",
         pre, p.kv, real, method, threads, q, layout.box, links, !s.phi.empty(), !p.identity,
-        p.per_cell, !s.schedules.empty(), periodic);
+        p.per_cell, !s.schedules.empty(), periodic, fourth);
     if (q < capped.size() && capped[q])
       t += fmt::format(
           "extern \"C\" __global__ void __launch_bounds__({1}, {2}) hw_part{3}{4}(const hw::cuda::PartArgs<{0}> a) {{\n"
           "  hw::cuda::part_step<{0}, {5}_M, {5}_V>(a);\n}}\n",
           real, kCappedThreads, kCappedBlocks, q, kCappedSuffix, pre);
-    if (window_case(layout, links, p))
+    if (window_case(s, layout, links, p))
       t += fmt::format(
           "extern \"C\" __global__ void __launch_bounds__({1}) hw_part{2}{3}(const hw::cuda::PartArgs<{0}> a) {{\n"
           "  hw::cuda::part_step_window<{0}, {4}_M, {4}_V>(a);\n}}\n",

@@ -23,22 +23,17 @@ const char* backend_name(Backend b) {
   return "?";
 }
 
-namespace {
-
-// Fourth order needs a constant isotropic σ: the stencil has no variable-coefficient form.
-double fourth_order_sigma(const DiffusionSetup& s) {
-  const auto& u = s.sigma.uniform_value();
-  if (!s.sigma.uniform() || s.sigma.has_off_diagonal() || u[0] != u[1] || u[1] != u[2])
+double fourth_order_sigma(const Grid& g, const Conductivity& sigma, const Mask& mask) {
+  const auto& u = sigma.uniform_value();
+  if (!sigma.uniform() || sigma.has_off_diagonal() || u[0] != u[1] || u[1] != u[2])
     throw Error("diffusion: the fourth-order stencil needs a constant isotropic sigma");
-  if (!s.mask.empty())
+  if (!mask.empty())
     throw Error("diffusion: the fourth-order stencil works on box domains only (no mask)");
   for (int a = 0; a < 3; ++a)
-    if (s.grid.active(a) && s.grid.n[a] < 2)
+    if (g.active(a) && g.n[a] < 2)
       throw Error("diffusion: the fourth-order stencil needs >= 2 cells per active axis");
   return u[0];
 }
-
-}  // namespace
 
 DiffusionOperator::DiffusionOperator(DiffusionSetup s, Backend b)
     : setup_(std::move(s)), backend_(b) {
@@ -58,7 +53,7 @@ DiffusionOperator::DiffusionOperator(DiffusionSetup s, Backend b)
   diag_ = Field<double>(L.size(), 0.0);
   if (setup_.order == StencilOrder::fourth) {
     if (!L.box) throw Error("diffusion: the fourth-order stencil works on the box layout only");
-    const double sigma = fourth_order_sigma(setup_);
+    const double sigma = fourth_order_sigma(setup_.grid, setup_.sigma, setup_.mask);
     // Row of −L: 30/12 on the diagonal, 16/12 + 16/12 + 1/12 + 1/12 off it, per axis.
     // Mirroring folds ghosts onto real cells but keeps the row's absolute sum ≤ this.
     double d = 0.0, b2 = 0.0;

@@ -37,6 +37,10 @@ struct DiffusionSetup {
   RowLayout layout;
 };
 
+// The σ of a fourth-order stencil, which has no variable-coefficient form: hw::Error unless
+// σ is constant and isotropic on a box without a mask.
+double fourth_order_sigma(const Grid& g, const Conductivity& sigma, const Mask& mask);
+
 class DiffusionOperator {
  public:
   virtual ~DiffusionOperator() = default;

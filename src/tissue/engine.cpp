@@ -78,9 +78,6 @@ void throw_numerical_error(const Grid& g, std::size_t cell, const std::string& v
 }
 
 void check_cuda_support(const TissueCase& c) {
-  if (c.conductivity.order != StencilOrder::second)
-    throw InputError(c.time.loc, "backend cuda: the fourth-order stencil (conductivity order 4) does "
-                                 "not run on the GPU yet; use order 2 or --backend cpu");
   if (c.stimuli.size() > 32)
     throw InputError(c.time.loc, fmt::format("backend cuda: {} stimuli; the GPU engine takes at most "
                                              "32 per case", c.stimuli.size()));

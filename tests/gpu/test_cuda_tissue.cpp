@@ -257,16 +257,43 @@ TEST(CudaTissue, NumericalErrorNamesCellAndKeepsState) {
 TEST(CudaTissue, RefusesWhatItCannotDoByKey) {
   HW_REQUIRE_GPU();
   TissueCase c = sheet(10, 10, 1, 0.25, "bueno_orovio_2008_epi");
-  c.conductivity.order = StencilOrder::fourth;
-  c.conductivity.sigma_t = c.conductivity.sigma_l;
+  for (int q = 0; q < 33; ++q) c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.5, 0.5, 1}));
   SimulationOptions o;
   o.backend = Backend::cuda;
   try {
     Simulation s(c, o);
-    ADD_FAILURE() << "the fourth-order stencil was accepted on the GPU";
+    ADD_FAILURE() << "33 stimuli were accepted on the GPU";
   } catch (const hw::InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("fourth-order"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("at most 32"), std::string::npos) << e.what();
   }
+  // The fourth-order stencil's conditions, as on the cpu: σ isotropic, no mask.
+  TissueCase aniso = sheet(10, 10, 1, 0.25, "bueno_orovio_2008_epi");
+  aniso.conductivity.order = StencilOrder::fourth;
+  try {
+    Simulation s(aniso, o);
+    ADD_FAILURE() << "an anisotropic fourth-order case was accepted on the GPU";
+  } catch (const hw::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("isotropic"), std::string::npos) << e.what();
+  }
+}
+
+// The fourth-order stencil (seed 001 §2.3) on the device: mirrored neighbours two cells away
+// at no-flux walls, wrapped ones across a periodic wall, explicit and inside the CG.
+TEST(CudaTissue, FourthOrderStencil) {
+  HW_REQUIRE_GPU();
+  TissueCase box = sheet(23, 17, 11, 0.25, "bueno_orovio_2008_epi");
+  box.conductivity.order = StencilOrder::fourth;
+  box.conductivity.sigma_t = box.conductivity.sigma_l;
+  box.grid.bc[0] = Boundary::periodic;
+  box.stimuli.push_back(box_stimulus({2, 0, 0}, {3, 5, 3}));
+  compare_with_reference(box, 12, "23x17x11 box, fourth-order stencil, periodic x");
+  TissueCase cn = sheet(31, 9, 1, 0.25, "bueno_orovio_2008_epi");
+  cn.conductivity.order = StencilOrder::fourth;
+  cn.conductivity.sigma_t = cn.conductivity.sigma_l;
+  cn.time.diffusion = DiffusionScheme::crank_nicolson;
+  cn.time.cg_tolerance = 1e-12;
+  cn.stimuli.push_back(box_stimulus({0, 0, 0}, {0.75, 3, 1}));
+  compare_with_reference(cn, 12, "31x9 sheet, fourth-order stencil, Crank-Nicolson");
 }
 
 // Implicit diffusion by CG on the device: backward Euler and Crank-Nicolson, on a box, on a

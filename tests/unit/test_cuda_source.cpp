@@ -40,6 +40,12 @@ TEST(CudaSource, TissueKernelsCompileForSm90) {
   const hw::gpu::CudaSource capped = cuda_kernel_source(cs, true, 256, {true});
   EXPECT_NE(capped.text.find("__launch_bounds__(256, 2) hw_part0_r128("), std::string::npos);
   EXPECT_FALSE(hw::gpu::compile_cuda(capped, "sm_90").image.empty());
+  // The fourth-order stencil: no sliding window (its tile holds one cell of halo).
+  TissueCase f4 = sheet(8, 6, 4, 0.25, "karma1993");
+  f4.conductivity.order = StencilOrder::fourth;
+  f4.conductivity.sigma_t = f4.conductivity.sigma_l;
+  compiles(f4, true);
+  EXPECT_EQ(cuda_kernel_source(make_sim_setup(f4, false), true).text.find("_window("), std::string::npos);
   TissueCase two = sheet(8, 6, 4, 0.25, "bueno_orovio_2008_epi");
   add_box_region(two, "tentusscher_2006_epi", {0, 0, 0}, {1, 1, 1});
   two.time.integrator = "rl2";

@@ -111,6 +111,30 @@ __device__ __forceinline__ unsigned row_base(const PartArgs<Real>& a, int jj, in
 template <class Real, class V>
 __device__ __forceinline__ Real laplacian(const PartArgs<Real>& a, const Real* v, unsigned i,
                                           unsigned j, unsigned k, unsigned s0) {
+  if constexpr (V::fourth) {
+    // Fourth order (the box, σ constant and isotropic; w[a] = σ/(12 h_a²)): the cpu
+    // operator's sums in its order (kernels/cpu/diffusion.cpp), the neighbours two cells
+    // away mirrored across a no-flux wall or wrapped across a periodic one. An axis of one
+    // cell adds its own V's (zero) term, as the cpu rows do.
+    const int nx = a.nx, ny = a.ny, nz = a.nz, ii = int(i), jj = int(j), kk = int(k);
+    const Real* row = v + s0;
+    const Real c = row[i];
+    Real lv = Real(0);
+    if (nx > 1)
+      lv += kernels::d2_fourth(row[kernels::mirror_or_wrap(ii - 2, nx, V::periodic_x)],
+                               row[kernels::mirror_or_wrap(ii - 1, nx, V::periodic_x)], c,
+                               row[kernels::mirror_or_wrap(ii + 1, nx, V::periodic_x)],
+                               row[kernels::mirror_or_wrap(ii + 2, nx, V::periodic_x)], a.w[0]);
+    auto along_y = [&](int d) {
+      return ny > 1 ? v[row_base<Real, V>(a, kernels::mirror_or_wrap(jj + d, ny, V::periodic_y), kk) + i] : c;
+    };
+    auto along_z = [&](int d) {
+      return nz > 1 ? v[row_base<Real, V>(a, jj, kernels::mirror_or_wrap(kk + d, nz, V::periodic_z)) + i] : c;
+    };
+    lv += kernels::d2_fourth(along_y(-2), along_y(-1), c, along_y(1), along_y(2), a.w[1]);
+    lv += kernels::d2_fourth(along_z(-2), along_z(-1), c, along_z(1), along_z(2), a.w[2]);
+    return lv;
+  }
   if constexpr (V::box && !V::links) {
     const unsigned nx = unsigned(a.nx), ny = unsigned(a.ny), nz = unsigned(a.nz);
     const int sy = int(nx), sz = int(nx * ny);
@@ -151,8 +175,8 @@ __device__ __forceinline__ Real laplacian(const PartArgs<Real>& a, const Real* v
 // and the states, and the maps. M: the instantiation's model (static ns, np, nc, kv;
 // constants(); step()). V: what the case needs, known when the kernel is compiled, so a box
 // with uniform σ carries no code for row tables, link coefficients, phase fields or cell
-// lists (static bool box, links, phase, cells, per_cell, stimuli, periodic_x, periodic_y,
-// periodic_z).
+// lists (static bool box, links, fourth, phase, cells, per_cell, stimuli, periodic_x,
+// periodic_y, periodic_z).
 template <class Real, class M, class V>
 __device__ __forceinline__ void react(const PartArgs<Real>& a, const PassTime<Real>& when, unsigned c, unsigned g,
                                       unsigned sv, Real v) {
@@ -226,7 +250,8 @@ constexpr unsigned kWindowThreads = 256;
 // part_step's, in its order: both give the same bits.
 template <class Real, class M, class V>
 __device__ __forceinline__ void part_step_window(const PartArgs<Real>& a) {
-  static_assert(V::box && !V::links && !V::cells, "the sliding window runs on the whole box with uniform sigma");
+  static_assert(V::box && !V::links && !V::cells && !V::fourth,
+                "the sliding window runs on the whole box with uniform sigma, second order");
   __shared__ Real tile[3 * (kWindowThreads + 2)];  // (bx + 2)(by + 2): at most 3·258 for 256 threads
   __shared__ int stop;
   // A failed step stops the steps queued after it; read once for the block, which must
