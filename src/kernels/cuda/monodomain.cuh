@@ -252,7 +252,10 @@ template <class Real, class M, class V>
 __device__ __forceinline__ void part_step_window(const PartArgs<Real>& a) {
   static_assert(V::box && !V::links && !V::cells && !V::fourth,
                 "the sliding window runs on the whole box with uniform sigma, second order");
-  __shared__ Real tile[3 * (kWindowThreads + 2)];  // (bx + 2)(by + 2): at most 3·258 for 256 threads
+  // Two tiles, layers alternating: a layer's tile is written while the one before is read,
+  // so one barrier a layer suffices. (bx + 2)(by + 2) values each: at most 3·258.
+  constexpr unsigned kTile = 3 * (kWindowThreads + 2);
+  __shared__ Real tiles[2 * kTile];
   __shared__ int stop;
   // A failed step stops the steps queued after it; read once for the block, which must
   // reach every barrier below together.
@@ -267,7 +270,7 @@ __device__ __forceinline__ void part_step_window(const PartArgs<Real>& a) {
   const unsigned k0 = blockIdx.z * depth, k1 = min(k0 + depth, nz);
   const PassTime<Real>& when = a.clock[a.slot];
   const int sy = int(nx), sz = int(nx * ny);
-  Real* const centre = tile + (ty + 1) * w + tx + 1;
+  const unsigned at = (ty + 1) * w + tx + 1;  // this thread's cell in a tile
   // The halo: the tile's edge threads load the cells past it (past a no-flux wall, the
   // cell itself; across a periodic one, the far side).
   const bool x_lo = tx == 0, x_hi = tx == bx - 1 || i == nx - 1;
@@ -287,26 +290,28 @@ __device__ __forceinline__ void part_step_window(const PartArgs<Real>& a) {
     if (y_lo) h.ym = c[ym];
     if (y_hi) h.yp = c[yp];
   };
+  const auto fill = [&](Real* centre, Real v, const Halo& h) {
+    *centre = v;
+    if (x_lo) centre[-1] = h.xm;
+    if (x_hi) centre[1] = h.xp;
+    if (y_lo) centre[-int(w)] = h.ym;
+    if (y_hi) centre[w] = h.yp;
+  };
   unsigned g = i + nx * (j + ny * k0);
   Real below = 0, here = 0, above = 0;
-  Halo halo{};
   if (in && k0 < k1) {
     here = a.vin[g];
     below = a.vin[g + prev_offset<V::periodic_z>(k0, nz, sz)];
     above = a.vin[g + next_offset<V::periodic_z>(k0, nz, sz)];
-    if (a.diffuse) load_halo(g, halo);
-  }
-  for (unsigned k = k0; k < k1; ++k, g += unsigned(sz)) {
     if (a.diffuse) {
-      if (in) {
-        *centre = here;
-        if (x_lo) centre[-1] = halo.xm;
-        if (x_hi) centre[1] = halo.xp;
-        if (y_lo) centre[-int(w)] = halo.ym;
-        if (y_hi) centre[w] = halo.yp;
-      }
-      __syncthreads();
+      Halo h{};
+      load_halo(g, h);
+      fill(tiles + at, here, h);
     }
+  }
+  if (a.diffuse) __syncthreads();
+  for (unsigned k = k0; k < k1; ++k, g += unsigned(sz)) {
+    const Real* centre = tiles + ((k - k0) & 1u) * kTile + at;
     Real next_above = 0;
     Halo next_halo{};
     if (in && k + 1 < k1) {
@@ -325,11 +330,15 @@ __device__ __forceinline__ void part_step_window(const PartArgs<Real>& a) {
       }
       react<Real, M, V>(a, when, g, g, g, v);
     }
-    if (a.diffuse) __syncthreads();  // the tile is the next layer's after this
+    if (a.diffuse) {
+      // The next layer into the other tile, which every thread finished reading before the
+      // last barrier.
+      if (in && k + 1 < k1) fill(tiles + ((k + 1 - k0) & 1u) * kTile + at, above, next_halo);
+      __syncthreads();
+    }
     below = here;
     here = above;
     above = next_above;
-    halo = next_halo;
   }
 }
 
