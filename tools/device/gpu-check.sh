@@ -80,16 +80,29 @@ if runs tests && [ -x .devrun/bin/heartwave_backend_tests ]; then
   row "backend tests" "$(tally "$out/backend-tests.log") ($(( $(date +%s) - start )) s)"
 fi
 
-# 2. compute-sanitizer on the small cases (kernels come from the cache by now).
+# 2. compute-sanitizer on the small cases (kernels come from the cache by now): the gpu
+# tests of a box, compressed rows, a mask and the population, then `heartwave run` on
+# tools/device/sanitizer_box.toml with the sliding window forced and with the fourth-order
+# stencil (the maps, the snapshot copies and the pseudo-ECG's sums on the way).
 san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
 for tool in memcheck racecheck initcheck; do
   runs tests || break
   if [ -z "$san" ]; then row "sanitizer $tool" "compute-sanitizer not found"; continue; fi
+  log="$out/sanitizer-$tool.log"
   "$san" --tool $tool --error-exitcode 9 --target-processes all "$tests" --gtest_color=no \
     --gtest_filter='CudaTissue.OddBox*:CudaTissue.ShellInCompressedRows:CudaTissue.MaskedSlab*:CudaPopulation.BatchesChangeNothing' \
-    > "$out/sanitizer-$tool.log" 2>&1
+    > "$log" 2>&1
   rc=$?
-  summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" | tail -1)
+  for run in window fourth; do
+    args=(--set "output.directory=\"/tmp/sanitizer-$run\"")
+    [ $run = fourth ] && args+=(--set 'conductivity.stencil="fourth"' --set conductivity.sigma_t=0.1334)
+    echo "==== heartwave run tools/device/sanitizer_box.toml ($run)" >> "$log"
+    HEARTWAVE_CUDA_KERNEL=$([ $run = window ] && echo window || echo cell) \
+      "$san" --tool $tool --error-exitcode 9 "$hw" run tools/device/sanitizer_box.toml --backend cuda -q "${args[@]}" >> "$log" 2>&1
+    r=$?
+    [ $r -ne 0 ] && rc=$r
+  done
+  summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | sed -E 's/^=+ //' | paste -sd';' -)
   row "sanitizer $tool" "rc $rc; ${summary:-no summary (see log)}"
 done
 
