@@ -48,10 +48,14 @@ std::vector<std::string> Plan::describe() const {
   if (memory.setup > 0)
     l.push_back(fmt::format("            {} while running; {} of box-sized set-up data is freed before the first step",
                             format_bytes(double(memory.run)), format_bytes(double(memory.setup))));
+  if (memory.snapshots > 0)
+    l.push_back(fmt::format("            up to {} of field outputs in flight (copies written while the steps go on)",
+                            format_bytes(double(memory.snapshots))));
   if (stable_dt > 0) l.push_back(fmt::format("  stability explicit diffusion needs dt ≤ {:.4g} ms", stable_dt));
   l.push_back("  " + backend_note);
   if (backend == Backend::cuda)
-    l.push_back(fmt::format("  GPU memory {} needed, {} of {} free", format_bytes(double(memory.run)),
+    l.push_back(fmt::format("  GPU memory {} needed ({} of it output snapshots in flight), {} of {} free",
+                            format_bytes(double(gpu_need())), format_bytes(double(memory.snapshots)),
                             format_bytes(double(gpu_free)), format_bytes(double(gpu_total))));
   return l;
 }
@@ -82,11 +86,13 @@ Plan plan(const TissueCase& c, const std::string& backend) {
   p.backend = choose_backend(backend, &c, &p.backend_note);
   if (p.backend == Backend::cuda) {
     std::tie(p.gpu_free, p.gpu_total) = gpu::memory_info();
-    if (p.memory.run > p.gpu_free)
+    if (p.gpu_need() > p.gpu_free)
       throw InputError(SourceLoc{c.source_file, 0, 0},
-                       fmt::format("the case needs {} on the GPU but {} is free: run in float (time.precision = "
-                                   "\"float\"), on a coarser grid, or with --backend cpu",
-                                   format_bytes(double(p.memory.run)), format_bytes(double(p.gpu_free))));
+                       fmt::format("the case needs {} on the GPU ({} of it output snapshots in flight) but {} is "
+                                   "free: run in float (time.precision = \"float\"), on a coarser grid, with fewer "
+                                   "output variables, or with --backend cpu",
+                                   format_bytes(double(p.gpu_need())), format_bytes(double(p.memory.snapshots)),
+                                   format_bytes(double(p.gpu_free))));
   }
   return p;
 }

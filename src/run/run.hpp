@@ -27,6 +27,8 @@ struct Plan {
   std::string backend_note;       // what was chosen and why (choose_backend)
   std::size_t gpu_free = 0, gpu_total = 0;  // cuda only
   double stable_dt = 0;           // explicit diffusion's dt limit, ms; 0 when not applicable
+  // Device memory the run takes: its fields and the output snapshots in flight.
+  std::size_t gpu_need() const { return memory.run + memory.snapshots; }
   // The lines `heartwave run` prints about it.
   std::vector<std::string> describe() const;
 };

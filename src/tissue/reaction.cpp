@@ -564,6 +564,13 @@ MemoryEstimate estimate_memory(const TissueCase& c) {
     if (!uniform_fibres) m.setup += 6 * N * 8 + 3 * N * 8;         // tensor per voxel + fibres
     if (!expl) m.run += S * 8 + 6 * S * bytes;                   // diagonal, CG vectors
   }
+  // Field and PNG outputs are snapshots written by a thread (io/write_queue.hpp): one being
+  // written, two waiting, and the one the run has just taken while it waits for room, each
+  // a copy of the variables written (at most one field per variable's storage).
+  std::size_t vars = 0;
+  if (c.output.field_interval > 0) vars += c.output.variables.size();
+  if (c.output.png_interval > 0) vars += 1;
+  m.snapshots = 4 * vars * S * bytes;
   return m;
 }
 

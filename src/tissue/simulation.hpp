@@ -10,6 +10,7 @@
 // the splitting, units, storage layout and NaN policy.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -125,8 +126,9 @@ class Simulation {
 // the set-up holds until the engine has built its own arrays, then frees.
 struct MemoryEstimate {
   std::size_t run = 0;
-  std::size_t setup = 0;
-  std::size_t peak() const { return run + setup; }
+  std::size_t setup = 0;      // freed before the first step
+  std::size_t snapshots = 0;  // field outputs in flight while stepping (on the GPU, device and pinned host)
+  std::size_t peak() const { return run + std::max(setup, snapshots); }
 };
 MemoryEstimate estimate_memory(const TissueCase& c);
 
