@@ -27,6 +27,16 @@ TEST(IoBase64, RoundTripsEveryPaddingLength) {
     EXPECT_EQ(enc.size(), base64_block_length(n));
     EXPECT_EQ(base64_decode(enc), in) << n;
   }
+  // Large enough to be encoded by the whole team, with a tail of two bytes, appended to text
+  // already there.
+  std::vector<unsigned char> big(3 * (1u << 19) + 3 * 4097 + 2);
+  std::mt19937 rng(7);
+  for (auto& b : big) b = static_cast<unsigned char>(rng());
+  std::string enc = "head";
+  base64_encode(big.data(), big.size(), enc);
+  ASSERT_EQ(enc.size(), 4 + base64_block_length(big.size()));
+  EXPECT_EQ(enc.substr(0, 4), "head");
+  EXPECT_EQ(base64_decode(std::string_view(enc).substr(4)), big);
   std::string known;
   base64_encode("Man", 3, known);
   EXPECT_EQ(known, "TWFu");
