@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the device machine: Nsight Compute's view of the fused step kernel for a few benchmark
 # cases (speed of light, compute and memory workload, instruction mix, warp stalls,
-# occupancy), one kernel launch each after a warm-up, and the SASS of every kernel the
+# occupancy), one kernel launch each after the tuner's trials, and the SASS of every kernel the
 # cases compiled, with its instruction count. Usage (after pack.sh, carry .devrun):
 #   bash tools/device/gpu-profile.sh [CASE ...]
 set -uo pipefail
@@ -16,7 +16,7 @@ ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/
 for c in "${@:-karma3d-256 tt06-3d-256}"; do
   for name in $c; do
     echo "==== ncu: $name"
-    "$ncu" --target-processes all --kernel-name regex:hw_part --launch-skip 20 --launch-count 1 \
+    "$ncu" --target-processes all --kernel-name regex:hw_part --launch-skip 60 --launch-count 1 \
       --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \
       --section ComputeWorkloadAnalysis --section InstructionStats --section WarpStateStats \
       --section SchedulerStats \
