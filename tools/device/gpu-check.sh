@@ -82,8 +82,9 @@ fi
 
 # 2. compute-sanitizer on the small cases (kernels come from the cache by now): the gpu
 # tests of a box, compressed rows, a mask and the population, then `heartwave run` on
-# tools/device/sanitizer_box.toml with the sliding window forced and with the fourth-order
-# stencil (the maps, the snapshot copies and the pseudo-ECG's sums on the way).
+# tools/device/sanitizer_box.toml with the sliding window forced, with the fourth-order
+# stencil, and with O'Hara-Rudy's register-capped kernel forced (the maps, the snapshot
+# copies and the pseudo-ECG's sums on the way).
 san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
 for tool in memcheck racecheck initcheck; do
   runs tests || break
@@ -93,11 +94,16 @@ for tool in memcheck racecheck initcheck; do
     --gtest_filter='CudaTissue.OddBox*:CudaTissue.ShellInCompressedRows:CudaTissue.MaskedSlab*:CudaPopulation.BatchesChangeNothing' \
     > "$log" 2>&1
   rc=$?
-  for run in window fourth; do
+  for run in window fourth capped; do
     args=(--set "output.directory=\"/tmp/sanitizer-$run\"")
-    [ $run = fourth ] && args+=(--set 'conductivity.stencil="fourth"' --set conductivity.sigma_t=0.1334)
+    kernel=cell
+    case $run in
+      window) kernel=window ;;
+      fourth) args+=(--set 'conductivity.stencil="fourth"' --set conductivity.sigma_t=0.1334) ;;
+      capped) kernel=capped; args+=(--set 'model[0].name="ohara_rudy_2011_endo"' --set time.t_end=0.4) ;;
+    esac
     echo "==== heartwave run tools/device/sanitizer_box.toml ($run)" >> "$log"
-    HEARTWAVE_CUDA_KERNEL=$([ $run = window ] && echo window || echo cell) \
+    HEARTWAVE_CUDA_KERNEL=$kernel \
       "$san" --tool $tool --error-exitcode 9 "$hw" run tools/device/sanitizer_box.toml --backend cuda -q "${args[@]}" >> "$log" 2>&1
     r=$?
     [ $r -ne 0 ] && rc=$r
