@@ -695,14 +695,10 @@ class CudaEngine final : public Engine {
           a.stim_active |= 1u << st;
           a.stim_add[st] = Real(h * p.stim_rate[st]);
         }
-      const int sub = s_.time.ode_substeps;
       a.clock = reinterpret_cast<const hw::cuda::PassTime<Real>*>(batch_clock_.ptr());
       a.slot = unsigned((std::size_t(n - batch_start_) * 2 + std::size_t(second)) * s_.parts.size() + q);
       a.dt_ms = s_.time.dt;
-      a.hs = Real(h / sub / p.t2ms);
-      a.substeps = sub;
-      a.to_model = Real(1.0 / p.v2mV);
-      a.to_mv = Real(p.v2mV);
+      a.hs = Real(h / s_.time.ode_substeps / p.t2ms);
       a.max_finite = std::numeric_limits<Real>::max();
       if (track && !act_.act.empty()) {
         a.act = reinterpret_cast<float*>(act_.act.ptr());
@@ -735,11 +731,7 @@ class CudaEngine final : public Engine {
 
   // The grid, the row layout and the stencil's coefficients, for every kernel.
   hw::cuda::PartArgs<Real> geometry_args() const {
-    const Grid& g = s_.geo.grid;
     hw::cuda::PartArgs<Real> a{};
-    a.nx = g.nx();
-    a.ny = g.ny();
-    a.nz = g.nz();
     a.base = reinterpret_cast<const unsigned*>(base_.ptr());
     a.links = links_;
     for (int k = 0; k < 3; ++k) {
@@ -969,9 +961,11 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
   const bool fourth = s.order == StencilOrder::fourth;
   const char* real = f32 ? "float" : "double";
   const Grid& g = s.geo.grid;
-  const std::string periodic = fmt::format("  static constexpr bool periodic_x = {}, periodic_y = {}, periodic_z = {};\n",
+  // The grid is compiled in: a neighbour on the box is then a load at a constant offset.
+  const std::string periodic = fmt::format("  static constexpr bool periodic_x = {}, periodic_y = {}, periodic_z = {};\n"
+                                           "  static constexpr unsigned nx = {}, ny = {}, nz = {};\n",
                                            g.bc[0] == Boundary::periodic, g.bc[1] == Boundary::periodic,
-                                           g.bc[2] == Boundary::periodic);
+                                           g.bc[2] == Boundary::periodic, g.nx(), g.ny(), g.nz());
   gpu::CudaSource src;
   src.name = "heartwave_tissue.cu";
   src.headers = gpu::embedded_sources();
@@ -1025,17 +1019,19 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
     t += fmt::format(
         "struct {0}_M {{\n"
         "  static constexpr int ns = {0}_n_states, np = {0}_n_params, nc = {0}_n_constants, kv = {1};\n"
+        "  static constexpr {2} to_model = {2}({15:a}), to_mv = {2}({16:a});  // from mV, to mV\n"
         "  static __device__ __forceinline__ void constants(const {2}* p, {2}* c) {{ {0}_constants(p, c); }}\n"
         "  static __device__ __forceinline__ void step({2} t, {2} dt, {2}* y, const {2}* p, const {2}* c) {{\n"
         "    {0}_step_{3}(t, dt, y, p, c);\n  }}\n}};\n"
         "struct {0}_V {{\n"
         "  static constexpr bool box = {6}, links = {7}, fourth = {13}, phase = {8}, cells = {9}, per_cell = {10},\n"
         "                        stimuli = {11};\n"
+        "  static constexpr int substeps = {14};\n"
         "{12}}};\n"
         "extern \"C\" __global__ void __launch_bounds__({4}) hw_part{5}(const hw::cuda::PartArgs<{2}> a) {{\n"
         "  hw::cuda::part_step<{2}, {0}_M, {0}_V>(a);\n}}\n",
         pre, p.kv, real, method, threads, q, layout.box, links, !s.phi.empty(), !p.identity,
-        p.per_cell, !s.schedules.empty(), periodic, fourth);
+        p.per_cell, !s.schedules.empty(), periodic, fourth, s.time.ode_substeps, 1.0 / p.v2mV, p.v2mV);
     if (q < capped.size() && capped[q])
       t += fmt::format(
           "extern \"C\" __global__ void __launch_bounds__({1}, {2}) hw_part{3}{4}(const hw::cuda::PartArgs<{0}> a) {{\n"

@@ -7,23 +7,37 @@
 # Here:   bash tools/device/pack.sh heartwave=build/apps/heartwave/heartwave \
 #              heartwave_gpu_tests=build/tests/heartwave_gpu_tests \
 #              heartwave_backend_tests=build/tests/heartwave_backend_tests
-# Device: bash tools/device/gpu-check.sh [BENCH_SECONDS] [all|cell|rest|tests|bench|niederer]   (carry .devrun)
+# Device: bash tools/device/gpu-check.sh [BENCH_SECONDS] [all|cell|rest|tests|sanitizers|bench|niederer]
+#         (carry .devrun; several parts: "tests+sanitizers")
 #
 # A device call may last 600 s at most, and the printed-cell-step tests (CudaCell: every
 # model, every integrator, both precisions, against the interpreter) take most of that on
-# their own: `cell` runs only them, `tests` the other gpu tests, the backend tests and the
-# sanitizers, `bench` the benchmarks (tissue cases against the copy roof, quiet and beside
+# their own: `cell` runs only them, `tests` the other gpu tests and the backend tests,
+# `sanitizers` compute-sanitizer on small cases, `bench` the benchmarks (tissue cases against the copy roof, quiet and beside
 # busy host cores; the population against its compute roof), `niederer` the N-version
 # table on the GPU down to dx 0.05 mm (tools/run_niederer.py --backend cuda, in double;
 # the records come back as one tar, unpacked into docs/data/niederer-gpu/);
-# `rest` = tests + bench; `all` (the default) everything but niederer.
+# `rest` = tests + sanitizers + bench; `all` (the default) everything but niederer. Parts
+# join with '+' (`cell+sanitizers`).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 secs=${1:-2}
 part=${2:-all}
-case "$part" in all|cell|rest|tests|bench|niederer) ;; *) echo "gpu-check: part must be all, cell, rest, tests, bench or niederer, not '$part'" >&2; exit 2 ;; esac
-runs() {  # whether this call runs section $1 (cell, tests or bench)
-  case "$part" in all) [ "$1" != niederer ] ;; rest) [ "$1" != cell ] && [ "$1" != niederer ] ;; *) [ "$1" = "$part" ] ;; esac
+for p in ${part//+/ }; do
+  case "$p" in all|cell|rest|tests|sanitizers|bench|niederer) ;;
+    *) echo "gpu-check: part must be all, cell, rest, tests, sanitizers, bench or niederer (or several joined by +), not '$p'" >&2; exit 2 ;;
+  esac
+done
+runs() {  # whether this call runs section $1 (cell, tests, sanitizers, bench or niederer)
+  local p
+  for p in ${part//+/ }; do
+    case "$p" in
+      all) [ "$1" != niederer ] && return 0 ;;
+      rest) [ "$1" != cell ] && [ "$1" != niederer ] && return 0 ;;
+      *) [ "$1" = "$p" ] && return 0 ;;
+    esac
+  done
+  return 1
 }
 out=${OUT:-/tmp/gpu-check}
 mkdir -p "$out"
@@ -87,7 +101,7 @@ fi
 # copies and the pseudo-ECG's sums on the way).
 san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
 for tool in memcheck racecheck initcheck; do
-  runs tests || break
+  runs sanitizers || break
   if [ -z "$san" ]; then row "sanitizer $tool" "compute-sanitizer not found"; continue; fi
   log="$out/sanitizer-$tool.log"
   "$san" --tool $tool --error-exitcode 9 --target-processes all "$tests" --gtest_color=no \

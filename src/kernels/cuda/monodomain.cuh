@@ -48,6 +48,24 @@ __device__ __forceinline__ auto prev_offset(unsigned i, unsigned n, int s) {
     return i > 0 ? -s : 0;
 }
 
+// The neighbours' values along one axis of the box (the cell c0 itself past a no-flux wall).
+// With the grid compiled in, s is a constant: an interior neighbour is one load at a fixed
+// offset from the cell's own address, with no address arithmetic of its own.
+template <bool Periodic, class Real>
+__device__ __forceinline__ Real next_value(const Real* c, unsigned i, unsigned n, int s, Real c0) {
+  if constexpr (Periodic)
+    return c[next_offset<true>(i, n, s)];
+  else
+    return i < n - 1 ? c[s] : c0;  // n ≥ 1; not i + 1 < n, which the compiler must allow to wrap
+}
+template <bool Periodic, class Real>
+__device__ __forceinline__ Real prev_value(const Real* c, unsigned i, unsigned n, int s, Real c0) {
+  if constexpr (Periodic)
+    return c[prev_offset<true>(i, n, s)];
+  else
+    return i > 0 ? c[-s] : c0;
+}
+
 // The activation maps' update for cell g (grid index), V from a to b over the step; only
 // what changed is written back.
 template <class Real>
@@ -77,7 +95,7 @@ __device__ __forceinline__ void track(const PartArgs<Real>& a, unsigned g, float
 template <class Real, class V>
 __device__ __forceinline__ bool locate(const PartArgs<Real>& a, unsigned& c, unsigned& i, unsigned& j,
                                        unsigned& k) {
-  const unsigned nx = unsigned(a.nx), ny = unsigned(a.ny);
+  constexpr unsigned nx = V::nx, ny = V::ny;
   if constexpr (!V::cells) {
     i = blockIdx.x * blockDim.x + threadIdx.x;
     j = blockIdx.y * blockDim.y + threadIdx.y;
@@ -99,9 +117,9 @@ __device__ __forceinline__ bool locate(const PartArgs<Real>& a, unsigned& c, uns
 // Storage index of cell x = 0 of row (jj, kk).
 template <class Real, class V>
 __device__ __forceinline__ unsigned row_base(const PartArgs<Real>& a, int jj, int kk) {
-  const unsigned rr = unsigned(jj) + unsigned(a.ny) * unsigned(kk);
+  const unsigned rr = unsigned(jj) + V::ny * unsigned(kk);
   if constexpr (V::box)
-    return rr * unsigned(a.nx);
+    return rr * V::nx;
   else
     return a.base[rr];
 }
@@ -116,7 +134,8 @@ __device__ __forceinline__ Real laplacian(const PartArgs<Real>& a, const Real* v
     // operator's sums in its order (kernels/cpu/diffusion.cpp), the neighbours two cells
     // away mirrored across a no-flux wall or wrapped across a periodic one. An axis of one
     // cell adds its own V's (zero) term, as the cpu rows do.
-    const int nx = a.nx, ny = a.ny, nz = a.nz, ii = int(i), jj = int(j), kk = int(k);
+    constexpr int nx = V::nx, ny = V::ny, nz = V::nz;
+    const int ii = int(i), jj = int(j), kk = int(k);
     const Real* row = v + s0;
     const Real c = row[i];
     Real lv = Real(0);
@@ -136,20 +155,21 @@ __device__ __forceinline__ Real laplacian(const PartArgs<Real>& a, const Real* v
     return lv;
   }
   if constexpr (V::box && !V::links) {
-    const unsigned nx = unsigned(a.nx), ny = unsigned(a.ny), nz = unsigned(a.nz);
-    const int sy = int(nx), sz = int(nx * ny);
-    const Real* c = v + s0 + i;
+    constexpr unsigned nx = V::nx, ny = V::ny, nz = V::nz;
+    constexpr int sy = int(nx), sz = int(nx * ny);
+    const Real* c = v + (s0 + i);  // as part_step indexes V, so that its load serves both
+    const Real c0 = c[0];
     return kernels::uniform_laplacian(
-        a.w[0], a.w[1], a.w[2], c[0], c[next_offset<V::periodic_x>(i, nx, 1)],
-        c[prev_offset<V::periodic_x>(i, nx, 1)], c[next_offset<V::periodic_y>(j, ny, sy)],
-        c[prev_offset<V::periodic_y>(j, ny, sy)], c[next_offset<V::periodic_z>(k, nz, sz)],
-        c[prev_offset<V::periodic_z>(k, nz, sz)]);
+        a.w[0], a.w[1], a.w[2], c0, next_value<V::periodic_x>(c, i, nx, 1, c0),
+        prev_value<V::periodic_x>(c, i, nx, 1, c0), next_value<V::periodic_y>(c, j, ny, sy, c0),
+        prev_value<V::periodic_y>(c, j, ny, sy, c0), next_value<V::periodic_z>(c, k, nz, sz, c0),
+        prev_value<V::periodic_z>(c, k, nz, sz, c0));
   }
   const Real* v0 = v + s0;
   const int ii = int(i), jj0 = int(j), kk0 = int(k);
-  const int ip0 = wrap<V::periodic_x>(ii + 1, a.nx), im0 = wrap<V::periodic_x>(ii - 1, a.nx);
-  const int jp = wrap<V::periodic_y>(jj0 + 1, a.ny), jm = wrap<V::periodic_y>(jj0 - 1, a.ny);
-  const int kp = wrap<V::periodic_z>(kk0 + 1, a.nz), km = wrap<V::periodic_z>(kk0 - 1, a.nz);
+  const int ip0 = wrap<V::periodic_x>(ii + 1, V::nx), im0 = wrap<V::periodic_x>(ii - 1, V::nx);
+  const int jp = wrap<V::periodic_y>(jj0 + 1, V::ny), jm = wrap<V::periodic_y>(jj0 - 1, V::ny);
+  const int kp = wrap<V::periodic_z>(kk0 + 1, V::nz), km = wrap<V::periodic_z>(kk0 - 1, V::nz);
   auto vrow = [&](int jj, int kk) -> const Real* {
     return (jj < 0 || kk < 0) ? v0 : v + row_base<Real, V>(a, jj, kk);
   };
@@ -176,7 +196,7 @@ __device__ __forceinline__ Real laplacian(const PartArgs<Real>& a, const Real* v
 // constants(); step()). V: what the case needs, known when the kernel is compiled, so a box
 // with uniform σ carries no code for row tables, link coefficients, phase fields or cell
 // lists (static bool box, links, fourth, phase, cells, per_cell, stimuli, periodic_x,
-// periodic_y, periodic_z).
+// periodic_y, periodic_z; static int substeps).
 template <class Real, class M, class V>
 __device__ __forceinline__ void react(const PartArgs<Real>& a, const PassTime<Real>& when, unsigned c, unsigned g,
                                       unsigned sv, Real v) {
@@ -191,7 +211,12 @@ __device__ __forceinline__ void react(const PartArgs<Real>& a, const PassTime<Re
       p[q] = a.p[q];
   }
   M::constants(p, cst);
-  y[M::kv] = v * a.to_model;
+  // The model's voltage unit and the sub-steps are compiled in: a factor of one costs no
+  // multiplication (FTZ keeps the compiler from folding x·1), a fixed count no loop.
+  if constexpr (M::to_model != Real(1))
+    y[M::kv] = v * M::to_model;
+  else
+    y[M::kv] = v;
   if (V::stimuli && a.stim_active) {
     const unsigned int bits = a.stim_mask[c] & a.stim_active;
     for (unsigned int b = bits; b; b &= b - 1) y[M::kv] += a.stim_add[__ffs(b) - 1];
@@ -199,7 +224,12 @@ __device__ __forceinline__ void react(const PartArgs<Real>& a, const PassTime<Re
 #pragma unroll
   for (int q = 0; q < M::ns; ++q)
     if (q != M::kv) y[q] = a.y[unsigned(q < M::kv ? q : q - 1) * n + c];
-  for (int sub = 0; sub < a.substeps; ++sub) M::step(t + Real(sub) * a.hs, a.hs, y, p, cst);
+  if constexpr (V::substeps == 1) {
+    M::step(t, a.hs, y, p, cst);
+  } else {
+#pragma unroll 1  // a large model's step copied several times would crowd the instruction cache
+    for (int sub = 0; sub < V::substeps; ++sub) M::step(t + Real(sub) * a.hs, a.hs, y, p, cst);
+  }
   // NaN policy: a cell whose V is not finite keeps its states and reports itself.
   if (!kernels::finite_value(y[M::kv], a.max_finite)) {
     int bad = M::kv;
@@ -213,7 +243,8 @@ __device__ __forceinline__ void react(const PartArgs<Real>& a, const PassTime<Re
 #pragma unroll
   for (int q = 0; q < M::ns; ++q)
     if (q != M::kv) a.y[unsigned(q < M::kv ? q : q - 1) * n + c] = y[q];
-  const Real vnew = y[M::kv] * a.to_mv;
+  Real vnew = y[M::kv];
+  if constexpr (M::to_mv != Real(1)) vnew *= M::to_mv;
   a.vout[sv] = vnew;
   if (a.act) track(a, g, float(a.vstart[sv]), float(vnew), when.t_prev_ms);
 }
@@ -225,7 +256,7 @@ __device__ __forceinline__ void part_step(const PartArgs<Real>& a) {
   if (!locate<Real, V>(a, c, i, j, k)) return;
   if (*a.fail != ~0ull) return;  // a failed step stops the steps queued after it
   const PassTime<Real>& when = a.clock[a.slot];
-  const unsigned g = i + unsigned(a.nx) * (j + unsigned(a.ny) * k);
+  const unsigned g = i + V::nx * (j + V::ny * k);
   const unsigned s0 = row_base<Real, V>(a, int(j), int(k));
   Real v = a.vin[s0 + i];
   if (a.diffuse) {
@@ -262,7 +293,7 @@ __device__ __forceinline__ void part_step_window(const PartArgs<Real>& a) {
   if (threadIdx.x == 0 && threadIdx.y == 0) stop = *a.fail != ~0ull;
   __syncthreads();
   if (stop) return;
-  const unsigned nx = unsigned(a.nx), ny = unsigned(a.ny), nz = unsigned(a.nz);
+  constexpr unsigned nx = V::nx, ny = V::ny, nz = V::nz;
   const unsigned tx = threadIdx.x, ty = threadIdx.y, bx = blockDim.x, by = blockDim.y, w = bx + 2;
   const unsigned i = blockIdx.x * bx + tx, j = blockIdx.y * by + ty;
   const bool in = i < nx && j < ny;

@@ -17,8 +17,8 @@ template <class Real>
 struct PartArgs {
   const Real* vin;
   Real* vout;
-  // Grid and row layout.
-  int nx, ny, nz;  // which walls are periodic is compiled in (the kernel's V)
+  // The row layout (the grid's size and which walls are periodic are compiled in: the
+  // kernel's V).
   const unsigned int* base;  // per row; null: the box (base[r] = r·nx)
   // Diffusion: links (coefficient arrays in the layout, a zero row for empty families), or
   // uniform weights when links are null.
@@ -39,10 +39,8 @@ struct PartArgs {
   const unsigned int* stim_mask;
   unsigned int stim_active;
   Real stim_add[32];
-  // The sub-step in model units.
+  // The sub-step in model units (their number and the voltage unit are compiled in).
   Real hs;
-  int substeps;
-  Real to_model, to_mv;
   Real max_finite;
   // The first failing cell: (grid index << 9) | (state + 1), atomicMin; ~0 when none. A
   // kernel that finds it set does nothing, so steps queued after a failure change nothing.
