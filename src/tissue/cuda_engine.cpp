@@ -44,15 +44,20 @@ namespace hw::tissue {
 namespace {
 
 constexpr unsigned kThreads = 256;  // per block; the kernel's __launch_bounds__
-// A kernel of more than kCappedRegisters registers per thread gets a second variant, its
-// registers capped there by the launch bounds (2 blocks of 256 per SM: 65536 / 512), and
-// the tuner times both: O'Hara-Rudy at 172 registers keeps 8 warps per SM, at 128 with
-// 80 B spilled 16, and runs 19 % faster (ord-pig128, H100). A cap is no rule: TT06 given
-// the same bounds took 112 registers instead of 64 and ran 11 % slower, so only kernels
-// above the cap get the variant, and only where it wins is it kept.
-constexpr int kCappedRegisters = 128;
-constexpr unsigned kCappedThreads = 256, kCappedBlocks = 2;
-constexpr const char* kCappedSuffix = "_r128";
+// A kernel of more than 64 registers per thread gets a second variant, its registers capped
+// by the launch bounds at the occupancy step below (128: 2 blocks of 256 per SM; 64: 4),
+// and the tuner times both. O'Hara-Rudy at 172 registers keeps 8 warps per SM, at 128 with
+// 80 B spilled 16, and runs 19 % faster (ord-pig128, H100). How many registers ptxas takes
+// for a mid-sized model moves with small changes around it: TT06's step took 64 registers,
+// then 99 once the grid was compiled in (and ran 15 % slower), though 64 fit it without a
+// spill. A cap is no rule either (TT06 given a cap of 128 took 112 registers instead of 64
+// and ran 11 % slower), so only kernels above a step get the variant, and only where it
+// wins is it kept.
+constexpr unsigned kCappedThreads = 256;
+constexpr const char* kCappedSuffix = "_capped";
+
+// The register cap of the variant for a kernel of `registers` per thread; 0: none.
+int register_cap(int registers) { return registers > 128 ? 128 : registers > 64 ? 64 : 0; }
 // A part that is the whole box with uniform σ also gets the sliding window
 // (kernels/cuda/monodomain.cuh, part_step_window), each thread stepping a column of
 // kWindowDepths layers, and the tuner times it beside the kernel of a thread per cell.
@@ -511,14 +516,14 @@ class CudaEngine final : public Engine {
     const std::string arch = gpu::gpu_status().device.arch();
     image_ = gpu::compile_cuda(cuda_kernel_source(s_, sizeof(Real) == 4, kThreads), arch);
     module_ = gpu::Module(image_.image);
-    // The register count is known once compiled: kernels above the cap are compiled again
+    // The register count is known once compiled: kernels above a step are compiled again
     // beside their capped variant (both cached; the tuner picks).
-    std::vector<bool> capped(parts_.size(), false);
+    std::vector<int> caps(parts_.size(), 0);
     bool any = false;
     for (std::size_t q = 0; q < parts_.size(); ++q)
-      any |= capped[q] = gpu::kernel_resources(module_.function(fmt::format("hw_part{}", q))).registers > kCappedRegisters;
+      any |= (caps[q] = register_cap(gpu::kernel_resources(module_.function(fmt::format("hw_part{}", q))).registers)) > 0;
     if (any) {
-      image_ = gpu::compile_cuda(cuda_kernel_source(s_, sizeof(Real) == 4, kThreads, capped), arch);
+      image_ = gpu::compile_cuda(cuda_kernel_source(s_, sizeof(Real) == 4, kThreads, caps), arch);
       module_ = gpu::Module(image_.image);
     }
     ecg_fn_ = module_.function("hw_ecg");
@@ -535,9 +540,9 @@ class CudaEngine final : public Engine {
       DevPart& d = parts_[q];
       std::vector<std::string> names = {"as compiled"};
       d.fns = {module_.function(fmt::format("hw_part{}", q))};
-      if (capped[q]) {
+      if (caps[q]) {
         d.fns.push_back(module_.function(fmt::format("hw_part{}{}", q, kCappedSuffix)));
-        names.push_back(fmt::format("capped at {} registers", kCappedRegisters));
+        names.push_back(fmt::format("capped at {} registers", caps[q]));
       }
       std::vector<gpu::Launch> launches;
       for (std::size_t v = 0; v < d.fns.size(); ++v) {
@@ -558,7 +563,7 @@ class CudaEngine final : public Engine {
         // A grid thinner than the depths offers the same launch twice.
         launches.erase(std::unique(launches.begin(), launches.end()), launches.end());
       }
-      keep_only_asked_kernel(launches, capped[q] ? 1 : -1, d.window);
+      keep_only_asked_kernel(launches, caps[q] ? 1 : -1, d.window);
       if (names.size() == 1) names.clear();
       d.tuner = gpu::BlockTuner(launches, names,
                                 image_.cache_path + fmt::format(".part{}.{}x{}x{}.block", q, g.nx(), g.ny(), g.nz()));
@@ -699,6 +704,7 @@ class CudaEngine final : public Engine {
       a.slot = unsigned((std::size_t(n - batch_start_) * 2 + std::size_t(second)) * s_.parts.size() + q);
       a.dt_ms = s_.time.dt;
       a.hs = Real(h / s_.time.ode_substeps / p.t2ms);
+      a.substeps = s_.time.ode_substeps;
       a.max_finite = std::numeric_limits<Real>::max();
       if (track && !act_.act.empty()) {
         a.act = reinterpret_cast<float*>(act_.act.ptr());
@@ -953,7 +959,7 @@ class CudaEngine final : public Engine {
 
 // The kernel source: the template, then per part its printed model, a model struct and an
 // extern "C" kernel hw_part<q>.
-gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads, const std::vector<bool>& capped) {
+gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads, const std::vector<int>& caps) {
   // The engine's choices, made the same way here: the row layout and whether the stencil
   // needs link coefficients.
   const RowLayout layout = row_layout(s.geo.grid, s.geo.mask);
@@ -1019,24 +1025,23 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
     t += fmt::format(
         "struct {0}_M {{\n"
         "  static constexpr int ns = {0}_n_states, np = {0}_n_params, nc = {0}_n_constants, kv = {1};\n"
-        "  static constexpr {2} to_model = {2}({15:a}), to_mv = {2}({16:a});  // from mV, to mV\n"
+        "  static constexpr {2} to_model = {2}({14:a}), to_mv = {2}({15:a});  // from mV, to mV\n"
         "  static __device__ __forceinline__ void constants(const {2}* p, {2}* c) {{ {0}_constants(p, c); }}\n"
         "  static __device__ __forceinline__ void step({2} t, {2} dt, {2}* y, const {2}* p, const {2}* c) {{\n"
         "    {0}_step_{3}(t, dt, y, p, c);\n  }}\n}};\n"
         "struct {0}_V {{\n"
         "  static constexpr bool box = {6}, links = {7}, fourth = {13}, phase = {8}, cells = {9}, per_cell = {10},\n"
         "                        stimuli = {11};\n"
-        "  static constexpr int substeps = {14};\n"
         "{12}}};\n"
         "extern \"C\" __global__ void __launch_bounds__({4}) hw_part{5}(const hw::cuda::PartArgs<{2}> a) {{\n"
         "  hw::cuda::part_step<{2}, {0}_M, {0}_V>(a);\n}}\n",
         pre, p.kv, real, method, threads, q, layout.box, links, !s.phi.empty(), !p.identity,
-        p.per_cell, !s.schedules.empty(), periodic, fourth, s.time.ode_substeps, 1.0 / p.v2mV, p.v2mV);
-    if (q < capped.size() && capped[q])
+        p.per_cell, !s.schedules.empty(), periodic, fourth, 1.0 / p.v2mV, p.v2mV);
+    if (q < caps.size() && caps[q] > 0)
       t += fmt::format(
           "extern \"C\" __global__ void __launch_bounds__({1}, {2}) hw_part{3}{4}(const hw::cuda::PartArgs<{0}> a) {{\n"
           "  hw::cuda::part_step<{0}, {5}_M, {5}_V>(a);\n}}\n",
-          real, kCappedThreads, kCappedBlocks, q, kCappedSuffix, pre);
+          real, kCappedThreads, 65536 / (kCappedThreads * unsigned(caps[q])), q, kCappedSuffix, pre);
     if (window_case(s, layout, links, p))
       t += fmt::format(
           "extern \"C\" __global__ void __launch_bounds__({1}) hw_part{2}{3}(const hw::cuda::PartArgs<{0}> a) {{\n"

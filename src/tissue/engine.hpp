@@ -143,9 +143,10 @@ void check_cuda_support(const TissueCase& c);
 // The CUDA engine's kernel source for set-up s (NVRTC text with its embedded headers):
 // the fused kernel (kernels/cuda/monodomain.cuh) instantiated per part as hw_part<q>, with
 // `threads` as its __launch_bounds__. Tests compile it without a GPU.
-// capped[q]: part q also gets its register-capped variant, hw_part<q>_r128.
+// caps[q] > 0: part q also gets a variant capped at caps[q] registers per thread (64 or
+// 128), hw_part<q>_capped.
 gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads = 256,
-                                   const std::vector<bool>& capped = {});
+                                   const std::vector<int>& caps = {});
 
 // The grid index (i, j, k) of cell n, for messages.
 std::array<int, 3> grid_ijk(const Grid& g, std::size_t n);

@@ -37,8 +37,10 @@ TEST(CudaSource, TissueKernelsCompileForSm90) {
   compiles(c, false);
   // The register-capped variant beside the kernel as compiled.
   const SimSetup cs = make_sim_setup(c, false);
-  const hw::gpu::CudaSource capped = cuda_kernel_source(cs, true, 256, {true});
-  EXPECT_NE(capped.text.find("__launch_bounds__(256, 2) hw_part0_r128("), std::string::npos);
+  const hw::gpu::CudaSource capped = cuda_kernel_source(cs, true, 256, {128});
+  EXPECT_NE(capped.text.find("__launch_bounds__(256, 2) hw_part0_capped("), std::string::npos);
+  EXPECT_NE(cuda_kernel_source(cs, true, 256, {64}).text.find("__launch_bounds__(256, 4) hw_part0_capped("),
+            std::string::npos);
   EXPECT_FALSE(hw::gpu::compile_cuda(capped, "sm_90").image.empty());
   // The fourth-order stencil: no sliding window (its tile holds one cell of halo).
   TissueCase f4 = sheet(8, 6, 4, 0.25, "karma1993");

@@ -39,8 +39,9 @@ struct PartArgs {
   const unsigned int* stim_mask;
   unsigned int stim_active;
   Real stim_add[32];
-  // The sub-step in model units (their number and the voltage unit are compiled in).
+  // The sub-step in model units, and their number (the voltage unit is compiled in).
   Real hs;
+  int substeps;
   Real max_finite;
   // The first failing cell: (grid index << 9) | (state + 1), atomicMin; ~0 when none. A
   // kernel that finds it set does nothing, so steps queued after a failure change nothing.
