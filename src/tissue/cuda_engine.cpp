@@ -44,19 +44,29 @@ namespace hw::tissue {
 namespace {
 
 constexpr unsigned kThreads = 256;  // per block; the kernel's __launch_bounds__
-// A kernel of more than 64 registers per thread gets a second variant, its registers capped
-// by the launch bounds at the occupancy step below (128: 2 blocks of 256 per SM; 64: 4),
-// and the tuner times both. O'Hara-Rudy at 172 registers keeps 8 warps per SM, at 128 with
-// 80 B spilled 16, and runs 19 % faster (ord-pig128, H100). How many registers ptxas takes
-// for a mid-sized model moves with small changes around it: TT06's step took 64 registers,
-// then 99 once the grid was compiled in (and ran 15 % slower), though 64 fit it without a
-// spill. A cap is no rule either (TT06 given a cap of 128 took 112 registers instead of 64
-// and ran 11 % slower), so only kernels above a step get the variant, and only where it
-// wins is it kept.
+// A kernel of more than 64 registers per thread gets three more variants for the tuner to
+// time: its registers capped by the launch bounds at the occupancy step below (128: 2
+// blocks of 256 per SM; 64: 4), and both again with the model's step fenced off from the
+// loads and the stencil (a sub-step loop of run-time count: monodomain.cuh, react).
+// O'Hara-Rudy at 172 registers keeps 8 warps per SM, at 128 with 80 B spilled 16, and runs
+// 19 % faster (ord-pig128, H100); unfenced it takes 255 registers. How many registers
+// ptxas takes for a mid-sized model moves with small changes around it: TT06's step took
+// 64, then 99 once the grid was compiled in (15 % slower), though 64 fit it with 16 B
+// spilled. A cap is no rule either (TT06 given a cap of 128 took 112 registers instead of
+// 64 and ran 11 % slower), so only kernels above a step get the variants, and only where
+// one wins is it kept. A small kernel is left as it is: unfenced, Karma ran 13 % faster.
 constexpr unsigned kCappedThreads = 256;
-constexpr const char* kCappedSuffix = "_capped";
+struct Variant {
+  const char* suffix;  // of the kernel's name
+  const char* name;    // for describe() and HEARTWAVE_CUDA_KERNEL
+  bool fenced, capped;
+};
+constexpr Variant kVariants[] = {{"", "as compiled", false, false},
+                                 {"_capped", "capped", false, true},
+                                 {"_fenced", "fenced", true, false},
+                                 {"_fenced_capped", "fenced, capped", true, true}};
 
-// The register cap of the variant for a kernel of `registers` per thread; 0: none.
+// The register cap of the variants for a kernel of `registers` per thread; 0: none.
 int register_cap(int registers) { return registers > 128 ? 128 : registers > 64 ? 64 : 0; }
 // A part that is the whole box with uniform σ also gets the sliding window
 // (kernels/cuda/monodomain.cuh, part_step_window), each thread stepping a column of
@@ -538,15 +548,15 @@ class CudaEngine final : public Engine {
     const Grid& g = s_.geo.grid;
     for (std::size_t q = 0; q < parts_.size(); ++q) {
       DevPart& d = parts_[q];
-      std::vector<std::string> names = {"as compiled"};
-      d.fns = {module_.function(fmt::format("hw_part{}", q))};
-      if (caps[q]) {
-        d.fns.push_back(module_.function(fmt::format("hw_part{}{}", q, kCappedSuffix)));
-        names.push_back(fmt::format("capped at {} registers", caps[q]));
+      std::vector<std::string> names;
+      for (const Variant& v : kVariants) {
+        if (caps[q] == 0 && (v.fenced || v.capped)) continue;
+        d.fns.push_back(module_.function(fmt::format("hw_part{}{}", q, v.suffix)));
+        names.push_back(v.capped ? fmt::format("{} at {} registers", v.name, caps[q]) : v.name);
       }
       std::vector<gpu::Launch> launches;
       for (std::size_t v = 0; v < d.fns.size(); ++v) {
-        const unsigned tb = v == 0 ? block_size(gpu::kernel_resources(d.fns[v]).registers) : kCappedThreads;
+        const unsigned tb = kVariants[v].capped ? kCappedThreads : block_size(gpu::kernel_resources(d.fns[v]).registers);
         if (s_.parts[q].identity)
           for (const gpu::Dim3& b : gpu::box_block_shapes(unsigned(g.nx()), unsigned(g.ny()), tb))
             launches.push_back({int(v), b});
@@ -563,23 +573,26 @@ class CudaEngine final : public Engine {
         // A grid thinner than the depths offers the same launch twice.
         launches.erase(std::unique(launches.begin(), launches.end()), launches.end());
       }
-      keep_only_asked_kernel(launches, caps[q] ? 1 : -1, d.window);
+      keep_only_asked_kernel(launches, caps[q] > 0, d.window);
       if (names.size() == 1) names.clear();
       d.tuner = gpu::BlockTuner(launches, names,
                                 image_.cache_path + fmt::format(".part{}.{}x{}x{}.block", q, g.nx(), g.ny(), g.nz()));
     }
   }
 
-  // HEARTWAVE_CUDA_KERNEL=cell|capped|window leaves the tuner only that kernel's launches
-  // (tests compare the kernels' bits, benchmarks their speeds); unset, or a kernel this part
-  // lacks, leaves them all.
-  static void keep_only_asked_kernel(std::vector<gpu::Launch>& launches, int capped, int window) {
+  // HEARTWAVE_CUDA_KERNEL=cell|capped|fenced|fenced-capped|window leaves the tuner only that
+  // kernel's launches (tests compare the kernels' bits, benchmarks their speeds); unset, or a
+  // kernel this part lacks, leaves them all.
+  static void keep_only_asked_kernel(std::vector<gpu::Launch>& launches, bool variants, int window) {
     const char* e = std::getenv("HEARTWAVE_CUDA_KERNEL");
     if (!e || !*e) return;
     const std::string k = e;
-    if (k != "cell" && k != "capped" && k != "window")
-      throw Error(fmt::format("HEARTWAVE_CUDA_KERNEL={}: expected cell, capped or window", k));
-    const int v = k == "cell" ? 0 : k == "capped" ? capped : window;
+    const char* known[] = {"cell", "capped", "fenced", "fenced-capped", "window"};
+    const auto at = std::find(std::begin(known), std::end(known), k);
+    if (at == std::end(known))
+      throw Error(fmt::format("HEARTWAVE_CUDA_KERNEL={}: expected cell, capped, fenced, fenced-capped or window", k));
+    const int asked = int(at - std::begin(known));
+    const int v = asked == 0 ? 0 : asked == 4 ? window : variants ? asked : -1;
     if (v < 0) return;
     std::erase_if(launches, [&](const gpu::Launch& l) { return l.variant != v; });
   }
@@ -1032,16 +1045,21 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
         "struct {0}_V {{\n"
         "  static constexpr bool box = {6}, links = {7}, fourth = {13}, phase = {8}, cells = {9}, per_cell = {10},\n"
         "                        stimuli = {11};\n"
+        "  static constexpr int substeps = {16};\n"
         "{12}}};\n"
-        "extern \"C\" __global__ void __launch_bounds__({4}) hw_part{5}(const hw::cuda::PartArgs<{2}> a) {{\n"
-        "  hw::cuda::part_step<{2}, {0}_M, {0}_V>(a);\n}}\n",
+        "struct {0}_V_fenced : {0}_V {{ static constexpr int substeps = 0; }};\n",
         pre, p.kv, real, method, threads, q, layout.box, links, !s.phi.empty(), !p.identity,
-        p.per_cell, !s.schedules.empty(), periodic, fourth, 1.0 / p.v2mV, p.v2mV);
-    if (q < caps.size() && caps[q] > 0)
+        p.per_cell, !s.schedules.empty(), periodic, fourth, 1.0 / p.v2mV, p.v2mV, s.time.ode_substeps);
+    const int cap = q < caps.size() ? caps[q] : 0;
+    for (const Variant& v : kVariants) {
+      if (cap == 0 && (v.fenced || v.capped)) continue;
+      const std::string bounds = v.capped ? fmt::format("{}, {}", kCappedThreads, 65536 / (kCappedThreads * unsigned(cap)))
+                                          : std::to_string(threads);
       t += fmt::format(
-          "extern \"C\" __global__ void __launch_bounds__({1}, {2}) hw_part{3}{4}(const hw::cuda::PartArgs<{0}> a) {{\n"
-          "  hw::cuda::part_step<{0}, {5}_M, {5}_V>(a);\n}}\n",
-          real, kCappedThreads, 65536 / (kCappedThreads * unsigned(caps[q])), q, kCappedSuffix, pre);
+          "extern \"C\" __global__ void __launch_bounds__({1}) hw_part{2}{3}(const hw::cuda::PartArgs<{0}> a) {{\n"
+          "  hw::cuda::part_step<{0}, {4}_M, {4}_V{5}>(a);\n}}\n",
+          real, bounds, q, v.suffix, pre, v.fenced ? "_fenced" : "");
+    }
     if (window_case(s, layout, links, p))
       t += fmt::format(
           "extern \"C\" __global__ void __launch_bounds__({1}) hw_part{2}{3}(const hw::cuda::PartArgs<{0}> a) {{\n"

@@ -143,8 +143,9 @@ void check_cuda_support(const TissueCase& c);
 // The CUDA engine's kernel source for set-up s (NVRTC text with its embedded headers):
 // the fused kernel (kernels/cuda/monodomain.cuh) instantiated per part as hw_part<q>, with
 // `threads` as its __launch_bounds__. Tests compile it without a GPU.
-// caps[q] > 0: part q also gets a variant capped at caps[q] registers per thread (64 or
-// 128), hw_part<q>_capped.
+// caps[q] > 0: part q also gets its variants capped at caps[q] registers per thread (64 or
+// 128) and fenced (the model's step a block of its own), hw_part<q>_capped, _fenced and
+// _fenced_capped.
 gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads = 256,
                                    const std::vector<int>& caps = {});
 

@@ -510,8 +510,8 @@ TEST(CudaTissue, PseudoEcgOnTheDevice) {
 // round-robin over them), across periodic and no-flux walls, on grids that fill no block
 // and a depth that does not divide nz, with Strang's reaction-only pass and the maps kept
 // on the device, in double and float.
-// The kernel variants the tuner chooses between (a thread per cell, its register-capped
-// copy, the sliding window) compute the same sums in the same order: the same bits.
+// The kernel variants the tuner chooses between (a thread per cell, its register-capped and
+// fenced copies, the sliding window) compute the same sums in the same order: the same bits.
 TEST(CudaTissue, KernelVariantsGiveTheSameBits) {
   HW_REQUIRE_GPU();
   TissueCase periodic = sheet(37, 23, 19, 0.25, "tentusscher_2006_epi");
@@ -550,10 +550,11 @@ TEST(CudaTissue, KernelVariantsGiveTheSameBits) {
       TissueCase c = c0;
       c.time.precision = prec;
       const Out cell = run_kernel(c, "cell", state);
-      for (const char* variant : {"window", "capped"}) {
+      const std::pair<const char*, const char*> variants[] = {
+          {"window", "sliding window"}, {"capped", "capped at"}, {"fenced", "fenced"}, {"fenced-capped", "fenced, capped"}};
+      for (const auto& [variant, described] : variants) {
         const Out other = run_kernel(c, variant, state);
-        const bool has = other.info.find(std::string(variant) == "window" ? "sliding window" : "capped at") !=
-                         std::string::npos;
+        const bool has = other.info.find(described) != std::string::npos;
         if (std::string(variant) == "window") EXPECT_TRUE(has) << other.info;
         std::size_t differ = 0, activated = 0;
         for (std::size_t n = 0; n < c.grid.size(); ++n) {
@@ -563,7 +564,7 @@ TEST(CudaTissue, KernelVariantsGiveTheSameBits) {
           activated += !std::isnan(cell.act[n]);
         }
         std::printf("[measured] %s vs a thread per cell, %dx%dx%d %s: %zu of %zu values differ, "
-                    "%zu cells activated\n", has ? variant : "(no capped variant) kernels", c.grid.n[0], c.grid.n[1],
+                    "%zu cells activated\n", has ? variant : "(no such variant) kernels", c.grid.n[0], c.grid.n[1],
                     c.grid.n[2], prec == Precision::f64 ? "double" : "float", differ, 3 * c.grid.size(), activated);
         EXPECT_EQ(differ, 0u);
         EXPECT_TRUE(cell.state_bytes == other.state_bytes);

@@ -35,10 +35,12 @@ TEST(CudaSource, TissueKernelsCompileForSm90) {
   EXPECT_NE(cuda_kernel_source(make_sim_setup(c, false), true).text.find("hw_part0_window("), std::string::npos);
   c.grid.bc[0] = c.grid.bc[2] = Boundary::periodic;  // 64-bit offsets across the wall
   compiles(c, false);
-  // The register-capped variant beside the kernel as compiled.
+  // The register-capped and fenced variants beside the kernel as compiled.
   const SimSetup cs = make_sim_setup(c, false);
   const hw::gpu::CudaSource capped = cuda_kernel_source(cs, true, 256, {128});
   EXPECT_NE(capped.text.find("__launch_bounds__(256, 2) hw_part0_capped("), std::string::npos);
+  EXPECT_NE(capped.text.find("__launch_bounds__(256) hw_part0_fenced("), std::string::npos);
+  EXPECT_NE(capped.text.find("__launch_bounds__(256, 2) hw_part0_fenced_capped("), std::string::npos);
   EXPECT_NE(cuda_kernel_source(cs, true, 256, {64}).text.find("__launch_bounds__(256, 4) hw_part0_capped("),
             std::string::npos);
   EXPECT_FALSE(hw::gpu::compile_cuda(capped, "sm_90").image.empty());
