@@ -49,12 +49,12 @@ constexpr unsigned kThreads = 256;  // per block; the kernel's __launch_bounds__
 // blocks of 256 per SM; 64: 4), and both again with the model's step fenced off from the
 // loads and the stencil (a sub-step loop of run-time count: monodomain.cuh, react).
 // O'Hara-Rudy at 172 registers keeps 8 warps per SM, at 128 with 80 B spilled 16, and runs
-// 19 % faster (ord-pig128, H100); unfenced it takes 255 registers. How many registers
-// ptxas takes for a mid-sized model moves with small changes around it: TT06's step took
-// 64, then 99 once the grid was compiled in (15 % slower), though 64 fit it with 16 B
-// spilled. A cap is no rule either (TT06 given a cap of 128 took 112 registers instead of
-// 64 and ran 11 % slower), so only kernels above a step get the variants, and only where
-// one wins is it kept. A small kernel is left as it is: unfenced, Karma ran 13 % faster.
+// 19 % faster (ord-pig128, H100); unfenced it takes 181 registers, fenced 128. How many
+// registers ptxas takes for a mid-sized model moves with small changes around it: TT06's
+// step took 64, then 99 once the grid was compiled in (15 % slower); fenced, it takes 64
+// again. A cap is no rule either (TT06 given a cap of 128 took 112 registers instead of 64
+// and ran 11 % slower), so only kernels above a step get the variants, and only where one
+// wins is it kept. A small kernel is left as it is: unfenced, Karma ran 13 % faster.
 constexpr unsigned kCappedThreads = 256;
 struct Variant {
   const char* suffix;  // of the kernel's name

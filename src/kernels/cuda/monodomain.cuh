@@ -249,9 +249,14 @@ __device__ __forceinline__ void react(const PartArgs<Real>& a, const PassTime<Re
     atomicMin(a.fail_step, when.step);
     return;
   }
+  // The states' addresses again, from a copy of c the compiler cannot see through: else it
+  // keeps the loads' addresses live across the model's step for these stores, a register
+  // per state (TT06: 80 registers instead of 64), where recomputing them costs an IMAD each.
+  unsigned c_out;
+  asm("mov.u32 %0, %1;" : "=r"(c_out) : "r"(c));
 #pragma unroll
   for (int q = 0; q < M::ns; ++q)
-    if (q != M::kv) a.y[unsigned(q < M::kv ? q : q - 1) * n + c] = y[q];
+    if (q != M::kv) a.y[unsigned(q < M::kv ? q : q - 1) * n + c_out] = y[q];
   Real vnew = y[M::kv];
   if constexpr (M::to_mv != Real(1)) vnew *= M::to_mv;
   a.vout[sv] = vnew;
