@@ -404,7 +404,19 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--build-dir', default=os.path.join(ROOT, 'build'))
     ap.add_argument('--out', default=os.path.join(ROOT, 'docs', 'verification.md'))
+    ap.add_argument('--gpu-only', action='store_true',
+                    help='rewrite only section 6 (read from docs/data/gpu/) in the existing document: '
+                         'a new device record needs no rerun of the cpu tests')
     args = ap.parse_args()
+    if args.gpu_only:
+        with open(args.out) as f:
+            doc = f.read()
+        start, end = doc.index('## 6. The CUDA backend on a GPU'), doc.index('## 7. ')
+        L = []
+        gpu_section(L)
+        with open(args.out, 'w') as f:
+            f.write(doc[:start] + '\n'.join(L).rstrip('\n') + '\n\n' + doc[end:])
+        return
     exe, output = run_tests(os.path.abspath(args.build_dir))
     orders, rows, status, measured, stiff = parse(output)
     commit = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=ROOT,

@@ -26,6 +26,7 @@ for c in "$@"; do
     done
   done
 done
+{
 echo "==== bench-ab (device: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), commit $(cat .devrun/commit 2>/dev/null))"
 printf '%-16s %12s %12s %8s %10s %10s\n' case old_steps/s new_steps/s change old_roof new_roof
 for c in "$@"; do
@@ -34,4 +35,5 @@ for c in "$@"; do
   read -r n nroof < <(best heartwave)
   awk -v c="$c" -v o="$o" -v n="$n" -v a="$oroof" -v b="$nroof" \
     'BEGIN { if (o > 0) printf "%-16s %12.0f %12.0f %+7.1f%% %10s %10s\n", c, o, n, 100 * (n - o) / o, a, b; else printf "%-16s failed (see bench-ab.log)\n", c }'
-done | tee "$out/bench-ab.txt"
+done
+} | tee "$out/bench-ab.txt"
