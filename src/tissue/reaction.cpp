@@ -565,11 +565,12 @@ MemoryEstimate estimate_memory(const TissueCase& c) {
     if (!expl) m.run += S * 8 + 6 * S * bytes;                   // diagonal, CG vectors
   }
   // Field and PNG outputs are snapshots written by a thread (io/write_queue.hpp): one being
-  // written, two waiting, and the one the run has just taken while it waits for room, each
-  // a copy of the variables written (at most one field per variable's storage).
+  // written, two waiting, and the one the run has just taken while it waits for room. Field
+  // frames and pictures share that queue, so at worst all four are the larger kind: a copy
+  // of every variable written, or the one picture's variable.
   std::size_t vars = 0;
-  if (c.output.field_interval > 0) vars += c.output.variables.size();
-  if (c.output.png_interval > 0) vars += 1;
+  if (c.output.field_interval > 0) vars = c.output.variables.size();
+  if (c.output.png_interval > 0) vars = std::max<std::size_t>(vars, 1);
   m.snapshots = 4 * vars * S * bytes;
   return m;
 }

@@ -239,16 +239,22 @@ TEST_F(RunCliTest, NanStopsWithTimeCellVariableAfterSavingTheLastGoodState) {
 
 TEST_F(RunCliTest, Karma3dPrintsItsMemoryEstimateWithoutRunning) {
   const fs::path karma = fs::path(HW_TEST_DATA_DIR).parent_path() / "examples" / "karma3d.toml";
-  ASSERT_EQ(run("run '" + karma.string() + "' --check"), 0) << out_;
+  const auto estimate = [&](const std::string& extra) {
+    EXPECT_EQ(run("run '" + karma.string() + "' --check --backend cpu" + extra), 0) << out_;
+    EXPECT_NE(out_.find("256x256x256"), std::string::npos) << out_;
+    const auto at = out_.find("memory");
+    EXPECT_NE(at, std::string::npos) << out_;
+    return at == std::string::npos ? 0.0 : std::strtod(out_.c_str() + out_.find('(', at) + 1, nullptr);
+  };
   // 256³ cells, float: two copies of E and one of n = 12 B per cell ≈ 201 MB (seed 004: 192 MiB).
-  EXPECT_NE(out_.find("256x256x256"), std::string::npos) << out_;
-  const auto at = out_.find("memory");
-  ASSERT_NE(at, std::string::npos) << out_;
-  const auto open = out_.find('(', at);
-  const double bytes = std::strtod(out_.c_str() + open + 1, nullptr);
-  std::cout << "karma3d memory estimate: " << bytes << " bytes\n";
-  EXPECT_GE(bytes, 256.0 * 256 * 256 * 12);
-  EXPECT_LE(bytes, 210e6);
+  const double state = estimate(" --set output.field_interval=0 --set output.png_interval=0");
+  std::cout << "karma3d memory estimate without outputs: " << state << " bytes\n";
+  EXPECT_GE(state, 256.0 * 256 * 256 * 12);
+  EXPECT_LE(state, 210e6);
+  // With its outputs (V in fields and pictures): up to four copies of V in flight besides.
+  const double with = estimate("");
+  EXPECT_NE(out_.find("field outputs in flight"), std::string::npos) << out_;
+  EXPECT_DOUBLE_EQ(with - state, 4.0 * 256 * 256 * 256 * 4);
 }
 
 }  // namespace
