@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
@@ -68,6 +69,15 @@ constexpr Variant kVariants[] = {{"", "as compiled", false, false},
 
 // The register cap of the variants for a kernel of `registers` per thread; 0: none.
 int register_cap(int registers) { return registers > 128 ? 128 : registers > 64 ? 64 : 0; }
+
+// The kVariants a part gets (indices), the kernel as compiled first. With several sub-steps
+// the kernel as compiled already loops over them at run time: fenced would be the same.
+std::vector<int> offered_variants(int cap, int substeps) {
+  std::vector<int> ids;
+  for (int v = 0; v < int(std::size(kVariants)); ++v)
+    if (v == 0 || (cap > 0 && (!kVariants[v].fenced || substeps == 1))) ids.push_back(v);
+  return ids;
+}
 // A part that is the whole box with uniform σ also gets the sliding window
 // (kernels/cuda/monodomain.cuh, part_step_window), each thread stepping a column of
 // kWindowDepths layers, and the tuner times it beside the kernel of a thread per cell.
@@ -413,8 +423,9 @@ class CudaEngine final : public Engine {
   };
   struct DevPart {
     gpu::DeviceBuffer y, p, cells, stim_mask;
-    std::vector<void*> fns;  // the kernel as compiled, and its capped and window variants if any
-    int window = -1;         // the index of the sliding window in fns
+    std::vector<void*> fns;    // the kernel as compiled, its offered variants and the window if any
+    std::vector<int> variants;  // the kVariants index of each of fns but the window
+    int window = -1;            // the index of the sliding window in fns
     gpu::BlockTuner tuner;   // the variant and block shape
     void* fn() const { return fns[std::size_t(tuner.launch().variant)]; }
   };
@@ -549,14 +560,16 @@ class CudaEngine final : public Engine {
     for (std::size_t q = 0; q < parts_.size(); ++q) {
       DevPart& d = parts_[q];
       std::vector<std::string> names;
-      for (const Variant& v : kVariants) {
-        if (caps[q] == 0 && (v.fenced || v.capped)) continue;
+      d.variants = offered_variants(caps[q], s_.time.ode_substeps);
+      for (int id : d.variants) {
+        const Variant& v = kVariants[id];
         d.fns.push_back(module_.function(fmt::format("hw_part{}{}", q, v.suffix)));
         names.push_back(v.capped ? fmt::format("{} at {} registers", v.name, caps[q]) : v.name);
       }
       std::vector<gpu::Launch> launches;
       for (std::size_t v = 0; v < d.fns.size(); ++v) {
-        const unsigned tb = kVariants[v].capped ? kCappedThreads : block_size(gpu::kernel_resources(d.fns[v]).registers);
+        const unsigned tb = kVariants[d.variants[v]].capped ? kCappedThreads
+                                                             : block_size(gpu::kernel_resources(d.fns[v]).registers);
         if (s_.parts[q].identity)
           for (const gpu::Dim3& b : gpu::box_block_shapes(unsigned(g.nx()), unsigned(g.ny()), tb))
             launches.push_back({int(v), b});
@@ -573,7 +586,7 @@ class CudaEngine final : public Engine {
         // A grid thinner than the depths offers the same launch twice.
         launches.erase(std::unique(launches.begin(), launches.end()), launches.end());
       }
-      keep_only_asked_kernel(launches, caps[q] > 0, d.window);
+      keep_only_asked_kernel(launches, d.variants, d.window);
       if (names.size() == 1) names.clear();
       d.tuner = gpu::BlockTuner(launches, names,
                                 image_.cache_path + fmt::format(".part{}.{}x{}x{}.block", q, g.nx(), g.ny(), g.nz()));
@@ -583,7 +596,7 @@ class CudaEngine final : public Engine {
   // HEARTWAVE_CUDA_KERNEL=cell|capped|fenced|fenced-capped|window leaves the tuner only that
   // kernel's launches (tests compare the kernels' bits, benchmarks their speeds); unset, or a
   // kernel this part lacks, leaves them all.
-  static void keep_only_asked_kernel(std::vector<gpu::Launch>& launches, bool variants, int window) {
+  static void keep_only_asked_kernel(std::vector<gpu::Launch>& launches, const std::vector<int>& variants, int window) {
     const char* e = std::getenv("HEARTWAVE_CUDA_KERNEL");
     if (!e || !*e) return;
     const std::string k = e;
@@ -591,8 +604,9 @@ class CudaEngine final : public Engine {
     const auto at = std::find(std::begin(known), std::end(known), k);
     if (at == std::end(known))
       throw Error(fmt::format("HEARTWAVE_CUDA_KERNEL={}: expected cell, capped, fenced, fenced-capped or window", k));
-    const int asked = int(at - std::begin(known));
-    const int v = asked == 0 ? 0 : asked == 4 ? window : variants ? asked : -1;
+    const int asked = int(at - std::begin(known));  // cell..fenced-capped: the kVariants index
+    const auto offered = std::find(variants.begin(), variants.end(), asked);
+    const int v = asked == 4 ? window : offered != variants.end() ? int(offered - variants.begin()) : -1;
     if (v < 0) return;
     std::erase_if(launches, [&](const gpu::Launch& l) { return l.variant != v; });
   }
@@ -1051,8 +1065,8 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
         pre, p.kv, real, method, threads, q, layout.box, links, !s.phi.empty(), !p.identity,
         p.per_cell, !s.schedules.empty(), periodic, fourth, 1.0 / p.v2mV, p.v2mV, s.time.ode_substeps);
     const int cap = q < caps.size() ? caps[q] : 0;
-    for (const Variant& v : kVariants) {
-      if (cap == 0 && (v.fenced || v.capped)) continue;
+    for (int id : offered_variants(cap, s.time.ode_substeps)) {
+      const Variant& v = kVariants[id];
       const std::string bounds = v.capped ? fmt::format("{}, {}", kCappedThreads, 65536 / (kCappedThreads * unsigned(cap)))
                                           : std::to_string(threads);
       t += fmt::format(
