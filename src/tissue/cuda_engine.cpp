@@ -71,7 +71,8 @@ constexpr Variant kVariants[] = {{"", "as compiled", false, false},
 int register_cap(int registers) { return registers > 128 ? 128 : registers > 64 ? 64 : 0; }
 
 // The kVariants a part gets (indices), the kernel as compiled first. With several sub-steps
-// the kernel as compiled already loops over them at run time: fenced would be the same.
+// the kernel as compiled already steps the model inside a loop, a block of its own: fenced
+// would add nothing.
 std::vector<int> offered_variants(int cap, int substeps) {
   std::vector<int> ids;
   for (int v = 0; v < int(std::size(kVariants)); ++v)

@@ -44,6 +44,12 @@ TEST(CudaSource, TissueKernelsCompileForSm90) {
   EXPECT_NE(cuda_kernel_source(cs, true, 256, {64}).text.find("__launch_bounds__(256, 4) hw_part0_capped("),
             std::string::npos);
   EXPECT_FALSE(hw::gpu::compile_cuda(capped, "sm_90").image.empty());
+  // With several sub-steps the kernel as compiled already loops over them: no fenced copies.
+  TissueCase sub = c;
+  sub.time.ode_substeps = 2;
+  const hw::gpu::CudaSource looped = cuda_kernel_source(make_sim_setup(sub, false), true, 256, {128});
+  EXPECT_NE(looped.text.find("hw_part0_capped("), std::string::npos);
+  EXPECT_EQ(looped.text.find("hw_part0_fenced"), std::string::npos);
   // The fourth-order stencil: no sliding window (its tile holds one cell of halo).
   TissueCase f4 = sheet(8, 6, 4, 0.25, "karma1993");
   f4.conductivity.order = StencilOrder::fourth;

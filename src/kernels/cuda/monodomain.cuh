@@ -196,8 +196,8 @@ __device__ __forceinline__ Real laplacian(const PartArgs<Real>& a, const Real* v
 // constants(); step()). V: what the case needs, known when the kernel is compiled, so a box
 // with uniform σ carries no code for row tables, link coefficients, phase fields or cell
 // lists (static bool box, links, fourth, phase, cells, per_cell, stimuli, periodic_x,
-// periodic_y, periodic_z; static unsigned nx, ny, nz; static int substeps, where 1 is
-// stepped without a loop).
+// periodic_y, periodic_z; static unsigned nx, ny, nz; static int substeps, 0 for a loop
+// over a.substeps).
 template <class Real, class M, class V>
 __device__ __forceinline__ void react(const PartArgs<Real>& a, const PassTime<Real>& when, unsigned c, unsigned g,
                                       unsigned sv, Real v) {
@@ -225,14 +225,16 @@ __device__ __forceinline__ void react(const PartArgs<Real>& a, const PassTime<Re
 #pragma unroll
   for (int q = 0; q < M::ns; ++q)
     if (q != M::kv) y[q] = a.y[unsigned(q < M::kv ? q : q - 1) * n + c];
-  // One sub-step compiled in (V::substeps == 1) is no loop; otherwise a loop over
-  // a.substeps, a count known only at run time on purpose: the step is then a block of its
-  // own that the compiler does not interleave with the loads and the stencil above it.
-  // Interleaved, a small model hides the loads' latency (Karma ran 13 % faster); a large one
-  // takes more registers (O'Hara-Rudy 255 instead of 171) and runs slower. The tuner times
-  // both (the fenced variants set V::substeps = 0).
+  // The sub-steps: V::substeps compiled in (one: no loop), or 0: a loop over a.substeps, a
+  // count known only at run time on purpose. The step is then a block of its own that the
+  // compiler does not interleave with the loads and the stencil above it. Interleaved, a
+  // small model hides the loads' latency (Karma ran 13 % faster); a large one takes more
+  // registers (O'Hara-Rudy 255 instead of 171) and runs slower. The tuner times both.
   if constexpr (V::substeps == 1) {
     M::step(t, a.hs, y, p, cst);
+  } else if constexpr (V::substeps > 1) {
+#pragma unroll 1
+    for (int sub = 0; sub < V::substeps; ++sub) M::step(t + Real(sub) * a.hs, a.hs, y, p, cst);
   } else {
 #pragma unroll 1
     for (int sub = 0; sub < a.substeps; ++sub) M::step(t + Real(sub) * a.hs, a.hs, y, p, cst);
