@@ -43,7 +43,8 @@ BlockTuner::BlockTuner(std::vector<Launch> candidates, std::vector<std::string> 
     }
   }
   for (int r = 0; r < repeats; ++r)
-    for (std::size_t c = 0; c < candidates_.size(); ++c) trials_.push_back(c);
+    for (std::size_t c = 0; c < candidates_.size(); ++c)
+      for (int k = 0; k < (candidates_[c].paired ? 2 : 1); ++k) trials_.push_back(c);
 }
 
 std::string BlockTuner::name(const Launch& l) const {

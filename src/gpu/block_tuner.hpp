@@ -28,6 +28,9 @@ struct Launch {
   int variant = 0;
   Dim3 block{256, 1, 1};
   unsigned depth = 1;
+  // The launch is at its speed only after a step of its own (the tower reads the halo slots
+  // its last step wrote): its trials come in pairs, back to back, the faster counting.
+  bool paired = false;
   bool operator==(const Launch& o) const { return variant == o.variant && block == o.block && depth == o.depth; }
 };
 

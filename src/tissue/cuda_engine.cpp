@@ -85,6 +85,11 @@ std::vector<int> offered_variants(int cap, int substeps) {
 constexpr unsigned kWindowThreads = 256;
 constexpr const char* kWindowSuffix = "_window";
 constexpr unsigned kWindowDepths[] = {8, 32};
+// Such a part stepped by Godunov splitting and explicit diffusion also gets the window on
+// the tower layout (seed 004's towerDS: monodomain.cuh), timed on the same launches. Its x
+// halos come from slots that each diffusing pass fills for the next: with Strang's
+// reaction-only pass or implicit diffusion between them, they would be stale every step.
+constexpr const char* kTowerSuffix = "_tower";
 constexpr unsigned long long kNoFailure = ~0ull;
 // Steps per CUDA graph: long enough that the host's launch is nothing beside the steps,
 // short enough that graphs stay small (two graphs per length: one per parity).
@@ -120,6 +125,23 @@ bool uniform_sigma_case(const SimSetup& s) {
 // of second order.
 bool window_case(const SimSetup& s, const RowLayout& layout, bool links, const Part& p) {
   return layout.box && !links && p.identity && s.order == StencilOrder::second;
+}
+bool tower_case(const SimSetup& s, const RowLayout& layout, bool links, const Part& p) {
+  return window_case(s, layout, links, p) && s.time.splitting == Splitting::godunov &&
+         s.time.diffusion == DiffusionScheme::forward_euler;
+}
+
+// The tower layout's x-halo slots for blocks of bx × by on grid g: 2·by per tile and layer.
+std::size_t tower_slots(const Grid& g, unsigned bx, unsigned by) {
+  const std::size_t tiles = (std::size_t(g.nx()) + bx - 1) / bx * ((std::size_t(g.ny()) + by - 1) / by);
+  return tiles * std::size_t(g.nz()) * 2 * by;
+}
+// The most slots any of the tuner's tower launches needs (its narrowest blocks).
+std::size_t most_tower_slots(const Grid& g) {
+  std::size_t n = 0;
+  for (const gpu::Dim3& b : gpu::box_block_shapes(unsigned(g.nx()), unsigned(g.ny()), kWindowThreads))
+    n = std::max(n, tower_slots(g, b[0], b[1]));
+  return n;
 }
 
 // The host copies of field snapshots (gpu::HostCopy: a device buffer, pinned host memory, a
@@ -353,6 +375,7 @@ class CudaEngine final : public Engine {
     for (std::size_t n = 0; n < g.size(); ++n)
       if (is_tissue(&s_.geo.mask, n)) host_v_[layout_.index(n)] = Real(st.v[i++]);
     v_[cur_].upload(host_v_.data(), host_v_.size() * sizeof(Real));
+    halo_block_ = {};  // the tower's halo slots are the old V's
   }
 
   EngineInfo describe() const override {
@@ -424,9 +447,10 @@ class CudaEngine final : public Engine {
   };
   struct DevPart {
     gpu::DeviceBuffer y, p, cells, stim_mask;
-    std::vector<void*> fns;    // the kernel as compiled, its offered variants and the window if any
-    std::vector<int> variants;  // the kVariants index of each of fns but the window
+    std::vector<void*> fns;    // the kernel as compiled, its offered variants, the window and tower if any
+    std::vector<int> variants;  // the kVariants index of each of fns but the window and tower
     int window = -1;            // the index of the sliding window in fns
+    int tower = -1;             // the index of the window on the tower layout in fns
     gpu::BlockTuner tuner;   // the variant and block shape
     void* fn() const { return fns[std::size_t(tuner.launch().variant)]; }
   };
@@ -445,6 +469,8 @@ class CudaEngine final : public Engine {
     if (!s_.phi.empty()) need += S * sizeof(Real);
     if (!uniform_case()) need += 3 * S * sizeof(Real) + (s_.sigma.has_off_diagonal() ? 3 * S * sizeof(Real) : 0);
     if (!layout_.box) need += layout_.rows() * 4;
+    for (const Part& p : s_.parts)
+      if (tower_case(s_, layout_, !uniform_case(), p)) need += 2 * most_tower_slots(s_.geo.grid) * sizeof(Real);
     for (const Part& p : s_.parts) {
       need += std::size_t(p.ns - 1) * p.n * sizeof(Real);
       need += (p.per_cell ? std::size_t(p.np) * p.n : std::size_t(p.np)) * sizeof(Real);
@@ -584,30 +610,43 @@ class CudaEngine final : public Engine {
         for (const gpu::Dim3& b : gpu::box_block_shapes(unsigned(g.nx()), unsigned(g.ny()), kWindowThreads))
           for (unsigned depth : kWindowDepths)
             launches.push_back({d.window, b, std::min(depth, unsigned(g.nz()))});
+        if (tower_case(s_, layout_, links_, s_.parts[q])) {
+          d.tower = int(d.fns.size());
+          d.fns.push_back(module_.function(fmt::format("hw_part{}{}", q, kTowerSuffix)));
+          names.push_back("tower");
+          const std::size_t n = launches.size();
+          for (std::size_t m = 0; m < n; ++m)
+            if (launches[m].variant == d.window) launches.push_back({d.tower, launches[m].block, launches[m].depth, true});
+          const std::vector<Real> none(most_tower_slots(g), Real(0));
+          for (auto& h : halo_) h = put(none, "the tower layout's halo slots");
+        }
         // A grid thinner than the depths offers the same launch twice.
         launches.erase(std::unique(launches.begin(), launches.end()), launches.end());
       }
-      keep_only_asked_kernel(launches, d.variants, d.window);
+      keep_only_asked_kernel(launches, d.variants, {d.window, d.tower});
       if (names.size() == 1) names.clear();
       d.tuner = gpu::BlockTuner(launches, names,
                                 image_.cache_path + fmt::format(".part{}.{}x{}x{}.block", q, g.nx(), g.ny(), g.nz()));
     }
   }
 
-  // HEARTWAVE_CUDA_KERNEL=cell|capped|fenced|fenced-capped|window leaves the tuner only that
-  // kernel's launches (tests compare the kernels' bits, benchmarks their speeds); unset, or a
-  // kernel this part lacks, leaves them all.
-  static void keep_only_asked_kernel(std::vector<gpu::Launch>& launches, const std::vector<int>& variants, int window) {
+  // HEARTWAVE_CUDA_KERNEL=cell|capped|fenced|fenced-capped|window|tower leaves the tuner only
+  // that kernel's launches (tests compare the kernels' bits, benchmarks their speeds); unset,
+  // or a kernel this part lacks, leaves them all.
+  static void keep_only_asked_kernel(std::vector<gpu::Launch>& launches, const std::vector<int>& variants,
+                                     std::array<int, 2> window_tower) {
     const char* e = std::getenv("HEARTWAVE_CUDA_KERNEL");
     if (!e || !*e) return;
     const std::string k = e;
-    const char* known[] = {"cell", "capped", "fenced", "fenced-capped", "window"};
+    const char* known[] = {"cell", "capped", "fenced", "fenced-capped", "window", "tower"};
     const auto at = std::find(std::begin(known), std::end(known), k);
     if (at == std::end(known))
-      throw Error(fmt::format("HEARTWAVE_CUDA_KERNEL={}: expected cell, capped, fenced, fenced-capped or window", k));
+      throw Error(fmt::format("HEARTWAVE_CUDA_KERNEL={}: expected cell, capped, fenced, fenced-capped, window or tower",
+                              k));
     const int asked = int(at - std::begin(known));  // cell..fenced-capped: the kVariants index
     const auto offered = std::find(variants.begin(), variants.end(), asked);
-    const int v = asked == 4 ? window : offered != variants.end() ? int(offered - variants.begin()) : -1;
+    const int v = asked >= 4 ? window_tower[std::size_t(asked - 4)]
+                             : offered != variants.end() ? int(offered - variants.begin()) : -1;
     if (v < 0) return;
     std::erase_if(launches, [&](const gpu::Launch& l) { return l.variant != v; });
   }
@@ -631,6 +670,10 @@ class CudaEngine final : public Engine {
     }
     g->launch();
     ++graph_batches_;
+    // Replayed, its passes left what they left when it was built: every step on the tower
+    // (graph_fits), so both fields' halo slots.
+    for (const DevPart& d : parts_)
+      if (d.tower >= 0 && d.tuner.launch().variant == d.tower) halo_block_ = {d.tuner.launch().block, d.tuner.launch().block};
   }
 
   // The times of every pass of steps [n, n + count) into the batch clock, at slot
@@ -653,8 +696,13 @@ class CudaEngine final : public Engine {
   // any of its steps (the only arguments that change from step to step besides the step).
   bool graph_fits(long n, long count) const {
     if (!use_graphs_ || implicit_ || count < 2) return false;
-    for (const DevPart& d : parts_)
+    for (const DevPart& d : parts_) {
       if (d.tuner.tuning()) return false;
+      // A graph's tower passes read their halo slots (halo_fresh is fixed in it).
+      if (d.tower >= 0 && d.tuner.launch().variant == d.tower &&
+          halo_block_[std::size_t(cur_of(n))] != d.tuner.launch().block)
+        return false;
+    }
     for (const StimulusSchedule& sch : s_.schedules)
       for (long m = n; m < n + count; ++m)
         if (sch.on(m)) return false;
@@ -755,6 +803,17 @@ class CudaEngine final : public Engine {
                                                     (unsigned(g.ny()) + b[1] - 1) / b[1],
                                                     (unsigned(g.nz()) + l.depth - 1) / l.depth}
                                         : gpu::Dim3{unsigned((p.n + b[0] - 1) / b[0]), 1, 1};
+      // The tower's halo slots: those of vin if the pass that wrote vin left them for this
+      // block shape; this pass leaves vout's (any other kernel writing vout, none).
+      const int in_field = &vin == &v_[0] ? 0 : &vin == &v_[1] ? 1 : -1;
+      const int out_field = &vout == &v_[0] ? 0 : &vout == &v_[1] ? 1 : -1;
+      const bool tower = d.tower >= 0 && l.variant == d.tower;
+      if (tower) {
+        a.halo_in = reinterpret_cast<const Real*>(halo_[std::size_t(std::max(in_field, 0))].ptr());
+        a.halo_out = reinterpret_cast<Real*>(halo_[std::size_t(std::max(out_field, 0))].ptr());
+        a.halo_fresh = in_field >= 0 && out_field >= 0 && halo_block_[std::size_t(in_field)] == b;
+      }
+      if (out_field >= 0) halo_block_[std::size_t(out_field)] = tower && in_field >= 0 ? b : gpu::Dim3{0, 0, 0};
       if (building_)
         building_->add(d.fn(), grid, b, args);
       else
@@ -948,6 +1007,10 @@ class CudaEngine final : public Engine {
   const SimSetup& s_;
   RowLayout layout_;
   std::array<gpu::DeviceBuffer, 2> v_;
+  // The tower layout's x-halo slots of v_[0] and v_[1], and the block shape each holds them
+  // for ({0, 0, 0}: none; the slots' places depend on the shape).
+  std::array<gpu::DeviceBuffer, 2> halo_;
+  std::array<gpu::Dim3, 2> halo_block_{};
   gpu::DeviceBuffer tmp_, base_, inv_phi_, zero_row_, fail_;
   std::array<gpu::DeviceBuffer, 3> face_, edge_;
   std::array<double, 3> w_{0, 0, 0};
@@ -1080,6 +1143,11 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
           "extern \"C\" __global__ void __launch_bounds__({1}) hw_part{2}{3}(const hw::cuda::PartArgs<{0}> a) {{\n"
           "  hw::cuda::part_step_window<{0}, {4}_M, {4}_V>(a);\n}}\n",
           real, kWindowThreads, q, kWindowSuffix, pre);
+    if (tower_case(s, layout, links, p))
+      t += fmt::format(
+          "extern \"C\" __global__ void __launch_bounds__({1}) hw_part{2}{3}(const hw::cuda::PartArgs<{0}> a) {{\n"
+          "  hw::cuda::part_step_window<{0}, {4}_M, {4}_V, true>(a);\n}}\n",
+          real, kWindowThreads, q, kTowerSuffix, pre);
   }
   return src;
 }

@@ -64,3 +64,22 @@ TEST(BlockShapes, TunerPicksVariantAndShapeAndRemembers) {
   BlockTuner other({{0, {64, 1, 1}}, {0, {32, 2, 1}}}, {}, cache, 1);
   EXPECT_TRUE(other.tuning());
 }
+
+// A launch that is at its speed only after a step of its own (the tower's halo slots) is
+// tried twice back to back each round, and its faster trial counts.
+TEST(BlockShapes, PairedLaunchesAreTriedBackToBack) {
+  using hw::gpu::BlockTuner;
+  using hw::gpu::Launch;
+  const std::vector<Launch> launches = {{0, {64, 1, 1}}, {1, {32, 8, 1}, 8, true}};
+  BlockTuner t(launches, {"as compiled", "tower"}, "", 2);
+  std::vector<int> order;
+  while (t.tuning()) {
+    const Launch l = t.launch();
+    order.push_back(l.variant);
+    // The tower's first step of a pair reads V (slow), the second its slots (fast).
+    const bool second = order.size() >= 2 && order[order.size() - 2] == 1 && l.variant == 1;
+    t.record(l.variant == 0 ? 0.2 : second ? 0.1 : 0.3);
+  }
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 1, 0, 1, 1}));
+  EXPECT_EQ(t.launch(), launches[1]);
+}

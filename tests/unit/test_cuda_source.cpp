@@ -31,8 +31,20 @@ TEST(CudaSource, TissueKernelsCompileForSm90) {
   if (!hw::gpu::nvrtc_available()) GTEST_SKIP() << "built without NVRTC";
   TissueCase c = sheet(8, 6, 4, 0.25, "karma1993");
   compiles(c, true);
-  // The whole box with uniform σ: the sliding window too.
+  // The whole box with uniform σ: the sliding window too, and with Godunov splitting and
+  // explicit diffusion the window on the tower layout.
   EXPECT_NE(cuda_kernel_source(make_sim_setup(c, false), true).text.find("hw_part0_window("), std::string::npos);
+  EXPECT_NE(cuda_kernel_source(make_sim_setup(c, false), true).text.find("hw_part0_tower("), std::string::npos);
+  for (bool strang : {true, false}) {
+    TissueCase other = c;
+    if (strang)
+      other.time.splitting = Splitting::strang;
+    else
+      other.time.diffusion = DiffusionScheme::crank_nicolson;
+    const std::string text = cuda_kernel_source(make_sim_setup(other, false), true).text;
+    EXPECT_NE(text.find("hw_part0_window("), std::string::npos);
+    EXPECT_EQ(text.find("hw_part0_tower("), std::string::npos);
+  }
   c.grid.bc[0] = c.grid.bc[2] = Boundary::periodic;  // 64-bit offsets across the wall
   compiles(c, false);
   // The register-capped and fenced variants beside the kernel as compiled.

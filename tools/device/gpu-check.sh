@@ -109,7 +109,7 @@ fi
 
 # 2. compute-sanitizer on the small cases (kernels come from the cache by now): the gpu
 # tests of a box, compressed rows, a mask and the population, then `heartwave run` on
-# tools/device/sanitizer_box.toml with the sliding window forced, with the fourth-order
+# tools/device/sanitizer_box.toml with the sliding window forced, the tower forced, with the fourth-order
 # stencil, and with O'Hara-Rudy's register-capped kernel forced (the maps, the snapshot
 # copies and the pseudo-ECG's sums on the way).
 san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
@@ -121,11 +121,12 @@ for tool in memcheck racecheck initcheck; do
     --gtest_filter='CudaTissue.OddBox*:CudaTissue.ShellInCompressedRows:CudaTissue.MaskedSlab*:CudaPopulation.BatchesChangeNothing' \
     > "$log" 2>&1
   rc=$?
-  for run in window fourth capped; do
+  for run in window tower fourth capped; do
     args=(--set "output.directory=\"/tmp/sanitizer-$run\"")
     kernel=cell
     case $run in
       window) kernel=window ;;
+      tower) kernel=tower ;;
       fourth) args+=(--set 'conductivity.stencil="fourth"' --set conductivity.sigma_t=0.1334) ;;
       capped) kernel=capped; args+=(--set 'model[0].name="ohara_rudy_2011_endo"' --set time.t_end=0.4) ;;
     esac
@@ -171,6 +172,22 @@ while read -r c; do
   b=$(awk -v c="$c" '$1 == "busy" && $2 == c { print $7 }' "$out/busy.txt")
   [ -n "$q" ] && [ -n "$b" ] && row "busy host $c" "$(awk -v q="$q" -v b="$b" 'BEGIN { printf "%.0f steps/s quiet, %.0f busy (%+.1f %%)", q, b, 100 * (b - q) / q }')"
 done < <(printf '%s\n' niederer-0.2 karma3d-256 tt06-3d-256)
+
+# 3c. The box kernels forced one at a time (HEARTWAVE_CUDA_KERNEL; each still tunes its
+# block shapes and depths): a thread per cell, the sliding window, and the window on the
+# tower layout, so that docs/benchmarks.md can say where each wins.
+: > "$out/variants.txt"
+for c in karma2d karma3d-256 tt06-3d-256 niederer-0.05; do
+  line="$c:"
+  for k in cell window tower; do
+    HEARTWAVE_CUDA_KERNEL=$k "$hw" bench "$c" --backend cuda --seconds 0.2 > /dev/null 2>&1  # compile, tune
+    r=$(HEARTWAVE_CUDA_KERNEL=$k "$hw" bench "$c" --backend cuda --seconds "$secs" 2>&1 | tee -a "$out/variants.txt" |
+        awk -v c="$c" '$1 == c { printf "%.0f (%.3f)", $6, $11 }')
+    line="$line $k ${r:-failed}"
+  done
+  row "kernels $c" "${line#*: } steps/s (of roof)"
+done
+grep -E '^(karma|tt06|niederer)[^ ]*:' "$out/variants.txt" | cut -c1-2000 > "$out/variants-describe.txt"
 
 # 4. A population of 10^6 O'Hara-Rudy cells (float, RL1, dt 0.01 ms, one 400 ms beat):
 # 4·10^10 cell-steps, timed from the command's start to its end (compilation included) ...

@@ -197,9 +197,9 @@ __device__ __forceinline__ Real laplacian(const PartArgs<Real>& a, const Real* v
 // with uniform σ carries no code for row tables, link coefficients, phase fields or cell
 // lists (static bool box, links, fourth, phase, cells, per_cell, stimuli, periodic_x,
 // periodic_y, periodic_z; static unsigned nx, ny, nz; static int substeps, 0 for a loop
-// over a.substeps).
+// over a.substeps). Returns the V written (the tower layout passes it on to its neighbours).
 template <class Real, class M, class V>
-__device__ __forceinline__ void react(const PartArgs<Real>& a, const PassTime<Real>& when, unsigned c, unsigned g,
+__device__ __forceinline__ Real react(const PartArgs<Real>& a, const PassTime<Real>& when, unsigned c, unsigned g,
                                       unsigned sv, Real v) {
   const Real t = when.t;
   const unsigned n = unsigned(a.n);
@@ -247,7 +247,7 @@ __device__ __forceinline__ void react(const PartArgs<Real>& a, const PassTime<Re
       if (q != M::kv && !kernels::finite_value(y[q], a.max_finite)) bad = q;
     atomicMin(a.fail, ((unsigned long long)g << 9) | (unsigned long long)(bad + 1));
     atomicMin(a.fail_step, when.step);
-    return;
+    return y[M::kv];  // not written: the run stops at this step
   }
   // The states' addresses again, from a copy of c the compiler cannot see through: else it
   // keeps the loads' addresses live across the model's step for these stores, a register
@@ -261,6 +261,7 @@ __device__ __forceinline__ void react(const PartArgs<Real>& a, const PassTime<Re
   if constexpr (M::to_mv != Real(1)) vnew *= M::to_mv;
   a.vout[sv] = vnew;
   if (a.act) track(a, g, float(a.vstart[sv]), float(vnew), when.t_prev_ms);
+  return vnew;
 }
 
 // One thread per cell of the part.
@@ -293,7 +294,21 @@ constexpr unsigned kWindowThreads = 256;
 // values come from the tile and those registers instead of seven loads through the cache,
 // and the address of each is computed once per column, not once per cell. The sums are
 // part_step's, in its order: both give the same bits.
-template <class Real, class M, class V>
+//
+// Tower (seed 004's towerDS, seed 001 §1.4): the window's x halos are a column of by cells
+// each side, one cache sector per row, loaded by the tile's edge threads alone. The tower
+// layout keeps them in slots of their own, a layer's 2·by values side by side per tile
+// ("tower": the tile's column of layers), written by the neighbouring towers in the step
+// before as they write V: a layer's x halos are then one coalesced load by the block's
+// first threads. Two changes from the seed: V itself stays in the box order that every
+// other kernel, the snapshots and the checkpoints read (the seed stores each tower's cells
+// contiguously, which its y and z neighbours do not need: a tile's row is one run in either
+// order); and an edge thread stores its new V straight into the neighbour's slot, with no
+// second tile and barrier to gather them first. The slots are double-buffered as V is:
+// halo_in holds the x halos of vin, halo_out receives vout's. Where halo_in is not vin's
+// (halo_fresh = 0: the first step, after another kernel or block shape, a restart) the
+// halos are read from V as the window does.
+template <class Real, class M, class V, bool Tower = false>
 __device__ __forceinline__ void part_step_window(const PartArgs<Real>& a) {
   static_assert(V::box && !V::links && !V::cells && !V::fourth,
                 "the sliding window runs on the whole box with uniform sigma, second order");
@@ -322,46 +337,80 @@ __device__ __forceinline__ void part_step_window(const PartArgs<Real>& a) {
   const bool y_lo = ty == 0, y_hi = ty == by - 1 || j == ny - 1;
   const auto xp = next_offset<V::periodic_x>(i, nx, 1), xm = prev_offset<V::periodic_x>(i, nx, 1);
   const auto yp = next_offset<V::periodic_y>(j, ny, sy), ym = prev_offset<V::periodic_y>(j, ny, sy);
+  // Tower: thread l < 2·by of the block carries x-halo slot l of each layer, row l % by of
+  // the left column (l < by) or the right one, into the tile (column 0, or the one past the
+  // tile's last cell in the grid).
+  const unsigned slots = 2 * by, tower = blockIdx.y * gridDim.x + blockIdx.x;
+  const unsigned l = ty * bx + tx, hrow = l % by, wx = min(bx, nx - blockIdx.x * bx);
+  const bool carrier = Tower && l < slots && blockIdx.y * by + hrow < ny;
+  const unsigned hat = (hrow + 1) * w + (l < by ? 0 : wx + 1);
+  // The carrier's cell in V, for a fresh start: the column past the tile, or at a wall the
+  // tile's own edge (no flux) or the far side (periodic).
+  const unsigned i0 = blockIdx.x * bx;
+  const unsigned hi = l < by ? (i0 > 0 ? i0 - 1 : V::periodic_x ? nx - 1 : 0)
+                             : (i0 + wx < nx ? i0 + wx : V::periodic_x ? 0 : nx - 1);
+  const unsigned hg = hi + nx * (blockIdx.y * by + hrow);
   // The next layer's halo and the column's V above it are loaded while this layer computes:
   // loaded just before the barrier, each would wait out a memory latency with nothing to
   // overlap it (the first version did, and ran at 0.47 of the copy roof on Karma).
   struct Halo {
-    Real xm, xp, ym, yp;
+    Real xm, xp, ym, yp, slot;
   };
-  const auto load_halo = [&](unsigned g, Halo& h) {
+  const auto load_halo = [&](unsigned g, unsigned k, Halo& h) {
+    if constexpr (Tower)
+      if (carrier) h.slot = a.halo_fresh ? a.vin[hg + unsigned(sz) * k] : a.halo_in[(tower * nz + k) * slots + l];
+    if (!in) return;
     const Real* c = a.vin + g;
-    if (x_lo) h.xm = c[xm];
-    if (x_hi) h.xp = c[xp];
+    if constexpr (!Tower) {
+      if (x_lo) h.xm = c[xm];
+      if (x_hi) h.xp = c[xp];
+    }
     if (y_lo) h.ym = c[ym];
     if (y_hi) h.yp = c[yp];
   };
-  const auto fill = [&](Real* centre, Real v, const Halo& h) {
-    *centre = v;
-    if (x_lo) centre[-1] = h.xm;
-    if (x_hi) centre[1] = h.xp;
-    if (y_lo) centre[-int(w)] = h.ym;
-    if (y_hi) centre[w] = h.yp;
+  const auto fill = [&](Real* tile, bool here_in, Real v, const Halo& h) {
+    Real* centre = tile + at;
+    if (here_in) {
+      *centre = v;
+      if constexpr (!Tower) {
+        if (x_lo) centre[-1] = h.xm;
+        if (x_hi) centre[1] = h.xp;
+      }
+      if (y_lo) centre[-int(w)] = h.ym;
+      if (y_hi) centre[w] = h.yp;
+    }
+    if constexpr (Tower)
+      if (carrier) tile[hat] = h.slot;
   };
+  // Tower: where an edge thread's new V goes, the slot of its row in the neighbouring
+  // tower's column facing it (across a periodic wall the far tower's, at a no-flux wall its
+  // own tower's: the cell itself stands in for the missing neighbour).
+  const unsigned to_left = i > 0 ? (tower - 1) * nz * slots + by + ty
+                                 : V::periodic_x ? (tower + gridDim.x - 1) * nz * slots + by + ty
+                                                 : tower * nz * slots + ty;
+  const unsigned to_right = i + 1 < nx ? (tower + 1) * nz * slots + ty
+                                       : V::periodic_x ? (tower + 1 - gridDim.x) * nz * slots + ty
+                                                       : tower * nz * slots + by + ty;
   unsigned g = i + nx * (j + ny * k0);
   Real below = 0, here = 0, above = 0;
   if (in && k0 < k1) {
     here = a.vin[g];
     below = a.vin[g + prev_offset<V::periodic_z>(k0, nz, sz)];
     above = a.vin[g + next_offset<V::periodic_z>(k0, nz, sz)];
-    if (a.diffuse) {
-      Halo h{};
-      load_halo(g, h);
-      fill(tiles + at, here, h);
-    }
+  }
+  if (a.diffuse && k0 < k1) {
+    Halo h{};
+    if (in || carrier) load_halo(g, k0, h);
+    fill(tiles, in, here, h);
   }
   if (a.diffuse) __syncthreads();
   for (unsigned k = k0; k < k1; ++k, g += unsigned(sz)) {
     const Real* centre = tiles + ((k - k0) & 1u) * kTile + at;
     Real next_above = 0;
     Halo next_halo{};
-    if (in && k + 1 < k1) {
-      next_above = a.vin[g + unsigned(sz) + next_offset<V::periodic_z>(k + 1, nz, sz)];
-      if (a.diffuse) load_halo(g + unsigned(sz), next_halo);
+    if (k + 1 < k1) {
+      if (in) next_above = a.vin[g + unsigned(sz) + next_offset<V::periodic_z>(k + 1, nz, sz)];
+      if (a.diffuse && (in || carrier)) load_halo(g + unsigned(sz), k + 1, next_halo);
     }
     if (in) {
       Real v = here;
@@ -373,12 +422,16 @@ __device__ __forceinline__ void part_step_window(const PartArgs<Real>& a) {
         else
           v = kernels::diffused(lv, v, a.alpha, Real(1));
       }
-      react<Real, M, V>(a, when, g, g, g, v);
+      const Real vnew = react<Real, M, V>(a, when, g, g, g, v);
+      if constexpr (Tower) {
+        if (x_lo) a.halo_out[to_left + k * slots] = vnew;
+        if (x_hi) a.halo_out[to_right + k * slots] = vnew;
+      }
     }
     if (a.diffuse) {
       // The next layer into the other tile, which every thread finished reading before the
       // last barrier.
-      if (in && k + 1 < k1) fill(tiles + ((k + 1 - k0) & 1u) * kTile + at, above, next_halo);
+      if (k + 1 < k1) fill(tiles + ((k + 1 - k0) & 1u) * kTile, in, above, next_halo);
       __syncthreads();
     }
     below = here;
