@@ -698,7 +698,7 @@ class CudaEngine final : public Engine {
     if (!use_graphs_ || implicit_ || count < 2) return false;
     for (const DevPart& d : parts_) {
       if (d.tuner.tuning()) return false;
-      // A graph's tower passes read their halo slots (halo_fresh is fixed in it).
+      // A graph's tower passes read their halo slots (halo_valid is fixed in it).
       if (d.tower >= 0 && d.tuner.launch().variant == d.tower &&
           halo_block_[std::size_t(cur_of(n))] != d.tuner.launch().block)
         return false;
@@ -811,7 +811,7 @@ class CudaEngine final : public Engine {
       if (tower) {
         a.halo_in = reinterpret_cast<const Real*>(halo_[std::size_t(std::max(in_field, 0))].ptr());
         a.halo_out = reinterpret_cast<Real*>(halo_[std::size_t(std::max(out_field, 0))].ptr());
-        a.halo_fresh = in_field >= 0 && out_field >= 0 && halo_block_[std::size_t(in_field)] == b;
+        a.halo_valid = in_field >= 0 && out_field >= 0 && halo_block_[std::size_t(in_field)] == b;
       }
       if (out_field >= 0) halo_block_[std::size_t(out_field)] = tower && in_field >= 0 ? b : gpu::Dim3{0, 0, 0};
       if (building_)

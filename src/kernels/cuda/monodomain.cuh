@@ -306,7 +306,7 @@ constexpr unsigned kWindowThreads = 256;
 // order); and an edge thread stores its new V straight into the neighbour's slot, with no
 // second tile and barrier to gather them first. The slots are double-buffered as V is:
 // halo_in holds the x halos of vin, halo_out receives vout's. Where halo_in is not vin's
-// (halo_fresh = 0: the first step, after another kernel or block shape, a restart) the
+// (halo_valid = 0: the first step, after another kernel or block shape, a restart) the
 // halos are read from V as the window does.
 template <class Real, class M, class V, bool Tower = false>
 __device__ __forceinline__ void part_step_window(const PartArgs<Real>& a) {
@@ -358,7 +358,7 @@ __device__ __forceinline__ void part_step_window(const PartArgs<Real>& a) {
   };
   const auto load_halo = [&](unsigned g, unsigned k, Halo& h) {
     if constexpr (Tower)
-      if (carrier) h.slot = a.halo_fresh ? a.vin[hg + unsigned(sz) * k] : a.halo_in[(tower * nz + k) * slots + l];
+      if (carrier) h.slot = a.halo_valid ? a.halo_in[(tower * nz + k) * slots + l] : a.vin[hg + unsigned(sz) * k];
     if (!in) return;
     const Real* c = a.vin + g;
     if constexpr (!Tower) {

@@ -64,10 +64,10 @@ struct PartArgs {
   float thr;
   int with_apd;
   // The tower layout's x-halo slots (monodomain.cuh, part_step_window): halo_in holds vin's
-  // when halo_fresh, else the kernel reads them from vin; halo_out receives vout's.
+  // when halo_valid, else the kernel reads them from vin; halo_out receives vout's.
   const Real* halo_in;
   Real* halo_out;
-  int halo_fresh;
+  int halo_valid;
 };
 
 }  // namespace hw::cuda
