@@ -79,17 +79,20 @@ std::vector<int> offered_variants(int cap, int substeps) {
     if (v == 0 || (cap > 0 && (!kVariants[v].fenced || substeps == 1))) ids.push_back(v);
   return ids;
 }
-// A part that is the whole box with uniform σ also gets the sliding window
-// (kernels/cuda/monodomain.cuh, part_step_window), each thread stepping a column of
-// kWindowDepths layers, and the tuner times it beside the kernel of a thread per cell.
+// The sliding window (kernels/cuda/monodomain.cuh, part_step_window), each thread stepping
+// a column of kWindowDepths layers, and the window on the tower layout (seed 004's towerDS,
+// the same launches) run a part that is the whole box with uniform σ. On the H100 neither
+// won on any case or block shape timed (docs/benchmarks.md, "The box kernels"; karma3d-256:
+// 0.833 of the copy roof with a thread per cell, 0.683 with the window, 0.578 with the
+// tower), so they are compiled and timed only when asked for (HEARTWAVE_CUDA_KERNEL=window
+// or tower), as the GPU check does at every record to see whether that changes. The
+// tower's x halos come from slots that each diffusing pass fills for the next: with
+// Strang's reaction-only pass or implicit diffusion between them they would be stale every
+// step, so it runs Godunov splitting with explicit diffusion only.
 constexpr unsigned kWindowThreads = 256;
 constexpr const char* kWindowSuffix = "_window";
-constexpr unsigned kWindowDepths[] = {8, 32};
-// Such a part stepped by Godunov splitting and explicit diffusion also gets the window on
-// the tower layout (seed 004's towerDS: monodomain.cuh), timed on the same launches. Its x
-// halos come from slots that each diffusing pass fills for the next: with Strang's
-// reaction-only pass or implicit diffusion between them, they would be stale every step.
 constexpr const char* kTowerSuffix = "_tower";
+constexpr unsigned kWindowDepths[] = {8, 32};
 constexpr unsigned long long kNoFailure = ~0ull;
 // Steps per CUDA graph: long enough that the host's launch is nothing beside the steps,
 // short enough that graphs stay small (two graphs per length: one per parity).
@@ -121,14 +124,23 @@ bool uniform_sigma_case(const SimSetup& s) {
   return s.sigma.uniform() && !s.sigma.has_off_diagonal() && s.geo.mask.empty() && s.phi.empty();
 }
 
-// Whether part p runs as a sliding window too: it is the whole box, σ uniform, the stencil
-// of second order.
-bool window_case(const SimSetup& s, const RowLayout& layout, bool links, const Part& p) {
+// The kernel HEARTWAVE_CUDA_KERNEL asks for ("" when unset).
+std::string asked_kernel() {
+  const char* e = std::getenv("HEARTWAVE_CUDA_KERNEL");
+  return e ? e : "";
+}
+
+// Whether part p can run as a sliding window: it is the whole box, σ uniform, the stencil
+// of second order; and on the tower layout: stepped by Godunov with explicit diffusion.
+bool window_fits(const SimSetup& s, const RowLayout& layout, bool links, const Part& p) {
   return layout.box && !links && p.identity && s.order == StencilOrder::second;
 }
+bool window_case(const SimSetup& s, const RowLayout& layout, bool links, const Part& p) {
+  return window_fits(s, layout, links, p) && asked_kernel() == "window";
+}
 bool tower_case(const SimSetup& s, const RowLayout& layout, bool links, const Part& p) {
-  return window_case(s, layout, links, p) && s.time.splitting == Splitting::godunov &&
-         s.time.diffusion == DiffusionScheme::forward_euler;
+  return window_fits(s, layout, links, p) && s.time.splitting == Splitting::godunov &&
+         s.time.diffusion == DiffusionScheme::forward_euler && asked_kernel() == "tower";
 }
 
 // The tower layout's x-halo slots for blocks of bx × by on grid g: 2·by per tile and layer.
@@ -603,25 +615,22 @@ class CudaEngine final : public Engine {
         else
           launches.push_back({int(v), {tb, 1, 1}});
       }
-      if (window_case(s_, layout_, links_, s_.parts[q])) {
-        d.window = int(d.fns.size());
-        d.fns.push_back(module_.function(fmt::format("hw_part{}{}", q, kWindowSuffix)));
-        names.push_back("sliding window");
+      const bool window = window_case(s_, layout_, links_, s_.parts[q]);
+      const bool tower = tower_case(s_, layout_, links_, s_.parts[q]);
+      if (window || tower) {
+        const int v = int(d.fns.size());
+        (window ? d.window : d.tower) = v;
+        d.fns.push_back(module_.function(fmt::format("hw_part{}{}", q, window ? kWindowSuffix : kTowerSuffix)));
+        names.push_back(window ? "sliding window" : "tower");
         for (const gpu::Dim3& b : gpu::box_block_shapes(unsigned(g.nx()), unsigned(g.ny()), kWindowThreads))
           for (unsigned depth : kWindowDepths)
-            launches.push_back({d.window, b, std::min(depth, unsigned(g.nz()))});
-        if (tower_case(s_, layout_, links_, s_.parts[q])) {
-          d.tower = int(d.fns.size());
-          d.fns.push_back(module_.function(fmt::format("hw_part{}{}", q, kTowerSuffix)));
-          names.push_back("tower");
-          const std::size_t n = launches.size();
-          for (std::size_t m = 0; m < n; ++m)
-            if (launches[m].variant == d.window) launches.push_back({d.tower, launches[m].block, launches[m].depth, true});
+            launches.push_back({v, b, std::min(depth, unsigned(g.nz())), tower});
+        // A grid thinner than the depths offers the same launch twice.
+        launches.erase(std::unique(launches.begin(), launches.end()), launches.end());
+        if (tower) {
           const std::vector<Real> none(most_tower_slots(g), Real(0));
           for (auto& h : halo_) h = put(none, "the tower layout's halo slots");
         }
-        // A grid thinner than the depths offers the same launch twice.
-        launches.erase(std::unique(launches.begin(), launches.end()), launches.end());
       }
       keep_only_asked_kernel(launches, d.variants, {d.window, d.tower});
       if (names.size() == 1) names.clear();
@@ -631,13 +640,13 @@ class CudaEngine final : public Engine {
   }
 
   // HEARTWAVE_CUDA_KERNEL=cell|capped|fenced|fenced-capped|window|tower leaves the tuner only
-  // that kernel's launches (tests compare the kernels' bits, benchmarks their speeds); unset,
-  // or a kernel this part lacks, leaves them all.
+  // that kernel's launches (tests compare the kernels' bits, benchmarks their speeds; the
+  // window and the tower exist only when asked for); unset, or a kernel this part lacks,
+  // leaves them all.
   static void keep_only_asked_kernel(std::vector<gpu::Launch>& launches, const std::vector<int>& variants,
                                      std::array<int, 2> window_tower) {
-    const char* e = std::getenv("HEARTWAVE_CUDA_KERNEL");
-    if (!e || !*e) return;
-    const std::string k = e;
+    const std::string k = asked_kernel();
+    if (k.empty()) return;
     const char* known[] = {"cell", "capped", "fenced", "fenced-capped", "window", "tower"};
     const auto at = std::find(std::begin(known), std::end(known), k);
     if (at == std::end(known))
