@@ -107,6 +107,16 @@ def block(data):
         for name in q:
             if name in b:
                 lines.append(f"| {name} | {q[name]:,.0f} | {b[name]:,.0f} | {100 * (b[name] - q[name]) / q[name]:+.1f} % |")
+    forced = [(k[len('kernels '):], v) for k, v in s.items() if k.startswith('kernels ')]
+    if forced:
+        lines += ['', 'The box kernels forced one at a time (`HEARTWAVE_CUDA_KERNEL=cell|window|tower heartwave bench '
+                      'CASE --backend cuda`, each tuning its own block shapes and depths; `variants.txt`): steps/s, '
+                      'and achieved/roof in brackets:', '', '| case | a thread per cell | sliding window | tower |',
+                  '|---|---|---|---|']
+        for name, v in forced:
+            m = re.findall(r'(cell|window|tower) (\S+) \(([\d.]+)\)', v)
+            cells = {k: f'{float(n):,.0f} ({r})' for k, n, r in m}
+            lines.append(f"| {name} | {cells.get('cell', '?')} | {cells.get('window', '?')} | {cells.get('tower', '?')} |")
     lines += ['', 'Kernels (from `describe()`; registers per thread from the loaded module):', '']
     for name, n in notes.items():
         lines.append(f'- {name}: {n}')
