@@ -45,8 +45,8 @@ namespace hw::tissue {
 namespace {
 
 constexpr unsigned kThreads = 256;  // per block; the kernel's __launch_bounds__
-// A kernel of more than 64 registers per thread, or one that spills, gets three more
-// variants for the tuner to time: its registers capped by the launch bounds at the occupancy step below (128: 2
+// A kernel of more than 64 registers per thread gets three more variants for the tuner to
+// time: its registers capped by the launch bounds at the occupancy step below (128: 2
 // blocks of 256 per SM; 64: 4), and both again with the model's step fenced off from the
 // loads and the stencil (a sub-step loop of run-time count: monodomain.cuh, react).
 // O'Hara-Rudy at 172 registers keeps 8 warps per SM, at 128 with 80 B spilled 16, and runs
@@ -55,10 +55,7 @@ constexpr unsigned kThreads = 256;  // per block; the kernel's __launch_bounds__
 // step took 64, then 99 once the grid was compiled in (15 % slower); fenced, it takes 64
 // again. A cap is no rule either (TT06 given a cap of 128 took 112 registers instead of 64
 // and ran 11 % slower), so only kernels above a step get the variants, and only where one
-// wins is it kept. A small kernel is left as it is: unfenced, Karma ran 13 % faster. A
-// kernel that spills is not small: TT06 with a stimulus (niederer-0.05) takes 64 registers
-// and 16 B of stack as compiled, 64 and no stack fenced (cuobjdump), and as compiled it ran
-// 2.8 % slower than at 2f5d6bc, where its step was always inside a loop.
+// wins is it kept. A small kernel is left as it is: unfenced, Karma ran 13 % faster.
 constexpr unsigned kCappedThreads = 256;
 struct Variant {
   const char* suffix;  // of the kernel's name
@@ -70,11 +67,8 @@ constexpr Variant kVariants[] = {{"", "as compiled", false, false},
                                  {"_fenced", "fenced", true, false},
                                  {"_fenced_capped", "fenced, capped", true, true}};
 
-// The register cap of the variants for a kernel of `registers` per thread and `local_bytes`
-// of stack (spills); 0: none.
-int register_cap(int registers, int local_bytes) {
-  return registers > 128 ? 128 : registers > 64 || local_bytes > 0 ? 64 : 0;
-}
+// The register cap of the variants for a kernel of `registers` per thread; 0: none.
+int register_cap(int registers) { return registers > 128 ? 128 : registers > 64 ? 64 : 0; }
 
 // The kVariants a part gets (indices), the kernel as compiled first. With several sub-steps
 // the kernel as compiled already steps the model inside a loop, a block of its own: fenced
@@ -586,10 +580,8 @@ class CudaEngine final : public Engine {
     // beside their capped variant (both cached; the tuner picks).
     std::vector<int> caps(parts_.size(), 0);
     bool any = false;
-    for (std::size_t q = 0; q < parts_.size(); ++q) {
-      const gpu::KernelResources r = gpu::kernel_resources(module_.function(fmt::format("hw_part{}", q)));
-      any |= (caps[q] = register_cap(r.registers, r.local_bytes)) > 0;
-    }
+    for (std::size_t q = 0; q < parts_.size(); ++q)
+      any |= (caps[q] = register_cap(gpu::kernel_resources(module_.function(fmt::format("hw_part{}", q))).registers)) > 0;
     if (any) {
       image_ = gpu::compile_cuda(cuda_kernel_source(s_, sizeof(Real) == 4, kThreads, caps), arch);
       module_ = gpu::Module(image_.image);
