@@ -1147,16 +1147,12 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
           "  hw::cuda::part_step<{0}, {4}_M, {4}_V{5}>(a);\n}}\n",
           real, bounds, q, v.suffix, pre, v.fenced ? "_fenced" : "");
     }
-    if (window_case(s, layout, links, p))
+    const bool tower = tower_case(s, layout, links, p);
+    if (tower || window_case(s, layout, links, p))
       t += fmt::format(
           "extern \"C\" __global__ void __launch_bounds__({1}) hw_part{2}{3}(const hw::cuda::PartArgs<{0}> a) {{\n"
-          "  hw::cuda::part_step_window<{0}, {4}_M, {4}_V>(a);\n}}\n",
-          real, kWindowThreads, q, kWindowSuffix, pre);
-    if (tower_case(s, layout, links, p))
-      t += fmt::format(
-          "extern \"C\" __global__ void __launch_bounds__({1}) hw_part{2}{3}(const hw::cuda::PartArgs<{0}> a) {{\n"
-          "  hw::cuda::part_step_window<{0}, {4}_M, {4}_V, true>(a);\n}}\n",
-          real, kWindowThreads, q, kTowerSuffix, pre);
+          "  hw::cuda::part_step_window<{0}, {4}_M, {4}_V{5}>(a);\n}}\n",
+          real, kWindowThreads, q, tower ? kTowerSuffix : kWindowSuffix, pre, tower ? ", true" : "");
   }
   return src;
 }
