@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "cell/cell_kernel.hpp"
+#include "runtime/cell_kernel.hpp"
 #include "model/jit/jit.hpp"
 #include "model/load.hpp"
 

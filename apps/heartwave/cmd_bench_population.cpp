@@ -4,7 +4,7 @@
 // for a whole launch of up to thousands of steps), so the copy roof of the tissue benchmarks
 // says nothing about it. What bounds it is arithmetic: the operations of one cell-step,
 // counted from the printed kernel (`model inspect`), at the device's rates for each, measured
-// in the same run (gpu/arith_rates.hpp).
+// in the same run (device/arith_rates.hpp).
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -15,8 +15,8 @@
 #include "cell/population.hpp"
 #include "cell/population_gpu.hpp"
 #include "common.hpp"
-#include "gpu/arith_rates.hpp"
-#include "gpu/driver.hpp"
+#include "device/arith_rates.hpp"
+#include "device/driver.hpp"
 #include "model/emit/op_count.hpp"
 #include "model/passes/specialise.hpp"
 #include "run/cell_run.hpp"

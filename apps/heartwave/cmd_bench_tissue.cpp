@@ -14,7 +14,7 @@
 
 #include "common.hpp"
 #include "core/error.hpp"
-#include "gpu/driver.hpp"
+#include "device/driver.hpp"
 #include "parallel/competing_load.hpp"
 #include "parallel/team.hpp"
 #include "tissue/benchmarks.hpp"

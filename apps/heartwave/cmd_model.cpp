@@ -12,7 +12,7 @@
 #include "common.hpp"
 #include "model/analysis/roles.hpp"
 #include "model/emit/cpp_printer.hpp"
-#include "gpu/embedded.hpp"
+#include "device/embedded.hpp"
 #include "model/emit/cuda_printer.hpp"
 #include "model/emit/interpreter.hpp"
 #include "model/emit/op_count.hpp"
@@ -85,8 +85,8 @@ int inspect(const std::string& file, const RoleFlags& roles, bool dump, const st
   std::string pacing;
   try {
     model::Model copy = src;
-    const auto info = cell::prepare_pacing(copy);
-    if (info.kind == cell::StimulusInfo::Kind::rewritten)
+    const auto info = model::prepare_pacing(copy);
+    if (info.kind == model::StimulusInfo::Kind::rewritten)
       pacing = fmt::format("replaces {} by {} x {}{}{}", info.current_name,
                            info.amplitude_scale == 1 ? info.amplitude_param
                                                      : fmt::format("{}*{}", info.amplitude_scale, info.amplitude_param),

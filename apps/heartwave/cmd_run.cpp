@@ -21,7 +21,7 @@
 #include "common.hpp"
 #include "core/error.hpp"
 #include "default_case.hpp"
-#include "io/case_file.hpp"
+#include "run/case_file.hpp"
 #include "progress.hpp"
 #include "run/run.hpp"
 #include "tissue/simulation.hpp"

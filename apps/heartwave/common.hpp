@@ -10,7 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cell/cell_kernel.hpp"
+#include "runtime/cell_kernel.hpp"
 #include "cell/cell_setup.hpp"
 #include "cell/pacing.hpp"
 #include "cell/single_cell.hpp"

@@ -6,7 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
-#include "gpu/embedded.hpp"
+#include "device/embedded.hpp"
 #include "model/emit/cpp_printer.hpp"
 #include "model/emit/cuda_printer.hpp"
 #include "model/frontend/hwm/hwm.hpp"

@@ -12,9 +12,9 @@
 #include <sstream>
 
 #include "bindings.hpp"
-#include "io/case_file.hpp"
-#include "io/maps.hpp"
-#include "io/probes.hpp"
+#include "run/case_file.hpp"
+#include "outputs/maps.hpp"
+#include "outputs/probes.hpp"
 #include "run/run.hpp"
 #include "tissue/engine.hpp"
 #include "tissue/simulation.hpp"

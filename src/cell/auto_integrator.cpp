@@ -9,10 +9,10 @@
 #include <fmt/format.h>
 
 #include "cell/single_cell.hpp"
-#include "io/atomic_file.hpp"
+#include "core/atomic_file.hpp"
 #include "model/emit/cpp_printer.hpp"
 #include "model/jit/jit.hpp"
-#include "model/jit/sha256.hpp"
+#include "core/sha256.hpp"
 
 namespace hw::cell {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "cell/cell_kernel.hpp"
+#include "runtime/cell_kernel.hpp"
 #include "cell/cell_setup.hpp"
 #include "cell/pacing.hpp"
 #include "model/ir/model.hpp"

@@ -65,7 +65,7 @@ void CellSetup::set_stimulus_magnitude(double x) {
   params[stim_amplitude] = stimulus.depolarising_sign * std::fabs(x) / std::fabs(stimulus.amplitude_scale);
 }
 
-CellSetup make_cell_setup(const model::Model& m, const StimulusInfo& info) {
+CellSetup make_cell_setup(const model::Model& m, const model::StimulusInfo& info) {
   CellSetup s;
   s.model_name = m.name;
   for (const auto& st : m.states) {
@@ -85,7 +85,7 @@ CellSetup make_cell_setup(const model::Model& m, const StimulusInfo& info) {
   s.time_to_ms = m.roles.time_to_ms > 0 ? m.roles.time_to_ms : 1.0;
   s.voltage_to_mV = m.roles.voltage_to_mV != 0 ? m.roles.voltage_to_mV : 1.0;
   s.stimulus = info;
-  if (info.kind != StimulusInfo::Kind::none) {
+  if (info.kind != model::StimulusInfo::Kind::none) {
     s.stim_on = s.param_index(info.on_param);
     s.stim_amplitude = s.param_index(info.amplitude_param);
     if (s.stim_on < 0 || s.stim_amplitude < 0)

@@ -23,7 +23,7 @@ struct CellSetup {
   int calcium = -1;   // state index or -1
   int stim_on = -1;   // parameter index or -1 (the model keeps its own stimulus)
   int stim_amplitude = -1;
-  StimulusInfo stimulus;
+  model::StimulusInfo stimulus;
   double time_to_ms = 1.0, voltage_to_mV = 1.0;
 
   int param_index(const std::string& name) const;  // -1 when absent
@@ -38,6 +38,6 @@ struct CellSetup {
 
 // Reads names, defaults and roles from the analysed model; `info` is what prepare_pacing
 // returned (Kind::none when the model keeps its own stimulus).
-CellSetup make_cell_setup(const model::Model& analysed, const StimulusInfo& info);
+CellSetup make_cell_setup(const model::Model& analysed, const model::StimulusInfo& info);
 
 }  // namespace hw::cell

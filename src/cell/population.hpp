@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cell/biomarkers.hpp"
-#include "cell/cell_kernel.hpp"
+#include "runtime/cell_kernel.hpp"
 #include "cell/cell_setup.hpp"
 #include "cell/pacing.hpp"
 #include "cell/single_cell.hpp"

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "gpu/driver.hpp"
-#include "gpu/embedded.hpp"
+#include "device/driver.hpp"
+#include "device/embedded.hpp"
 #include "model/emit/cuda_printer.hpp"
 #include "model/passes/specialise.hpp"
 

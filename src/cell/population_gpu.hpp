@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "cell/population.hpp"
-#include "gpu/compile.hpp"
+#include "device/compile.hpp"
 #include "kernels/population_k.hpp"
 #include "model/ir/model.hpp"
 

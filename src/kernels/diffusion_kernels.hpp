@@ -10,9 +10,9 @@
 #include <cstddef>
 #include <vector>
 
-#include "tissue/conductivity.hpp"
-#include "tissue/grid.hpp"
-#include "tissue/row_layout.hpp"
+#include "mesh/conductivity.hpp"
+#include "mesh/grid.hpp"
+#include "mesh/row_layout.hpp"
 
 namespace hw::kernels {
 

@@ -11,8 +11,8 @@
 #include <cstddef>
 
 #include "kernels/diffusion_k.hpp"
-#include "tissue/conductivity.hpp"
-#include "tissue/grid.hpp"
+#include "mesh/conductivity.hpp"
+#include "mesh/grid.hpp"
 
 namespace hw::kernels {
 

@@ -82,7 +82,7 @@ LoadedModel load_model(const std::string& what, const LoadOptions& opt) {
   }
   out.analysed = out.source;
   if (!opt.keep_model_stimulus) {
-    out.stimulus = hw::cell::prepare_pacing(out.analysed);
+    out.stimulus = prepare_pacing(out.analysed);
     if (!out.stimulus.warning.empty()) {
       Diagnostic d{Severity::warning, out.stimulus.stimulus_loc, out.stimulus.warning, {}};
       d.code = "pacing.stimulus";

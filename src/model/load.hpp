@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "cell/pacing.hpp"
+#include "model/passes/pacing.hpp"
 #include "core/error.hpp"
 #include "model/analysis/roles.hpp"
 #include "model/ir/model.hpp"
@@ -30,7 +30,7 @@ struct LoadedModel {
   Model source;    // as read, with roles
   Model analysed;  // pacing prepared, passes run: what kernels are built from
   std::vector<Diagnostic> notes;  // warnings and notes from units and passes
-  hw::cell::StimulusInfo stimulus;
+  StimulusInfo stimulus;
   std::string builtin;  // the built-in's name when loaded by name, else ""
 };
 

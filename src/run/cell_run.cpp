@@ -22,7 +22,7 @@ namespace {
 // The stimulus amplitude and duration: given, else the model's own, else a located error.
 void apply_stimulus(const CellRunOptions& o, PreparedCell& r) {
   const auto& st = r.loaded.stimulus;
-  if (st.kind == cell::StimulusInfo::Kind::none) return;
+  if (st.kind == model::StimulusInfo::Kind::none) return;
   const std::string name = r.setup.model_name.empty() ? o.model : r.setup.model_name;
   if (st.unusable && !o.stim_amplitude) throw InputError(st.stimulus_loc, st.warning);
   if (o.stim_amplitude) {
@@ -31,7 +31,7 @@ void apply_stimulus(const CellRunOptions& o, PreparedCell& r) {
     const double v = r.setup.stimulus_value();
     if (!std::isfinite(v) || v == 0.0)
       throw InputError(SourceLoc{o.model, 0, 0},
-                       st.kind == cell::StimulusInfo::Kind::additive
+                       st.kind == model::StimulusInfo::Kind::additive
                            ? fmt::format("model '{}' has no stimulus current, so Heartwave adds "
                                          "amplitude x on to dV/dt; give {} (model voltage "
                                          "units per model time unit) and {} MS",

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "cell/cell_kernel.hpp"
+#include "runtime/cell_kernel.hpp"
 #include "cell/cell_setup.hpp"
 #include "cell/pacing.hpp"
 #include "cell/single_cell.hpp"

@@ -10,10 +10,10 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "gpu/driver.hpp"
-#include "io/case_file.hpp"
-#include "io/checkpoint.hpp"
-#include "io/output_manager.hpp"
+#include "device/driver.hpp"
+#include "run/case_file.hpp"
+#include "outputs/checkpoint.hpp"
+#include "outputs/output_manager.hpp"
 #include "tissue/engine.hpp"
 
 namespace hw::run {

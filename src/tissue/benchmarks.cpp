@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "gpu/driver.hpp"
+#include "device/driver.hpp"
 #include "model/load.hpp"
 #include "parallel/team.hpp"
 #include "tissue/niederer.hpp"

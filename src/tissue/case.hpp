@@ -1,6 +1,6 @@
 // A tissue case in memory: everything a run needs, independent of how it was written.
 //
-// Why a plain struct: the TOML reader (io/case_file) fills it, the CLI's --set edits go
+// Why a plain struct: the TOML reader (run/case_file) fills it, the CLI's --set edits go
 // through the reader, the stepper (tissue/simulation) runs it, and tests build it directly
 // in C++ — so the case file format and the numerics never depend on each other.
 //
@@ -19,7 +19,8 @@
 #include "core/error.hpp"
 #include "tissue/diffusion.hpp"
 #include "tissue/diffusion_stepper.hpp"
-#include "tissue/grid.hpp"
+#include "mesh/geometry_spec.hpp"
+#include "mesh/grid.hpp"
 
 namespace hw::tissue {
 
@@ -71,31 +72,6 @@ struct InitialCondition {
   Region where;
   std::string variable;  // a state of the model there; "V" means the voltage state
   double value = 0;      // mV for the voltage, else the model's units
-  SourceLoc loc;
-};
-
-// Where the tissue is and which way the fibres run.
-struct GeometrySpec {
-  enum class Kind { box, mask_file, phase_field_file, ellipsoid_shell, slab_with_hole };
-  Kind kind = Kind::box;
-  std::string path;          // NRRD or VTK image (.vti / legacy .vtk)
-  double threshold = 0.5;    // phase field / mask: tissue where value > threshold
-  std::array<double, 3> centre{0, 0, 0}, radii_outer{0, 0, 0}, radii_inner{0, 0, 0};
-  double hole_radius = 0;    // slab_with_hole: cylinder along z through the centre
-  bool phase_field = false;  // no-flux boundaries by the phase-field method (Fenton 2005)
-  // mask / phase field: resample the image to this voxel size (mm per axis, same extent),
-  // trilinear in the stored value (labels: nearest voxel); 0 = the image's own grid.
-  std::array<double, 3> spacing{0, 0, 0};
-  SourceLoc loc;
-};
-
-struct FibreSpec {
-  enum class Kind { none, uniform, rotating, file, rule_based };
-  Kind kind = Kind::none;
-  std::array<double, 3> direction{1, 0, 0};  // uniform
-  double angle_from = 60, angle_to = -60;    // rotating / rule_based: degrees, endo → epi
-  int axis = 2;                              // rotating: the transmural axis
-  std::string path;                          // file: a 3-component vector image
   SourceLoc loc;
 };
 
@@ -154,12 +130,10 @@ struct OutputSpec {
   SourceLoc loc;
 };
 
-struct TissueCase {
-  std::string source_file;  // for messages and relative paths
+// The whole case. Its mesh part (source file, box grid, geometry, fibres: MeshSpec) is what
+// the mesh floor reads to build the geometry; the rest is the tissue floor's.
+struct TissueCase : MeshSpec {
   std::string name;
-  Grid grid;
-  GeometrySpec geometry;
-  FibreSpec fibres;
   Conductivities conductivity;
   std::vector<ModelRegion> models;
   std::vector<ParameterGradient> gradients;

@@ -17,7 +17,7 @@
 
 #include "kernels/diffusion_k.hpp"
 #include "parallel/team.hpp"
-#include "tissue/grid.hpp"
+#include "mesh/grid.hpp"
 
 namespace hw::tissue {
 

@@ -5,7 +5,7 @@
 // cells' grid indices (none stored when the part is the whole grid), the states other than
 // the voltage in structure-of-arrays over those cells, and V in mV only in two fields
 // (current and next) that the diffusion stencil reads, stored by rows around the tissue
-// (tissue/row_layout.hpp; the whole box on a box). A step
+// (mesh/row_layout.hpp; the whole box on a box). A step
 // reads V_cur and writes V_next; the cell states of a block are committed only after its
 // V was found finite.
 #include <algorithm>
@@ -17,8 +17,8 @@
 
 #include <fmt/format.h>
 
-#include "cell/cell_kernel.hpp"
-#include "io/activation_k.hpp"
+#include "runtime/cell_kernel.hpp"
+#include "kernels/activation_k.hpp"
 #include "kernels/cpu/flush_denormals.hpp"
 #include "kernels/cpu/fused_monodomain.hpp"
 #include "kernels/diffusion_k.hpp"
@@ -27,7 +27,7 @@
 #include "parallel/team.hpp"
 #include "tissue/diffusion_stepper.hpp"
 #include "tissue/engine.hpp"
-#include "tissue/row_layout.hpp"
+#include "mesh/row_layout.hpp"
 
 namespace hw::tissue {
 
@@ -205,7 +205,7 @@ class CpuEngine final : public Engine {
   }
 
   // The activation/APD90 maps follow V here, by the update the GPU kernel runs
-  // (io/activation_k.hpp), over the tissue cells in parallel: the run loop then needs no
+  // (kernels/activation_k.hpp), over the tissue cells in parallel: the run loop then needs no
   // copy of the whole grid's V per step.
   bool attach_activation(const ActivationMaps& m) override {
     const Grid& g = s_.geo.grid;

@@ -6,7 +6,7 @@
 // state crosses device memory once per step (seeds 000 and 001). The kernel text
 // (kernels/cuda/monodomain.cuh) is the same for every model; the printed model
 // (model/emit/cuda_printer) and a few lines per part are appended, compiled for the device's
-// architecture and cached (gpu/compile.hpp).
+// architecture and cached (device/compile.hpp).
 //
 // A step launches one kernel per part (Strang: two passes). A non-finite V sets a device
 // flag; the host reads it after each step, or after a batch of steps (advance()), where
@@ -25,10 +25,10 @@
 
 #include <fmt/format.h>
 
-#include "gpu/block_tuner.hpp"
-#include "gpu/compile.hpp"
-#include "gpu/driver.hpp"
-#include "gpu/embedded.hpp"
+#include "device/block_tuner.hpp"
+#include "device/compile.hpp"
+#include "device/driver.hpp"
+#include "device/embedded.hpp"
 #include "kernels/cuda/cg_args.hpp"
 #include "kernels/cuda/ecg_args.hpp"
 #include "kernels/cuda/part_args.hpp"
@@ -38,7 +38,7 @@
 #include "tissue/engine.hpp"
 #include "tissue/diffusion.hpp"
 #include "tissue/diffusion_stepper.hpp"
-#include "tissue/row_layout.hpp"
+#include "mesh/row_layout.hpp"
 
 namespace hw::tissue {
 

@@ -14,9 +14,9 @@
 #include <memory>
 #include <string>
 
-#include "tissue/conductivity.hpp"
-#include "tissue/grid.hpp"
-#include "tissue/row_layout.hpp"
+#include "mesh/conductivity.hpp"
+#include "mesh/grid.hpp"
+#include "mesh/row_layout.hpp"
 
 namespace hw::tissue {
 

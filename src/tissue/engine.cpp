@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "gpu/driver.hpp"
+#include "device/driver.hpp"
 #include "tissue/simulation.hpp"
 
 namespace hw::tissue {

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "gpu/compile.hpp"
+#include "device/compile.hpp"
 #include "tissue/diffusion.hpp"
-#include "tissue/grid.hpp"
+#include "mesh/grid.hpp"
 #include "tissue/reaction.hpp"
 
 namespace hw::tissue {
@@ -45,7 +45,7 @@ std::size_t read_canonical(const std::vector<std::uint8_t>& in, std::size_t pos,
                            const std::vector<std::size_t>& parts, std::size_t tissue,
                            CanonicalState& st);
 
-// Activation and APD90 maps on the whole grid (io/maps.hpp defines them; NaN = not yet),
+// Activation and APD90 maps on the whole grid (outputs/maps.hpp defines them; NaN = not yet),
 // for an engine that keeps them up to date where V lives.
 struct ActivationMaps {
   float threshold = -20;
@@ -106,7 +106,7 @@ class Engine {
     (void)what;
     return nullptr;
   }
-  // The pseudo-ECG's integrals from V where it lives (io/maps.hpp): sums[e] = Σ over the
+  // The pseudo-ECG's integrals from V where it lives (outputs/maps.hpp): sums[e] = Σ over the
   // tissue cells of (∇·σ∇V)_c / max(|x_c − at[e]|, rmin), lengths in mm, with the operator
   // the steps use; false when the engine leaves that to the caller (a copy of V then).
   virtual bool ecg_sums(const std::vector<std::array<double, 3>>& at, double rmin,

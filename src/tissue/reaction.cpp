@@ -16,10 +16,10 @@
 #include "model/load.hpp"
 #include "tissue/diffusion.hpp"
 #include "tissue/diffusion_stepper.hpp"
-#include "tissue/geometry.hpp"
-#include "tissue/phase_field.hpp"
+#include "mesh/geometry.hpp"
+#include "mesh/phase_field.hpp"
 #include "tissue/regions.hpp"
-#include "tissue/row_layout.hpp"
+#include "mesh/row_layout.hpp"
 #include "tissue/simulation.hpp"
 
 namespace hw::tissue {
@@ -564,7 +564,7 @@ MemoryEstimate estimate_memory(const TissueCase& c) {
     if (!uniform_fibres) m.setup += 6 * N * 8 + 3 * N * 8;         // tensor per voxel + fibres
     if (!expl) m.run += S * 8 + 6 * S * bytes;                   // diagonal, CG vectors
   }
-  // Field and PNG outputs are snapshots written by a thread (io/write_queue.hpp): one being
+  // Field and PNG outputs are snapshots written by a thread (outputs/write_queue.hpp): one being
   // written, two waiting, and the one the run has just taken while it waits for room. Field
   // frames and pictures share that queue, so at worst all four are the larger kind: a copy
   // of every variable written, or the one picture's variable.

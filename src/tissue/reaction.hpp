@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "cell/cell_kernel.hpp"
+#include "runtime/cell_kernel.hpp"
 #include "cell/cell_setup.hpp"
 #include "model/ir/model.hpp"
 #include "tissue/case.hpp"
-#include "tissue/conductivity.hpp"
+#include "mesh/conductivity.hpp"
 #include "tissue/diffusion.hpp"
-#include "tissue/row_layout.hpp"
+#include "mesh/row_layout.hpp"
 #include "tissue/stimuli.hpp"
 
 namespace hw::tissue {

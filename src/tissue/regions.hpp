@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "tissue/case.hpp"
-#include "tissue/grid.hpp"
+#include "mesh/grid.hpp"
 
 namespace hw::tissue {
 

@@ -22,7 +22,7 @@
 #include "core/error.hpp"
 #include "tissue/case.hpp"
 #include "tissue/diffusion.hpp"
-#include "tissue/grid.hpp"
+#include "mesh/grid.hpp"
 
 namespace hw::tissue {
 

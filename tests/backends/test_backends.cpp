@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu/driver.hpp"
+#include "device/driver.hpp"
 #include "test_tissue_util.hpp"
 #include "tissue/simulation.hpp"
 

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "gpu/driver.hpp"
+#include "device/driver.hpp"
 
 #define HW_REQUIRE_GPU()                                                    \
   do {                                                                      \

@@ -13,8 +13,8 @@
 #include <random>
 
 #include "cell/cell_setup.hpp"
-#include "gpu/compile.hpp"
-#include "gpu/driver.hpp"
+#include "device/compile.hpp"
+#include "device/driver.hpp"
 #include "gpu_test_util.hpp"
 #include "model/emit/cuda_printer.hpp"
 #include "model/emit/interpreter.hpp"

@@ -13,9 +13,9 @@
 #include <memory>
 #include <tuple>
 
-#include "gpu/driver.hpp"
+#include "device/driver.hpp"
 #include "gpu_test_util.hpp"
-#include "io/maps.hpp"
+#include "outputs/maps.hpp"
 #include "test_tissue_util.hpp"
 #include "tissue/engine.hpp"
 #include "tissue/simulation.hpp"
@@ -322,7 +322,7 @@ TEST(CudaTissue, ImplicitDiffusion) {
 
 // The activation and APD90 maps kept on the device (ActivationTracker::attach) against the
 // same tracker fed with V copied to the host after every step: the same samples through
-// the same update (io/activation_k.hpp).
+// the same update (kernels/activation_k.hpp).
 TEST(CudaTissue, ActivationMapsOnTheDevice) {
   HW_REQUIRE_GPU();
   TissueCase c = sheet(48, 20, 1, 0.25, "tentusscher_2006_epi");

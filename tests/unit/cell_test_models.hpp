@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "cell/cell_setup.hpp"
-#include "cell/concept_kernel.hpp"
+#include "runtime/concept_kernel.hpp"
 
 namespace hw::cell::cell_models {
 
@@ -70,7 +70,7 @@ inline CellSetup counter_setup() {
   s.voltage = 0;
   s.stim_amplitude = 0;
   s.stim_on = 1;
-  s.stimulus.kind = StimulusInfo::Kind::additive;
+  s.stimulus.kind = model::StimulusInfo::Kind::additive;
   s.stimulus.amplitude_param = "amp";
   s.stimulus.on_param = "_hw_stim_on";
   return s;
@@ -86,7 +86,7 @@ inline CellSetup ms_setup() {
   s.voltage = 0;
   s.stim_amplitude = 5;
   s.stim_on = 6;
-  s.stimulus.kind = StimulusInfo::Kind::additive;
+  s.stimulus.kind = model::StimulusInfo::Kind::additive;
   s.stimulus.amplitude_param = "amp";
   s.stimulus.on_param = "_hw_stim_on";
   return s;

@@ -1,4 +1,4 @@
-// The block shapes the CUDA engine tunes over for a box (gpu/block_tuner): plain host
+// The block shapes the CUDA engine tunes over for a box (device/block_tuner): plain host
 // arithmetic, so it is tested without a GPU.
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu/block_tuner.hpp"
+#include "device/block_tuner.hpp"
 
 using hw::gpu::box_block_shapes;
 using hw::gpu::Dim3;

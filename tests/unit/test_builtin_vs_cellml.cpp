@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cell/integrators.hpp"
+#include "runtime/integrators.hpp"
 #include "model/emit/interpreter.hpp"
 #include "model/load.hpp"
 

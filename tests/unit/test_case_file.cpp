@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "io/case_file.hpp"
+#include "run/case_file.hpp"
 
 namespace {
 

@@ -60,7 +60,7 @@ TEST(Cvode, AgreesWithRl2OnTenTusscher2006) {
   const auto lm = hw::model::load_model(file);
   const auto k = hw::model::make_interpreter(lm.analysed);
   const auto setup = make_cell_setup(lm.analysed, lm.stimulus);
-  ASSERT_EQ(lm.stimulus.kind, StimulusInfo::Kind::rewritten);
+  ASSERT_EQ(lm.stimulus.kind, hw::model::StimulusInfo::Kind::rewritten);
   const auto train = StimulusTrain::periodic(1000, 1, *lm.stimulus.default_duration_ms);
   SolverOptions rl2;
   SolverOptions cv = rl2;

@@ -11,6 +11,9 @@
 using namespace hw::cell;
 using hw::model::Model;
 using hw::model::Op;
+using hw::model::StimulusInfo;
+using hw::model::prepare_pacing;
+using hw::model::evaluate;
 
 TEST(Pacing, ScheduleAlignsEdgesToSteps) {
   const auto train = StimulusTrain::periodic(1000.0, 3, 2.0, 0.0);

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "gpu/driver.hpp"
+#include "device/driver.hpp"
 
 namespace {
 

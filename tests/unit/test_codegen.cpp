@@ -135,11 +135,11 @@ TEST(CudaPrinter, PrecisionAwareNames) {
   EXPECT_NE(print_cuda(m, fast).find("__expf("), std::string::npos);
 }
 
-// The CUDA steps are cell/integrators.hpp's step_cell over a printed model struct whose
+// The CUDA steps are runtime/integrators.hpp's step_cell over a printed model struct whose
 // gate test is a constexpr switch (it folds once the per-state loops are unrolled).
 TEST(CudaPrinter, StepsRunTheSharedIntegratorsOverTheModelStruct) {
   const std::string src = print_cuda(cgtest::awkward_model());
-  EXPECT_NE(src.find("#include \"cell/integrators.hpp\""), std::string::npos);
+  EXPECT_NE(src.find("#include \"runtime/integrators.hpp\""), std::string::npos);
   EXPECT_NE(src.find("case 1: return true;"), std::string::npos);  // y[1] is a gate
   EXPECT_EQ(src.find("case 0: return true;"), std::string::npos);  // y[0] is not
   EXPECT_NE(src.find("hw::cell::step_cell<float>(hw_model_Model{}, hw::cell::Integrator::rl2, t, dt, y, p, c);"),

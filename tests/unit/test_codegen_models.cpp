@@ -12,7 +12,7 @@
 
 #include "model/emit/cuda_printer.hpp"
 #include "model/emit/interpreter.hpp"
-#include "gpu/compile.hpp"
+#include "device/compile.hpp"
 #include "model/frontend/cellml/cellml.hpp"
 #include "model/frontend/hwm/hwm.hpp"
 #include "model/jit/builtin_registry.hpp"

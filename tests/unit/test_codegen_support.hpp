@@ -1,7 +1,7 @@
 // Shared by the code-generation tests: a hand-built model with awkward names and every
 // printer feature, and an independent oracle that evaluates the IR with eval.hpp's
 // apply_op (the same scalar semantics the passes and the interpreter use) in float or
-// double, wrapped as a cell model concept so the integrators of cell/integrators.hpp run it.
+// double, wrapped as a cell model concept so the integrators of runtime/integrators.hpp run it.
 #pragma once
 
 #include <cstdint>
@@ -153,8 +153,8 @@ inline Model awkward_model() {
 #include <string>
 #include <type_traits>
 
-#include "cell/cell_kernel.hpp"
-#include "cell/integrators.hpp"
+#include "runtime/cell_kernel.hpp"
+#include "runtime/integrators.hpp"
 
 namespace hw::model::cgtest {
 

@@ -1,9 +1,9 @@
-// The compute roof's arithmetic (gpu/arith_rates), with rates given by hand: the GPU part,
+// The compute roof's arithmetic (device/arith_rates), with rates given by hand: the GPU part,
 // measuring the rates, runs in `heartwave bench population` on the device.
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "gpu/arith_rates.hpp"
+#include "device/arith_rates.hpp"
 
 TEST(ComputeRoof, OverlappedAndSerialFromTheRates) {
   hw::gpu::ArithmeticRates r;

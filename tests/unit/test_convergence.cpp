@@ -1,4 +1,4 @@
-// Observed convergence order of every fixed-step integrator in cell/integrators.hpp.
+// Observed convergence order of every fixed-step integrator in runtime/integrators.hpp.
 //
 // Why: a wrong coefficient in an integrator (a midpoint taken at the wrong time, a gate's
 // propagator with the wrong slope) usually still converges, only at a lower order, so
@@ -21,7 +21,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "cell/integrators.hpp"
+#include "runtime/integrators.hpp"
 
 namespace {
 

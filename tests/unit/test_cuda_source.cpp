@@ -3,7 +3,7 @@
 // GPU path on a machine without a GPU (CI). Running it is tests/gpu's business.
 #include <gtest/gtest.h>
 
-#include "gpu/compile.hpp"
+#include "device/compile.hpp"
 #include "test_tissue_util.hpp"
 #include "tissue/engine.hpp"
 #include "tissue/reaction.hpp"

@@ -13,13 +13,13 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "io/nrrd.hpp"
+#include "formats/nrrd.hpp"
 #include "tissue/diffusion.hpp"
-#include "tissue/fibres_rule_based.hpp"
-#include "tissue/geometry.hpp"
-#include "tissue/phase_field.hpp"
-#include "tissue/row_layout.hpp"
-#include "tissue/shapes.hpp"
+#include "mesh/fibres_rule_based.hpp"
+#include "mesh/geometry.hpp"
+#include "mesh/phase_field.hpp"
+#include "mesh/row_layout.hpp"
+#include "mesh/shapes.hpp"
 
 namespace fs = std::filesystem;
 using namespace hw::tissue;

@@ -15,9 +15,9 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "io/nrrd.hpp"
-#include "io/resample.hpp"
-#include "io/vtk_image_reader.hpp"
+#include "formats/nrrd.hpp"
+#include "formats/resample.hpp"
+#include "formats/vtk_image_reader.hpp"
 
 namespace fs = std::filesystem;
 using namespace hw::io;

@@ -9,8 +9,8 @@
 #include <fstream>
 
 #include "core/error.hpp"
-#include "io/atomic_file.hpp"
-#include "io/checkpoint.hpp"
+#include "core/atomic_file.hpp"
+#include "outputs/checkpoint.hpp"
 #include "test_io_support.hpp"
 
 using namespace hw;

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
-#include "io/hdf5_writer.hpp"
+#include "outputs/hdf5_writer.hpp"
 #include "test_io_support.hpp"
 
 using namespace hw;

@@ -9,9 +9,9 @@
 #include <fstream>
 
 #include "core/error.hpp"
-#include "io/checkpoint.hpp"
-#include "io/maps.hpp"
-#include "io/probes.hpp"
+#include "outputs/checkpoint.hpp"
+#include "outputs/maps.hpp"
+#include "outputs/probes.hpp"
 #include "tissue/diffusion.hpp"
 #include "test_io_support.hpp"
 

@@ -11,10 +11,10 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "io/checkpoint.hpp"
-#include "io/hdf5_writer.hpp"
-#include "io/output_manager.hpp"
-#include "io/png_writer.hpp"
+#include "outputs/checkpoint.hpp"
+#include "outputs/hdf5_writer.hpp"
+#include "outputs/output_manager.hpp"
+#include "outputs/png_writer.hpp"
 #include "test_io_support.hpp"
 #include "test_tissue_util.hpp"
 #include "tissue/simulation.hpp"

@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
-#include "io/png_writer.hpp"
+#include "outputs/png_writer.hpp"
 #include "test_io_support.hpp"
 
 using namespace hw;

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "io/base64.hpp"
+#include "formats/base64.hpp"
 
 namespace hw::io::testing {
 

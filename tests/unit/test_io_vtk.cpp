@@ -7,8 +7,8 @@
 #include <random>
 
 #include "core/error.hpp"
-#include "io/base64.hpp"
-#include "io/vtk_writer.hpp"
+#include "formats/base64.hpp"
+#include "outputs/vtk_writer.hpp"
 #include "test_io_support.hpp"
 
 using namespace hw;

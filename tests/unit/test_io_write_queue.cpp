@@ -1,4 +1,4 @@
-// The outputs' write queue (io/write_queue.hpp): jobs run in order on their own thread, at
+// The outputs' write queue (outputs/write_queue.hpp): jobs run in order on their own thread, at
 // most `depth` wait, and a job's error reaches the caller at the next submit() or flush().
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "io/write_queue.hpp"
+#include "outputs/write_queue.hpp"
 
 using hw::io::WriteQueue;
 

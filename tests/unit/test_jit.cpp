@@ -15,8 +15,8 @@
 #include "model/jit/builtin_registry.hpp"
 #include "model/jit/jit.hpp"
 #include "model/emit/cpp_printer.hpp"
-#include "model/jit/sha256.hpp"
-#include "cell/concept_kernel.hpp"
+#include "core/sha256.hpp"
+#include "runtime/concept_kernel.hpp"
 #include "test_codegen_support.hpp"
 
 using namespace hw::model;
@@ -207,7 +207,7 @@ TEST(Jit, AChangedRuntimeHeaderIsACacheMiss) {
   std::string before, same, after;
   compile_cpp_kernel(source, cpp_factory_symbol(CppOptions{}), &before);
   compile_cpp_kernel(source, cpp_factory_symbol(CppOptions{}), &same);
-  std::ofstream(inc / "cell/integrators.hpp", std::ios::app) << "\n// an edit\n";
+  std::ofstream(inc / "runtime/integrators.hpp", std::ios::app) << "\n// an edit\n";
   auto k = compile_cpp_kernel(source, cpp_factory_symbol(CppOptions{}), &after);
   EXPECT_EQ(before, same);
   EXPECT_NE(before, after);

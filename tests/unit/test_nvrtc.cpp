@@ -10,8 +10,8 @@
 
 #include "core/error.hpp"
 #include "model/emit/cuda_printer.hpp"
-#include "gpu/compile.hpp"
-#include "gpu/embedded.hpp"
+#include "device/compile.hpp"
+#include "device/embedded.hpp"
 #include "model/load.hpp"
 #include "test_codegen_support.hpp"
 

@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "cell/population_gpu.hpp"
-#include "gpu/compile.hpp"
-#include "gpu/driver.hpp"
-#include "gpu/compile.hpp"
+#include "device/compile.hpp"
+#include "device/driver.hpp"
+#include "device/compile.hpp"
 #include "model/load.hpp"
 
 using namespace hw::cell;

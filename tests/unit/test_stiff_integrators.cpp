@@ -1,4 +1,4 @@
-// GRL1 and GRL2 (cell/integrators.hpp) and the linear blocks they advance implicitly
+// GRL1 and GRL2 (runtime/integrators.hpp) and the linear blocks they advance implicitly
 // (model/passes/linear_blocks.hpp).
 //
 // Why: the stiff schemes are only worth having if (a) they keep their formal order where
@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "cell/integrators.hpp"
+#include "runtime/integrators.hpp"
 #include "cell/single_cell.hpp"
 #include "model/emit/interpreter.hpp"
 #include "model/load.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cell/integrators.hpp"
+#include "runtime/integrators.hpp"
 #include "model/emit/interpreter.hpp"
 #include "model/ir/print.hpp"
 #include "model/jit/jit.hpp"

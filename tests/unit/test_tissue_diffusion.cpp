@@ -10,7 +10,7 @@
 #include "test_tissue_util.hpp"
 #include "tissue/diffusion.hpp"
 #include "tissue/diffusion_stepper.hpp"
-#include "tissue/row_layout.hpp"
+#include "mesh/row_layout.hpp"
 
 namespace hw::tissue {
 namespace {

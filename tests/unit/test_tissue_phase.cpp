@@ -16,11 +16,11 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "io/nrrd.hpp"
+#include "formats/nrrd.hpp"
 #include "test_tissue_util.hpp"
 #include "tissue/diffusion_stepper.hpp"
-#include "tissue/geometry.hpp"
-#include "tissue/phase_field.hpp"
+#include "mesh/geometry.hpp"
+#include "mesh/phase_field.hpp"
 #include "tissue/simulation.hpp"
 
 using namespace hw::tissue;

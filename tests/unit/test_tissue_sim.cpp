@@ -12,8 +12,8 @@
 #include <limits>
 #include <memory>
 
-#include "io/case_file.hpp"
-#include "io/maps.hpp"
+#include "run/case_file.hpp"
+#include "outputs/maps.hpp"
 #include "test_tissue_util.hpp"
 #include "tissue/niederer.hpp"
 #include "tissue/engine.hpp"
@@ -312,7 +312,7 @@ TEST(TissueSim, MemoryEstimates) {
   EXPECT_EQ(estimate_memory(k).setup, 0u);
   EXPECT_EQ(estimate_memory(k).snapshots, 0u);
   // Two variables written every 5 ms and PNG frames: up to four jobs in flight on the one
-  // write queue (io/write_queue.hpp), at worst four field frames of two variables each,
+  // write queue (outputs/write_queue.hpp), at worst four field frames of two variables each,
   // counted on the host and on the GPU.
   k.output.field_interval = 5;
   k.output.variables = {"V", "n"};

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "tissue/case.hpp"
-#include "tissue/conductivity.hpp"
+#include "mesh/conductivity.hpp"
 #include "tissue/diffusion.hpp"
-#include "tissue/grid.hpp"
+#include "mesh/grid.hpp"
 #include "tissue/simulation.hpp"
 
 namespace hw::tissue::testing {

@@ -11,7 +11,7 @@
 #include <array>
 
 #include "kernels/diffusion_kernels.hpp"
-#include "tissue/grid.hpp"
+#include "mesh/grid.hpp"
 
 namespace hw::kernels::cpu {
 

@@ -1,4 +1,4 @@
-// The pseudo-ECG on the GPU (io/maps.hpp defines it): Σ over tissue cells of (∇·σ∇V)_c /
+// The pseudo-ECG on the GPU (outputs/maps.hpp defines it): Σ over tissue cells of (∇·σ∇V)_c /
 // |x_c − x_e| for each electrode e, from V where the steps left it, so a sample moves a few
 // doubles to the host instead of the whole field. The operator is the step kernel's own
 // (monodomain.cuh: the same stencil, links and phase-field weighting as the cpu operator the

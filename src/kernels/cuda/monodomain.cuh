@@ -14,7 +14,7 @@
 #pragma once
 
 #include "kernels/cuda/part_args.hpp"
-#include "io/activation_k.hpp"
+#include "kernels/activation_k.hpp"
 #include "kernels/stencil_k.hpp"
 
 namespace hw::cuda {

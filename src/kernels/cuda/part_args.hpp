@@ -54,7 +54,7 @@ struct PartArgs {
   const PassTime<Real>* clock;
   unsigned int slot;
   double dt_ms;
-  // Activation/APD90 maps (io/activation_k.hpp), grid-indexed; act null: not tracked. Set on
+  // Activation/APD90 maps (kernels/activation_k.hpp), grid-indexed; act null: not tracked. Set on
   // the last pass of a step only; vstart is V at the step's start (layout storage).
   float* act;
   float* apd;

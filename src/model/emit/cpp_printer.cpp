@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "cell/integrators.hpp"
+#include "runtime/integrators.hpp"
 #include "model/emit/identifiers.hpp"
 #include "model/emit/printer_common.hpp"
 
@@ -91,7 +91,7 @@ extern "C" __attribute__((simd("notinbranch"))) float atan2f(float, float) noexc
 
 )";
 
-// The batch loop of cell/integrators.hpp specialised to this model and one integrator. The
+// The batch loop of runtime/integrators.hpp specialised to this model and one integrator. The
 // steps loop is outside the cell loop (state goes back to memory between steps) and one
 // cell's step is a separate always-inlined function: GCC 12 vectorises the `omp simd` cell
 // loop only without inner loops, and locals of that loop's own body whose address is
@@ -244,7 +244,7 @@ std::string print_cpp(const Model& m, const CppOptions& opt) {
          "// Do not edit: regenerate it from the model.\n";
   out << layout_comment(m, l) << "\n";
   out << "#include <cmath>\n#include <cstddef>\n#include <limits>\n#include <string>\n\n"
-         "#include \"cell/cell_kernel.hpp\"\n#include \"cell/integrators.hpp\"\n#include \"core/error.hpp\"\n\n"
+         "#include \"runtime/cell_kernel.hpp\"\n#include \"runtime/integrators.hpp\"\n#include \"core/error.hpp\"\n\n"
       << kSimdMath << "namespace {\n\n"
       << kPowi;
 

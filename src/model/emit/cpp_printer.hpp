@@ -1,16 +1,16 @@
 // The C++ back end: one translation unit per model, for the CPU.
 //
 // Why: interpreting the IR costs a dispatch per node; printing the model as straight-line
-// C++ lets the compiler inline it into the integrators of cell/integrators.hpp and
+// C++ lets the compiler inline it into the integrators of runtime/integrators.hpp and
 // vectorise the loop over cells of a structure-of-arrays batch (DESIGN.md §3).
 //
 // What the printed unit holds (everything in an anonymous namespace except the factory):
-//   - template <class Real> struct Model: the cell model concept of cell/integrators.hpp
+//   - template <class Real> struct Model: the cell model concept of runtime/integrators.hpp
 //     (constexpr sizes, is_gate, constants() = once-per-cell algebraics, rhs() and
 //     rhs_jac() as straight-line code, algebraics());
 //   - a batch loop per integrator with `#pragma omp simd` over cells and the model inlined;
 //   - a CellKernel subclass and `extern "C" hw::cell::CellKernel* <prefix>_make_kernel()`.
-// It needs only the header-only cell/integrators.hpp and cell/cell_kernel.hpp, so a
+// It needs only the header-only runtime/integrators.hpp and runtime/cell_kernel.hpp, so a
 // shared library built from it links against nothing of heartwave.
 #pragma once
 

@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "cell/integrators.hpp"
+#include "runtime/integrators.hpp"
 #include "model/emit/identifiers.hpp"
 #include "model/emit/printer_common.hpp"
 
@@ -21,7 +21,7 @@ std::string print_cuda(const Model& m, const CudaOptions& opt) {
          "// Do not edit: regenerate it from the model. Precision: "
       << real << (prof.fast_intrinsics ? ", fast intrinsics" : "") << ".\n";
   out << layout_comment(m, l) << "\n";
-  out << "#include \"cell/integrators.hpp\"  // embedded in heartwave (src/cell)\n\n";
+  out << "#include \"runtime/integrators.hpp\"  // embedded in heartwave (src/cell)\n\n";
   out << "constexpr int " << pre << "_n_states = " << m.states.size() << ";\n";
   out << "constexpr int " << pre << "_n_params = " << m.parameters.size() << ";\n";
   out << "constexpr int " << pre << "_n_constants = " << l.n_constants << ";\n\n";
@@ -60,7 +60,7 @@ std::string print_cuda(const Model& m, const CudaOptions& opt) {
     out << inl + "void " << pre << "_thresholds(" << args << ", " << real << "* g) {\n"
         << print_straight_line(m, prof, threshold_statements(m, l, prof), names, "  ") << "}\n\n";
 
-  // The model struct of cell/integrators.hpp's concept: the same step_cell runs here as on
+  // The model struct of runtime/integrators.hpp's concept: the same step_cell runs here as on
   // the host. Structure queries are constexpr switches that fold once the loops unroll.
   out << "struct " << pre << "_Model {\n"
       << "  static constexpr int kStates = " << m.states.size() << ";\n"

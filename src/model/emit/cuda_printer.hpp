@@ -15,7 +15,7 @@
 //   extern "C" __global__ <prefix>_demo_step(int n, int steps, int method, real t, real dt,
 //                                            real* y /*SoA, n per state*/, const real* p)
 // plus constexpr ints <prefix>_n_states, _n_params, _n_constants. The integrators are the
-// same formulas as cell/integrators.hpp (which NVRTC cannot include: it uses <cmath>).
+// same formulas as runtime/integrators.hpp (which NVRTC cannot include: it uses <cmath>).
 #pragma once
 
 #include <string>

@@ -13,7 +13,7 @@
 
 #include <memory>
 
-#include "cell/cell_kernel.hpp"
+#include "runtime/cell_kernel.hpp"
 #include "model/ir/model.hpp"
 
 namespace hw::model {

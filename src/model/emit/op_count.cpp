@@ -111,7 +111,7 @@ OpCount count_statements(const Model& m, const std::vector<Assignment>& stmts) {
   return c;
 }
 
-// detail::expm1_over of cell/integrators.hpp: x = J·h, the series and the quotient, one chosen.
+// detail::expm1_over of runtime/integrators.hpp: x = J·h, the series and the quotient, one chosen.
 OpCount expm1_over() {
   OpCount c;
   c.flops = 9;  // J·h, the 3-term series (5), 0·e and its add, |x|
@@ -208,7 +208,7 @@ OpCount count_operations(const Model& m, cell::Integrator method) {
       break;
   }
   // A step that crosses no threshold evaluates the distances at its start and its end
-  // (cell/integrators.hpp, step_to_thresholds); the rare steps that stop cost more.
+  // (runtime/integrators.hpp, step_to_thresholds); the rare steps that stop cost more.
   if (!m.thresholds.empty()) c += times(count_statements(m, threshold_statements(m, layout, prof)), 2);
   return c;
 }

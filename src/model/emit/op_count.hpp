@@ -5,19 +5,19 @@
 // node of a function's expression DAG once (the printers make a node used twice one
 // temporary), after the printers' strength reductions (powi by repeated squaring, sqrt for
 // x^0.5, division by ±2^k as a multiplication); plus the integrator's own arithmetic per
-// state, from the formulas of cell/integrators.hpp (the exponential update's expm1 and
+// state, from the formulas of runtime/integrators.hpp (the exponential update's expm1 and
 // quotient, the LU of each linear block). Once-per-cell constants are not counted: a kernel
 // computes them once per launch of many steps.
 //
 // What the counts are not: instructions. A compiler fuses a multiply and an add into one
 // FMA, and a special function is a sequence of instructions whose cost the device's measured
-// rate for that function (gpu/arith_rates.hpp) stands for.
+// rate for that function (device/arith_rates.hpp) stands for.
 #pragma once
 
 #include <map>
 #include <string>
 
-#include "cell/integrators.hpp"
+#include "runtime/integrators.hpp"
 #include "model/ir/model.hpp"
 
 namespace hw::model {
@@ -26,7 +26,7 @@ struct OpCount {
   double flops = 0;      // add, sub, mul, neg, fabs, min, max, floor, ceil (one each)
   double divisions = 0;  // x / y, y not a literal
   // The distinct y of those: what a float kernel that shared one reciprocal between the
-  // divisions by one y would compute (the compute roof's count, gpu/arith_rates.hpp).
+  // divisions by one y would compute (the compute roof's count, device/arith_rates.hpp).
   double distinct_divisors = 0;
   double constant_divisions = 0;  // x / c for a literal c (not ±2^k: that is a multiplication)
   double selects = 0;    // comparisons, logic and ?: (control, not arithmetic)

@@ -88,7 +88,7 @@ struct CodeLayout {
 };
 CodeLayout make_layout(const Model& m);
 
-// The statement lists both printers use (see cell/integrators.hpp for the concept):
+// The statement lists both printers use (see runtime/integrators.hpp for the concept):
 //   constants(p, c):              once-per-cell algebraics into c[]
 //   rhs / rhs_jac(t, y, p, c, …): every-step algebraics as locals, then dydt[], jdiag[]
 //   algebraics(t, y, p, c, out):  every-step algebraics, then out[k] for every algebraic

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "cell/cell_kernel.hpp"
+#include "runtime/cell_kernel.hpp"
 
 namespace hw::model {
 

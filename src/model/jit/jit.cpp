@@ -25,7 +25,7 @@
 #include "model/emit/cpp_printer.hpp"
 #include "model/emit/interpreter.hpp"
 #include "model/jit/builtin_registry.hpp"
-#include "model/jit/sha256.hpp"
+#include "core/sha256.hpp"
 
 
 extern char** environ;
@@ -79,8 +79,8 @@ std::string env(const char* name) {
   return v ? std::string(v) : std::string();
 }
 
-// Where the generated C++ finds the headers it includes (cell/cell_kernel.hpp,
-// cell/integrators.hpp, core/error.hpp): HEARTWAVE_RUNTIME_INCLUDE where set (the Python
+// Where the generated C++ finds the headers it includes (runtime/cell_kernel.hpp,
+// runtime/integrators.hpp, core/error.hpp): HEARTWAVE_RUNTIME_INCLUDE where set (the Python
 // package sets it to the copy it carries, so an installed package works without the
 // checkout), else the source tree this build came from.
 std::string runtime_include_dir() {
@@ -271,7 +271,7 @@ std::uintmax_t prune_jit_cache(const std::string& dir, std::uintmax_t max_bytes,
     const bool temporary = name.find(".tmp.") != std::string::npos || name.find(".log.") != std::string::npos;
     if (temporary) {
       if (now - when > std::chrono::hours(24) && fs::remove(p, e2)) freed += bytes;
-    } else if (p.extension() == ".so" || p.extension() == ".cubin") {  // cubins: gpu/compile
+    } else if (p.extension() == ".so" || p.extension() == ".cubin") {  // cubins: device/compile
       libs.push_back({p, when, bytes});
     }
   }

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "cell/cell_kernel.hpp"
+#include "runtime/cell_kernel.hpp"
 #include "model/ir/model.hpp"
 
 namespace hw::model {
@@ -66,15 +66,15 @@ std::string jit_cache_dir();
 std::uintmax_t jit_cache_limit_bytes();
 
 // Deletes the least recently used model_<key>.so (and .cpp) and model_cuda_<key>.cubin (and
-// .cu, gpu/compile.hpp) in dir until the libraries
+// .cu, device/compile.hpp) in dir until the libraries
 // take at most max_bytes, never `keep`, plus temporaries (*.tmp.*, *.log.*) older than a
 // day. A cache hit refreshes the library's modification time, which is what "used" means.
 // Returns the bytes freed. Files another process deletes meanwhile are skipped.
 std::uintmax_t prune_jit_cache(const std::string& dir, std::uintmax_t max_bytes,
                                const std::string& keep = {});
 
-// The text of the headers generated C++ includes (cell/cell_kernel.hpp,
-// cell/integrators.hpp, core/error.hpp), as found for the run-time compiler. Anything cached
+// The text of the headers generated C++ includes (runtime/cell_kernel.hpp,
+// runtime/integrators.hpp, core/error.hpp), as found for the run-time compiler. Anything cached
 // from stepping a model (libraries, auto-integrator probes) is keyed on it, so a change to
 // the integrators is never answered from a cache filled by an older Heartwave.
 std::string runtime_headers_text();

@@ -6,7 +6,7 @@
 // diagonal of the Jacobian underestimates how fast the chain relaxes, and a diagonal
 // exponential (Rush-Larsen) update can still diverge. Seen as one small linear system
 // dy_B/dt = A·y_B + b, a chain is advanced stably by an implicit update of that system
-// (cell/integrators.hpp, GRL1 and GRL2), which also keeps its total occupancy. The same
+// (runtime/integrators.hpp, GRL1 and GRL2), which also keeps its total occupancy. The same
 // holds for a concentration and the buffers that bind it (kon·Ca·(Bmax − B) − koff·B): not
 // affine, but GRL2 linearises every block at the step's midpoint, which keeps second order.
 //

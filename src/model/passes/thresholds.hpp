@@ -7,7 +7,7 @@
 // midpoint only, finds APtrack outside the window both times and never sees the switch;
 // CVODE at tight tolerances lands inside it, and the release starts 8 ms earlier. So every
 // comparison that can switch inside a step is given to the integrators as a distance
-// g = lhs − rhs, and step_cell (cell/integrators.hpp) ends a step where some g changes
+// g = lhs − rhs, and step_cell (runtime/integrators.hpp) ends a step where some g changes
 // sign, then goes on from there.
 //
 // Which comparisons: windows, a lower and an upper bound on the same quantity in one

@@ -26,8 +26,8 @@
 #include <limits>
 #include <string>
 
-#include "cell/cell_kernel.hpp"
-#include "cell/integrators.hpp"
+#include "runtime/cell_kernel.hpp"
+#include "runtime/integrators.hpp"
 #include "core/error.hpp"
 
 // Vector variants from glibc's libmvec for the loop over cells (see cpp_printer.cpp).

@@ -1,0 +1,261 @@
+// build_geometry(): the case's geometry and fibre specs → fields on one grid.
+#include "mesh/geometry.hpp"
+
+#include <cmath>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "formats/resample.hpp"
+#include "formats/vtk_image_reader.hpp"
+#include "mesh/fibres_rule_based.hpp"
+#include "mesh/phase_field.hpp"
+#include "mesh/shapes.hpp"
+
+namespace hw::tissue {
+
+namespace {
+
+// Largest grid accepted from a file or shape: 2^31 cells (int32 cell indices in kernels).
+constexpr std::size_t max_cells = std::size_t(1) << 31;
+
+std::string resolve(const MeshSpec& c, const std::string& p) {
+  std::filesystem::path path(p);
+  if (path.is_relative() && !c.source_file.empty())
+    path = std::filesystem::path(c.source_file).parent_path() / path;
+  return path.string();
+}
+
+// Reads an image; reader errors keep their file:line and gain the case key that named it.
+io::ImageVolume load_image(const MeshSpec& c, const std::string& p, const SourceLoc& loc,
+                           const char* key) {
+  if (p.empty()) throw InputError(loc, fmt::format("{} is required", key));
+  const std::string path = resolve(c, p);
+  if (!std::filesystem::exists(path))
+    throw InputError(loc, fmt::format("{} = '{}': file '{}' not found", key, p, path));
+  try {
+    return io::read_image(path);
+  } catch (const InputError& e) {
+    std::vector<Diagnostic> d{{Severity::error, loc, fmt::format("{} = '{}' cannot be read", key, p), {}}};
+    for (const auto& x : e.diagnostics()) d.push_back(x);
+    throw InputError(std::move(d));
+  } catch (const Error& e) {
+    throw InputError(loc, fmt::format("{} = '{}' cannot be read: {}", key, p, e.what()));
+  }
+}
+
+// The image on geometry.spacing's voxels, where the case asks for them.
+io::ImageVolume on_case_grid(const MeshSpec& c, io::ImageVolume img, io::Resampling how,
+                             const SourceLoc& loc) {
+  if (c.geometry.spacing[0] <= 0) return img;
+  try {
+    return io::resample(img, c.geometry.spacing, how, max_cells);
+  } catch (const Error& e) {
+    throw InputError(loc, fmt::format("geometry.spacing: {}", e.what()));
+  }
+}
+
+// Largest value of an integer type, to map integer phase fields (e.g. φ·255) to 0…1.
+double type_full_scale(io::ScalarType t) {
+  switch (t) {
+    case io::ScalarType::u8: return 255;
+    case io::ScalarType::i8: return 127;
+    case io::ScalarType::u16: return 65535;
+    case io::ScalarType::i16: return 32767;
+    case io::ScalarType::u32: return 4294967295.0;
+    case io::ScalarType::i32: return 2147483647.0;
+    default: return 1;
+  }
+}
+
+std::size_t count_tissue(const Grid& g, const Mask& m) {
+  if (m.empty()) return g.size();
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < m.size(); ++i) n += m[i] != 0;
+  return n;
+}
+
+void check_size(const Grid& g, const SourceLoc& loc) {
+  long double cells = 1;
+  for (int a = 0; a < 3; ++a) cells *= g.n[a];
+  if (cells > static_cast<long double>(max_cells))
+    throw InputError(loc, fmt::format("geometry: {}×{}×{} = {:.3g} cells is too large (at most {})", g.n[0],
+                                      g.n[1], g.n[2], double(cells), max_cells));
+}
+
+void check_radii(const GeometrySpec& s, bool need_inner) {
+  for (int a = 0; a < 3; ++a) {
+    if (!(s.radii_outer[a] > 0) || !std::isfinite(s.radii_outer[a]))
+      throw InputError(s.loc, fmt::format("geometry.radii_outer[{}] = {} mm must be > 0", a, s.radii_outer[a]));
+    if (need_inner && (!(s.radii_inner[a] >= 0) || s.radii_inner[a] >= s.radii_outer[a]))
+      throw InputError(s.loc, fmt::format("geometry.radii_inner[{}] = {} mm must be >= 0 and < radii_outer[{}] "
+                                          "= {} mm", a, s.radii_inner[a], a, s.radii_outer[a]));
+  }
+}
+
+void build_fibres(const MeshSpec& c, Geometry& geo) {
+  const FibreSpec& f = c.fibres;
+  const Grid& g = geo.grid;
+  switch (f.kind) {
+    case FibreSpec::Kind::none:
+      return;
+    case FibreSpec::Kind::uniform: {
+      const auto& d = f.direction;
+      const double len = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+      if (!(len > 0) || !std::isfinite(len))
+        throw InputError(f.loc, fmt::format("fibres.direction = [{}, {}, {}] must be a non-zero vector", d[0], d[1], d[2]));
+      geo.fibres = FibreField::uniform(g, {d[0] / len, d[1] / len, d[2] / len});
+      return;
+    }
+    case FibreSpec::Kind::rotating:
+      if (f.axis < 0 || f.axis > 2)
+        throw InputError(f.loc, fmt::format("fibres.axis = {} must be 0 (x), 1 (y) or 2 (z)", f.axis));
+      geo.fibres = rotating_fibres(g, f.axis, f.angle_from, f.angle_to);
+      return;
+    case FibreSpec::Kind::rule_based: {
+      if (f.axis < 0 || f.axis > 2)
+        throw InputError(f.loc, fmt::format("fibres.axis (the long axis) = {} must be 0 (x), 1 (y) or 2 (z)", f.axis));
+      if (geo.labels.empty())
+        throw InputError(f.loc, "rule_based fibres need endocardial and epicardial surface labels: use an "
+                                "ellipsoid_shell geometry or a labelled mask file (labels 2 = epi, 3/4 = endo)");
+      const Mask all = geo.mask.empty() ? Mask(g, 1) : geo.mask;
+      try {
+        const TransmuralField t =
+            transmural_coordinate(g, all, geo.labels, label_epi, {label_lv_endo, label_rv_endo});
+        geo.fibres = rule_based_fibres(g, all, t, f.angle_from, f.angle_to, f.axis);
+      } catch (const InputError&) {
+        throw;
+      } catch (const Error& e) {
+        throw InputError(f.loc, e.what());
+      }
+      return;
+    }
+    case FibreSpec::Kind::file: {
+      const io::ImageVolume img =
+          on_case_grid(c, load_image(c, f.path, f.loc, "fibres.path"), io::Resampling::trilinear, f.loc);
+      if (img.components != 3)
+        throw InputError(f.loc, fmt::format("fibres.path = '{}' holds scalars; a fibre file needs 3 components per "
+                                            "voxel", f.path));
+      if (img.sizes != g.n)
+        throw InputError(f.loc, fmt::format("fibres.path = '{}' is {}×{}×{}, the geometry grid {}×{}×{}", f.path,
+                                            img.sizes[0], img.sizes[1], img.sizes[2], g.n[0], g.n[1], g.n[2]));
+      FibreField ff;
+      for (int a = 0; a < 3; ++a) ff.f[a] = Field<double>(g, 0.0);
+      std::size_t zero_in_tissue = 0;
+      for (std::size_t n = 0; n < g.size(); ++n) {
+        double l2 = 0;
+        for (int a = 0; a < 3; ++a) {
+          const double v = img.value(n, a);
+          ff.f[a][n] = std::isfinite(v) ? v : 0.0;
+          l2 += ff.f[a][n] * ff.f[a][n];
+        }
+        if (!(l2 > 0) && is_tissue(&geo.mask, n)) ++zero_in_tissue;
+      }
+      if (zero_in_tissue)
+        throw InputError(f.loc, fmt::format("fibres.path = '{}' has a zero (or non-finite) fibre vector in {} "
+                                            "tissue cells", f.path, zero_in_tissue));
+      geo.fibres = std::move(ff);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+Geometry build_geometry(const MeshSpec& c) {
+  const GeometrySpec& s = c.geometry;
+  Geometry geo;
+  geo.grid = c.grid;
+  switch (s.kind) {
+    case GeometrySpec::Kind::box:
+      break;
+    case GeometrySpec::Kind::mask_file:
+    case GeometrySpec::Kind::phase_field_file: {
+      // Phase fields are smooth: interpolated; masks and labels take the nearest voxel.
+      const io::ImageVolume raw = load_image(c, s.path, s.loc, "geometry.file");
+      // φ's full scale is the stored type's (φ·255 in uint8), read before resampling to f32.
+      const double full_scale = io::is_integer(raw.type) ? type_full_scale(raw.type) : 1.0;
+      const io::ImageVolume img = on_case_grid(
+          c, raw, s.kind == GeometrySpec::Kind::phase_field_file ? io::Resampling::trilinear : io::Resampling::nearest,
+          s.loc);
+      if (img.components != 1)
+        throw InputError(s.loc, fmt::format("geometry.file = '{}' holds {}-component vectors; a geometry needs "
+                                            "one value per voxel", s.path, img.components));
+      geo.grid.n = img.sizes;
+      geo.grid.h = img.spacing;
+      check_size(geo.grid, s.loc);
+      for (int a = 0; a < 3; ++a)
+        if (!(img.spacing[a] > 0) || !std::isfinite(img.spacing[a]))
+          throw InputError(s.loc, fmt::format("geometry.file = '{}': spacing {} mm along axis {} must be > 0",
+                                              s.path, img.spacing[a], a));
+      geo.mask = Mask(geo.grid, 0);
+      const std::size_t nv = img.voxels();
+      if (s.kind == GeometrySpec::Kind::mask_file) {
+        // tissue where value > threshold; integer files with values > 1 carry labels.
+        double vmax = 0;
+        for (std::size_t n = 0; n < nv; ++n) {
+          const double v = img.value(n);
+          geo.mask[n] = v > s.threshold;
+          vmax = std::max(vmax, v);
+        }
+        if (io::is_integer(img.type) && vmax > 1 && vmax <= 32767) {
+          geo.labels = Field<std::int16_t>(geo.grid, 0);
+          for (std::size_t n = 0; n < nv; ++n)
+            geo.labels[n] = static_cast<std::int16_t>(std::max(0.0, img.value(n)));
+        }
+      } else {
+        // φ = value / full scale of an integer type (φ·255 in uint8), or as stored.
+        const double scale = full_scale;
+        Field<float> phi(geo.grid, 0.0f);
+        for (std::size_t n = 0; n < nv; ++n) {
+          double p = img.value(n) / scale;
+          if (!std::isfinite(p)) p = 0;
+          p = std::min(1.0, std::max(0.0, p));
+          geo.mask[n] = p > s.threshold;
+          phi[n] = geo.mask[n] ? static_cast<float>(p) : 0.0f;
+        }
+        if (s.phase_field) geo.phase = std::move(phi);
+      }
+      break;
+    }
+    case GeometrySpec::Kind::ellipsoid_shell: {
+      check_size(geo.grid, s.loc);
+      check_radii(s, true);
+      ShapeVolume v = ellipsoid_shell(geo.grid, s.centre, s.radii_outer, s.radii_inner);
+      geo.mask = std::move(v.mask);
+      geo.labels = std::move(v.labels);
+      break;
+    }
+    case GeometrySpec::Kind::slab_with_hole: {
+      check_size(geo.grid, s.loc);
+      if (!(s.hole_radius > 0) || !std::isfinite(s.hole_radius))
+        throw InputError(s.loc, fmt::format("geometry.hole_radius = {} mm must be > 0", s.hole_radius));
+      ShapeVolume v = slab_with_hole(geo.grid, s.centre, s.hole_radius);
+      geo.mask = std::move(v.mask);
+      geo.labels = std::move(v.labels);
+      break;
+    }
+  }
+  const std::size_t tissue = count_tissue(geo.grid, geo.mask);
+  if (tissue == 0) {
+    const bool file = s.kind == GeometrySpec::Kind::mask_file || s.kind == GeometrySpec::Kind::phase_field_file;
+    throw InputError(s.loc, file ? fmt::format("geometry.threshold = {} leaves no tissue in '{}'", s.threshold, s.path)
+                                 : std::string("geometry: the shape contains no cell centre of the grid (no tissue)"));
+  }
+  if (s.phase_field && geo.phase.empty()) {
+    // φ from the mask: interface width ξ = half the mean active spacing (10–90% over ~3 cells).
+    double hbar = 0;
+    int na = 0;
+    for (int a = 0; a < 3; ++a)
+      if (geo.grid.active(a)) hbar += geo.grid.h[a], ++na;
+    hbar = na ? hbar / na : geo.grid.h[0];
+    geo.phase = phase_field_from_mask(geo.grid, geo.mask, 0.5 * hbar);
+    // The mask stays authoritative: φ = 0 wherever it says "no tissue".
+    for (std::size_t n = 0; n < geo.phase.size(); ++n)
+      if (!is_tissue(&geo.mask, n)) geo.phase[n] = 0.0f;
+  }
+  build_fibres(c, geo);
+  return geo;
+}
+
+}  // namespace hw::tissue

@@ -1,0 +1,31 @@
+// The tissue geometry of a case: which voxels are tissue, their phase field, surface
+// labels and fibre directions, built from a case's geometry and fibre specs (MeshSpec).
+//
+// Why one entry point: the stepper should not care whether the tissue came from a box, an
+// analytic shape or a NRRD/VTK image, nor how fibres were made; build_geometry() turns
+// the case's declarative specs into fields on one Grid, and every error in them becomes an
+// hw::InputError pointing at the case file's [geometry] or [fibres] table.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "mesh/conductivity.hpp"
+#include "mesh/geometry_spec.hpp"
+#include "mesh/grid.hpp"
+
+namespace hw::tissue {
+
+struct Geometry {
+  Grid grid;                     // from the case (box/shapes) or from the image header (files): sizes and spacing in mm
+  Mask mask;                     // 1 = tissue; empty = all tissue
+  Field<float> phase;            // phase field φ (0..1) when geometry.phase_field, else empty
+  Field<std::int16_t> labels;    // surface/region labels when the file has them (e.g. UCSD rabbit: epi/LV/RV), else empty
+  std::optional<FibreField> fibres;  // per voxel, when c.fibres.kind != none
+};
+
+// Throws hw::InputError at c.geometry.loc / c.fibres.loc with what is wrong (missing file,
+// unknown format, threshold leaving no tissue, sizes too large).
+Geometry build_geometry(const MeshSpec& c);
+
+}  // namespace hw::tissue

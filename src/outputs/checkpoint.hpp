@@ -1,0 +1,123 @@
+// Checkpoints: the simulation's saved state and the outputs' accumulators, framed so a
+// restart can trust them.
+//
+// Why the outputs are in it: the activation/APD90 maps, probe traces and pseudo-ECG are
+// accumulated over the whole run; a restart that only had V would produce maps and traces
+// of the continued part. With the accumulators (io::OutputManager::save_state) a run that
+// was interrupted and restarted writes the same files as one that was not.
+//
+// Why a frame around the bytes: a restart must refuse a file that
+// was cut short (disk full, killed mid-copy), damaged, written by another format version or
+// by a different case file — silently continuing from any of those would give wrong science.
+// The frame carries a magic, a version, the sizes, the case file's hash, the time and step,
+// and an FNV-1a 64 checksum of the payload (and one of the header itself).
+//
+// Layout (little-endian, 72-byte header, then the payload):
+//   0  char[8] magic "HWCKPT\r\n"   8 u32 version (2)  12 u32 header size (72)
+//   16 u64 case hash                24 f64 time (ms)  32 i64 step
+//   40 u64 payload size             48 u64 payload FNV-1a 64
+//   56 u64 simulation state size S  64 u64 FNV-1a 64 of bytes 0..63
+// The payload is the simulation's state (S bytes) followed by the outputs' state (the
+// rest). Version 1 (no outputs' state, byte 56 reserved) is refused: its maps and traces
+// could not be continued.
+// Writes are atomic (core/atomic_file.hpp): temp in the same folder, fsync, rename, fsync dir.
+//
+// The signal helper lets SIGINT/SIGTERM end a run with a checkpoint: the handler only sets
+// an atomic flag (async-signal-safe); the run loop polls stop_requested() between steps. A
+// second signal while the first is pending falls back to the default action (the user
+// really wants out).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hw::io {
+
+inline constexpr std::uint32_t checkpoint_version = 2;
+
+struct CheckpointMeta {
+  std::uint64_t case_hash = 0;  // fnv1a64 of the case file's text (or any case identity)
+  double time = 0;              // ms
+  std::int64_t step = 0;
+};
+
+struct Checkpoint {
+  std::vector<unsigned char> bytes;    // what Simulation::save_state() returned
+  std::vector<unsigned char> outputs;  // what OutputManager::save_state() returned (may be empty)
+  CheckpointMeta meta;
+};
+
+// FNV-1a 64-bit hash; `seed` chains calls over several buffers.
+std::uint64_t fnv1a64(const void* data, std::size_t size,
+                      std::uint64_t seed = 0xcbf29ce484222325ull);
+inline std::uint64_t fnv1a64(std::string_view s) { return fnv1a64(s.data(), s.size()); }
+
+// Writes the framed checkpoint atomically and durably. Throws hw::Error on I/O failure.
+void write_checkpoint(const std::string& path, const std::vector<unsigned char>& state,
+                      const CheckpointMeta& meta,
+                      const std::vector<unsigned char>& outputs = {});
+
+// Reads and verifies a checkpoint. Throws hw::InputError (located at `path`) if the file is
+// missing, not a checkpoint, of another version, truncated, corrupted, or — when
+// expected_case_hash is non-zero — written for another case.
+Checkpoint read_checkpoint(const std::string& path, std::uint64_t expected_case_hash = 0);
+
+// Little-endian byte streams for the outputs' state (trivially copyable values, strings
+// and float arrays). StateReader throws hw::Error when the bytes run out.
+class StateWriter {
+ public:
+  template <class T>
+  void put(const T& v) {
+    put_bytes(&v, sizeof(T));
+  }
+  void put_bytes(const void* p, std::size_t n);
+  void put_string(std::string_view s);
+  void put_floats(const std::vector<float>& v);
+  std::vector<unsigned char> take() { return std::move(buf_); }
+
+ private:
+  std::vector<unsigned char> buf_;
+};
+
+class StateReader {
+ public:
+  explicit StateReader(const std::vector<unsigned char>& bytes) : bytes_(bytes) {}
+  template <class T>
+  T get() {
+    T v;
+    get_bytes(&v, sizeof(T));
+    return v;
+  }
+  void get_bytes(void* p, std::size_t n);
+  std::string get_string();
+  std::vector<float> get_floats();
+  bool at_end() const { return at_ == bytes_.size(); }
+
+ private:
+  const std::vector<unsigned char>& bytes_;
+  std::size_t at_ = 0;
+};
+
+// --- SIGINT / SIGTERM ---------------------------------------------------------------------
+
+// Installs handlers for SIGINT and SIGTERM that record the signal; restores the previous
+// handlers on destruction. One at a time (a second live guard throws hw::Error).
+class StopSignalGuard {
+ public:
+  StopSignalGuard();
+  ~StopSignalGuard();
+  StopSignalGuard(const StopSignalGuard&) = delete;
+  StopSignalGuard& operator=(const StopSignalGuard&) = delete;
+};
+
+// True once SIGINT or SIGTERM arrived under a StopSignalGuard.
+bool stop_requested();
+// The signal number that asked to stop (0 if none).
+int stop_signal();
+// Clears the flag (tests; a run that handled the stop and goes on).
+void clear_stop_request();
+
+}  // namespace hw::io

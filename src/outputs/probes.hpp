@@ -1,0 +1,85 @@
+// Probe traces: a variable's time course at named points, as CSV.
+//
+// Why nearest cell rather than interpolation: the value at a cell centre is what the solver
+// computed; interpolating across a wavefront would invent upstrokes that no cell had. A
+// probe on a non-tissue cell moves to the nearest tissue cell (reported by cell_of()).
+//
+// File: header `t,<probe names>` when only V is traced; with more variables each column is
+// `<probe>.<variable>` (V first). Times in ms, V in mV, other states in the model's units.
+#pragma once
+
+#include <array>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "mesh/grid.hpp"
+
+namespace hw::io {
+
+struct ProbePoint {
+  std::string name;
+  std::array<double, 3> position{0, 0, 0};  // mm
+};
+
+// Index of the cell nearest to `position` (mm). Throws hw::InputError at `loc` naming the
+// probe if the point lies outside the grid (more than half a cell beyond a face) or there is
+// no tissue at all; a non-tissue cell is replaced by the nearest tissue cell.
+std::size_t nearest_tissue_cell(const tissue::Grid& g, const tissue::Mask* mask,
+                                const std::array<double, 3>& position, const std::string& what,
+                                const SourceLoc& loc = {});
+
+// A CSV of columns sampled together: `t` then one column per name. Rows are flushed so the
+// file can be plotted while the run goes on. Also used for the pseudo-ECG.
+//
+// The writer keeps the text it wrote (text()), which a checkpoint stores; a restarted run
+// passes it back as `resume_text` and the file starts with exactly those bytes, so the
+// trace of an interrupted run equals the trace of an uninterrupted one.
+class CsvTraceWriter {
+ public:
+  // resume_text: empty (a new file: the header) or an earlier text() of a writer with the
+  // same columns (hw::Error if its first line is not this header).
+  CsvTraceWriter(const std::string& path, const std::vector<std::string>& columns,
+                 const std::string& resume_text = "");
+  ~CsvTraceWriter();
+  CsvTraceWriter(const CsvTraceWriter&) = delete;
+  CsvTraceWriter& operator=(const CsvTraceWriter&) = delete;
+  void row(double t, const std::vector<double>& values);
+  const std::string& path() const { return path_; }
+  const std::string& text() const { return text_; }
+
+ private:
+  void append(const std::string& s);
+  std::string path_;
+  std::size_t columns_;
+  std::string text_;
+  std::FILE* f_ = nullptr;
+};
+
+class ProbeWriter {
+ public:
+  // variables: names of the traced variables, "V" first when traced. Throws hw::InputError
+  // (at loc) for a probe outside the grid or a duplicated probe name.
+  // resume_text: see CsvTraceWriter.
+  ProbeWriter(const std::string& path, const tissue::Grid& g, const tissue::Mask* mask,
+              std::vector<ProbePoint> probes, std::vector<std::string> variables = {"V"},
+              const SourceLoc& loc = {}, const std::string& resume_text = "");
+  // value(v, n): variable v (the order of `variables`) at grid cell n. A callback rather
+  // than whole fields: on the GPU a probe reads its cells, not a copy of every field.
+  void sample(double t, const std::function<double(std::size_t, std::size_t)>& value);
+  std::size_t cell_of(std::size_t probe) const { return cells_[probe]; }
+  const std::string& path() const { return csv_.path(); }
+  const std::string& text() const { return csv_.text(); }
+
+ private:
+  static std::vector<std::string> columns(const std::vector<ProbePoint>& p,
+                                          const std::vector<std::string>& vars);
+  std::vector<ProbePoint> probes_;
+  std::vector<std::string> vars_;
+  std::vector<std::size_t> cells_;
+  CsvTraceWriter csv_;
+};
+
+}  // namespace hw::io
