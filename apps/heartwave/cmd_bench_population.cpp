@@ -16,7 +16,7 @@
 #include "cell/population_gpu.hpp"
 #include "common.hpp"
 #include "device/arith_rates.hpp"
-#include "device/driver.hpp"
+#include "device/device.hpp"
 #include "model/emit/op_count.hpp"
 #include "model/passes/specialise.hpp"
 #include "run/cell_run.hpp"
@@ -56,7 +56,7 @@ int run_bench_population(const BenchPopulationFlags& f) {
   const model::OpCount ops = model::count_operations(specialised, o.solver.method);
   std::vector<std::string> specials;
   for (const auto& [name, n] : ops.specials) specials.push_back(name);
-  const gpu::ArithmeticRates rates = gpu::measure_arithmetic_rates(o.solver.single_precision, specials);
+  const gpu::ArithmeticRates rates = gpu::measure_arithmetic_rates(*gpu::Device::open(0), o.solver.single_precision, specials);
   const gpu::ComputeRoof roof = gpu::compute_roof(ops, rates);
 
   std::cout << fmt::format("population: {} cells of {} ({} states), {} {}, dt {} ms, {} beat(s) of {} ms, on {} ({})\n",

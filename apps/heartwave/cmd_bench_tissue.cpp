@@ -14,7 +14,7 @@
 
 #include "common.hpp"
 #include "core/error.hpp"
-#include "device/driver.hpp"
+#include "device/device.hpp"
 #include "parallel/competing_load.hpp"
 #include "parallel/team.hpp"
 #include "tissue/benchmarks.hpp"
@@ -36,7 +36,7 @@ int run_tissue_bench(const std::string& what, const TissueBenchFlags& f) {
   const Backend backend = choose_backend(f.backend, nullptr, &note);
   std::cout << note << "\n";
   const bool gpu = backend == Backend::cuda;
-  const double roof = gpu ? gpu::measure_copy_roof() / 1e9 : measure_copy_bandwidth_gbs(f.threads);
+  const double roof = gpu ? gpu::measure_copy_roof(*gpu::Device::open(0)) / 1e9 : measure_copy_bandwidth_gbs(f.threads);
   std::cout << (gpu ? fmt::format("copy roof: {:.2f} GB/s (device-to-device copy of 1 GiB, read + write, median of 20)\n", roof)
                     : fmt::format("copy roof: {:.2f} GB/s on {} thread(s) (2 x 512 MiB float arrays)\n", roof,
                                   f.threads));

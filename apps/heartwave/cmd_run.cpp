@@ -37,6 +37,7 @@ struct RunFlags {
   std::vector<std::string> sets;
   std::string backend = "auto";
   int threads = 0;
+  int device = 0;
   std::string restart;
   bool quiet = false;
   bool check = false;
@@ -62,7 +63,7 @@ int run_case(const RunFlags& f) {
   if (!f.quiet) std::cout << io::describe_case(c);
 
   // 2. Memory, stability and the backend, before anything is allocated.
-  const run::Plan plan = run::plan(c, f.backend);
+  const run::Plan plan = run::plan(c, f.backend, f.device);
   if (!f.quiet)
     for (const auto& l : plan.describe()) std::cout << l << "\n";
   if (f.check) {
@@ -74,6 +75,7 @@ int run_case(const RunFlags& f) {
   run::Options opt;
   opt.sim.backend = plan.backend;
   opt.sim.threads = f.threads;
+  opt.sim.device = f.device;
   opt.restart = f.restart;
   opt.identity = run::case_identity(text, f.sets);
   run::Run r(c, opt);
@@ -133,6 +135,9 @@ void add_run_command(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"auto", "reference", "cpu", "cuda"}))
       ->capture_default_str();
   cmd->add_option("--threads", f->threads, "OpenMP threads (0 = default)")->check(CLI::Range(0, 4096));
+  cmd->add_option("--device", f->device, "the GPU to run on with the cuda backend (0 = the first; CUDA_VISIBLE_DEVICES also chooses)")
+      ->check(CLI::Range(0, 1023))
+      ->capture_default_str();
   cmd->add_option("--restart", f->restart, "continue bit-identically (state, maps, traces) from a checkpoint of this case");
   cmd->add_flag("--quiet,-q", f->quiet, "no summary and no progress");
   cmd->add_flag("--check", f->check, "validate the case, print its summary and memory, and stop");

@@ -52,6 +52,7 @@ struct PopulationOptions {
   std::size_t chunk = 64;  // cells per task
   // GPU (cell/population_gpu.hpp): cells on the device at once; 0 = as many as fit.
   std::size_t gpu_batch = 0;
+  int gpu_device = 0;  // the GPU it runs on (--device)
 };
 
 struct PopulationResult {

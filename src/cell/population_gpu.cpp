@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "device/driver.hpp"
+#include "device/device.hpp"
 #include "device/embedded.hpp"
 #include "model/emit/cuda_printer.hpp"
 #include "model/passes/specialise.hpp"
@@ -44,8 +44,8 @@ void add_launches(std::vector<kernels::PopulationLaunch>& out, long a, long z, b
 template <class Real>
 PopulationResult run_typed(const model::Model& m, const CellSetup& s, const PopulationDesign& d,
                            const StimulusTrain& train, const PopulationOptions& o,
-                           GpuPopulationInfo* info) {
-  const gpu::DeviceInfo& dev = gpu::gpu_status().device;
+                           GpuPopulationInfo* info, gpu::Device& gpu) {
+  const gpu::DeviceInfo& dev = gpu.info();
   const std::size_t n = d.cells();
   const std::size_t ns = s.initial_states.size(), np = s.params.size();
   std::vector<Real> y, p;
@@ -56,14 +56,14 @@ PopulationResult run_typed(const model::Model& m, const CellSetup& s, const Popu
   const std::size_t nvary = static_cast<std::size_t>(std::count_if(slots.begin(), slots.end(), [](int k) { return k >= 0; }));
   const gpu::CudaSource src = population_kernel_source(m, s, o.solver.method, sizeof(Real) == 4, fixed);
   const gpu::CompiledImage image = gpu::compile_cuda(src, dev.arch());
-  const gpu::Module module(image.image);
+  const gpu::Module module(gpu, image.image);
   void* fn = module.function("hw_population");
   void* fn_track = module.function("hw_population_track");
 
   // Cells per batch: all of them where they fit in half the free memory (the rest is
   // headroom for the driver and other processes), else as many as do.
   const std::size_t per_cell = (ns + nvary) * sizeof(Real) + sizeof(kernels::BeatState);
-  const auto [free, total] = gpu::memory_info();
+  const auto [free, total] = gpu.memory_info();
   std::size_t batch = o.gpu_batch > 0 ? o.gpu_batch : std::max<std::size_t>(1, free / 2 / per_cell);
   batch = std::min(batch, n);
   if (batch * per_cell > free)
@@ -74,11 +74,12 @@ PopulationResult run_typed(const model::Model& m, const CellSetup& s, const Popu
   const auto launches = population_launches(train, o.solver.dt_ms, kPopulationMaxLaunchSteps);
   PopulationResult r;
   r.last_beat.resize(n);
-  gpu::Timer timer;
+  const gpu::Stream& on = gpu.compute();
+  gpu::Timer timer(on);
   double device_ms = 0;
-  gpu::DeviceBuffer dy(ns * batch * sizeof(Real), "the population's states");
-  gpu::DeviceBuffer dp(std::max<std::size_t>(1, nvary) * batch * sizeof(Real), "the population's parameters");
-  gpu::DeviceBuffer dtr(batch * sizeof(kernels::BeatState), "the population's beat trackers");
+  gpu::DeviceBuffer dy(gpu, ns * batch * sizeof(Real), "the population's states");
+  gpu::DeviceBuffer dp(gpu, std::max<std::size_t>(1, nvary) * batch * sizeof(Real), "the population's parameters");
+  gpu::DeviceBuffer dtr(gpu, batch * sizeof(kernels::BeatState), "the population's beat trackers");
   std::vector<kernels::BeatState> tracks(batch);
   for (std::size_t first = 0; first < n; first += batch) {
     const std::size_t count = std::min(batch, n - first);
@@ -102,7 +103,7 @@ PopulationResult run_typed(const model::Model& m, const CellSetup& s, const Popu
     for (const kernels::PopulationLaunch& l : launches) {
       a.l = l;
       void* args[] = {&a};
-      gpu::launch(l.track ? fn_track : fn, blocks, 1, kThreads, args);
+      gpu::launch(on, l.track ? fn_track : fn, {blocks, 1, 1}, {kThreads, 1, 1}, args);
     }
     device_ms += timer.stop_ms();
     dtr.download(tracks.data(), count * sizeof(kernels::BeatState));
@@ -271,9 +272,9 @@ PopulationResult run_population_gpu(const model::Model& analysed, const CellSetu
   if (d.cells() == 0) throw InputError(SourceLoc{}, "the population has no cells");
   const gpu::GpuStatus& g = gpu::gpu_status();
   if (!g.usable) throw Error("--backend cuda: " + g.why);
-  gpu::make_current();
-  return o.solver.single_precision ? run_typed<float>(analysed, s, d, train, o, info)
-                                   : run_typed<double>(analysed, s, d, train, o, info);
+  const std::shared_ptr<gpu::Device> dev = gpu::Device::open(o.gpu_device);
+  return o.solver.single_precision ? run_typed<float>(analysed, s, d, train, o, info, *dev)
+                                   : run_typed<double>(analysed, s, d, train, o, info, *dev);
 }
 
 }  // namespace hw::cell

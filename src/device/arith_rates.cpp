@@ -7,7 +7,7 @@
 
 #include "core/error.hpp"
 #include "device/compile.hpp"
-#include "device/driver.hpp"
+#include "device/device.hpp"
 
 namespace hw::gpu {
 
@@ -80,7 +80,7 @@ double ArithmeticRates::flops() const {
   return it == per_second.end() ? 0.0 : 2 * it->second;
 }
 
-ArithmeticRates measure_arithmetic_rates(bool f32, const std::vector<std::string>& specials) {
+ArithmeticRates measure_arithmetic_rates(Device& dev, bool f32, const std::vector<std::string>& specials) {
   std::vector<const Chain*> chains;
   auto want = [&](const std::string& name) {
     for (const Chain& c : kChains)
@@ -94,30 +94,28 @@ ArithmeticRates measure_arithmetic_rates(bool f32, const std::vector<std::string
   want("div");
   want("div_literal");
   for (const auto& s : specials) want(s);
-  const GpuStatus& g = gpu_status();
-  if (!g.usable) throw Error("measuring the device's arithmetic: " + g.why);
-  make_current();
   CudaSource src;
   src.name = "heartwave_arith_rates.cu";
   src.text = kernel_source(f32, chains);
   if (f32) src.options = float_kernel_options();
-  const CompiledImage image = compile_cuda(src, g.device.arch());
-  const Module module(image.image);
-  const unsigned blocks = unsigned(std::max(1, g.device.multiprocessors)) * 32;
-  DeviceBuffer out(std::size_t(blocks) * kThreads * (f32 ? 4 : 8), "the arithmetic rates' output");
+  const CompiledImage image = compile_cuda(src, dev.info().arch());
+  const Module module(dev, image.image);
+  const unsigned blocks = unsigned(std::max(1, dev.info().multiprocessors)) * 32;
+  DeviceBuffer out(dev, std::size_t(blocks) * kThreads * (f32 ? 4 : 8), "the arithmetic rates' output");
   ArithmeticRates r;
   r.precision = f32 ? "float" : "double";
-  Timer timer;
+  const Stream& on = dev.compute();
+  Timer timer(on);
   for (const Chain* c : chains) {
     void* fn = module.function(std::string("rate_") + c->name);
     DevicePtr p = out.ptr();
     int iterations = kIterations;
     void* args[] = {&p, &iterations};
-    launch(fn, blocks, 1, kThreads, args);  // warm-up: clocks up, module loaded
+    launch(on, fn, {blocks, 1, 1}, {unsigned(kThreads), 1, 1}, args);  // warm-up: clocks up, module loaded
     double best_ms = 1e30;
     for (int rep = 0; rep < 5; ++rep) {
       timer.start();
-      launch(fn, blocks, 1, kThreads, args);
+      launch(on, fn, {blocks, 1, 1}, {unsigned(kThreads), 1, 1}, args);
       best_ms = std::min(best_ms, timer.stop_ms());
     }
     const double ops = double(blocks) * kThreads * kChainsPerThread * kIterations;

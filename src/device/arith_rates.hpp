@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "device/device.hpp"
 #include "model/emit/op_count.hpp"
 
 namespace hw::gpu {
@@ -24,8 +25,8 @@ struct ArithmeticRates {
 
 // Measures the FMA and division rates and those of `specials` (names as OpCount's: exp,
 // expm1, log, pow, sqrt, tanh, ...) in float or double, compiled as the cell kernels are.
-// Throws hw::Error for a function it has no chain for, or without a usable GPU.
-ArithmeticRates measure_arithmetic_rates(bool f32, const std::vector<std::string>& specials);
+// Throws hw::Error for a function it has no chain for.
+ArithmeticRates measure_arithmetic_rates(Device& dev, bool f32, const std::vector<std::string>& specials);
 
 // The compute roof of a cell-step, from its operations at the measured rates (flops paired
 // into FMAs, every select as one instruction, each special-function call at its own rate; in

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "device/driver.hpp"
+#include "device/device.hpp"
 
 namespace hw::gpu {
 

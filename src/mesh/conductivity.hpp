@@ -71,6 +71,12 @@ class Conductivity {
   bool uniform() const { return !per_voxel_; }
   // True if any off-diagonal component is non-zero somewhere (needs the 9/19-point stencil).
   bool has_off_diagonal() const { return off_diagonal_; }
+  // The one rule for the stencil's fast path: σ the same diagonal tensor everywhere, on a
+  // box that is all tissue (an empty mask) and without a phase field, so three weights
+  // σ_a/h_a² replace the link arrays. Every engine and operator asks this.
+  bool uniform_diagonal(bool all_tissue, bool phase_field) const {
+    return uniform() && !has_off_diagonal() && all_tissue && !phase_field;
+  }
   double get(int comp, std::size_t n) const {
     return per_voxel_ ? comps_[comp][n] : uniform_[comp];
   }

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "device/driver.hpp"
+#include "device/device.hpp"
 #include "run/case_file.hpp"
 #include "outputs/checkpoint.hpp"
 #include "outputs/output_manager.hpp"
@@ -60,7 +60,7 @@ std::vector<std::string> Plan::describe() const {
   return l;
 }
 
-Plan plan(const TissueCase& c, const std::string& backend) {
+Plan plan(const TissueCase& c, const std::string& backend, int device) {
   Plan p;
   p.memory = estimate_memory(c);
   p.host_available = available_memory_bytes();
@@ -85,7 +85,7 @@ Plan plan(const TissueCase& c, const std::string& backend) {
   }
   p.backend = choose_backend(backend, &c, &p.backend_note);
   if (p.backend == Backend::cuda) {
-    std::tie(p.gpu_free, p.gpu_total) = gpu::memory_info();
+    std::tie(p.gpu_free, p.gpu_total) = gpu::Device::open(device)->memory_info();
     if (p.gpu_need() > p.gpu_free)
       throw InputError(SourceLoc{c.source_file, 0, 0},
                        fmt::format("the case needs {} on the GPU ({} of it output snapshots in flight) but {} is "

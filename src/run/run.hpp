@@ -35,7 +35,7 @@ struct Plan {
 
 // The plan for case c on `backend` (auto, reference, cpu, cuda). InputError when the case
 // does not fit in the host's or the GPU's memory, or dt is above the explicit limit.
-Plan plan(const tissue::TissueCase& c, const std::string& backend);
+Plan plan(const tissue::TissueCase& c, const std::string& backend, int device = 0);
 
 // What a checkpoint must match: the case text and every --set but the end time and the
 // outputs, which a continuation may change.

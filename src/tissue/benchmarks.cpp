@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "device/driver.hpp"
+#include "device/device.hpp"
 #include "model/load.hpp"
 #include "parallel/team.hpp"
 #include "tissue/niederer.hpp"
@@ -248,7 +248,7 @@ BenchResult run_tissue_benchmark(const std::string& name, const BenchOptions& o)
   r.steps_per_s = double(steps) / s;
   r.wall_per_simulated_s = s / (double(steps) * c.time.dt * 1e-3);
   r.roof_gbs = roof_gbs >= 0           ? roof_gbs
-               : backend == Backend::cuda ? gpu::measure_copy_roof() / 1e9
+               : backend == Backend::cuda ? gpu::measure_copy_roof(*gpu::Device::open(0)) / 1e9
                                           : measure_copy_bandwidth_gbs(o.threads);
   const std::string d = sim.describe();
   const auto p = d.find("diffusion: ");

@@ -1,15 +1,14 @@
-// Matrix-free preconditioned conjugate gradient (seed 003: the matrix enters only through
-// products, so the stencil is never stored as a matrix).
+// Matrix-free preconditioned conjugate gradient on host fields (seed 003: the matrix enters
+// only through products, so the stencil is never stored as a matrix): the host's operations
+// for the algorithm written once in pcg.hpp.
 //
 // Why a template: the same solver runs on the tissue operator I − θ·dt/(χCm)·L (or its
-// phase-field form Φ − θ·dt/(χCm)·L_{φσ}, diffusion_stepper.hpp), on the Dirichlet Poisson
-// problem of seed 003 in the tests, and later on device fields. It needs
+// phase-field form Φ − θ·dt/(χCm)·L_{φσ}, diffusion_stepper.hpp) and on the Dirichlet
+// Poisson problem of seed 003 in the tests. It needs
 //   Op:      void apply(const Field<Real>& x, Field<Real>& y) const;   // y = A x, A SPD
 //   Precond: void apply(const Field<Real>& r, Field<Real>& z) const;   // z = M⁻¹ r, M SPD
-// Reductions accumulate in double whatever Real is.
-//
-// Stopping test: ‖b − A x‖₂ ≤ rel_tol·‖b‖₂ (with x₀ = 0 this is the relative residual
-// ‖r_k‖/‖r_0‖ of seed 003), checked on the recurrence residual every iteration.
+// Reductions accumulate in double whatever Real is, in fixed ranges (the same bits on any
+// team size).
 #pragma once
 
 #include <cmath>
@@ -18,19 +17,9 @@
 #include "kernels/diffusion_k.hpp"
 #include "parallel/team.hpp"
 #include "mesh/grid.hpp"
+#include "tissue/pcg.hpp"
 
 namespace hw::tissue {
-
-struct CgOptions {
-  double rel_tol = 1e-10;
-  int max_iter = 1000;
-};
-
-struct CgResult {
-  int iterations = 0;
-  double rel_residual = 0.0;  // ‖r‖/‖b‖ at exit (recurrence residual)
-  bool converged = false;
-};
 
 namespace cg_detail {
 
@@ -79,51 +68,45 @@ class JacobiPreconditioner {
   Field<Real> inv_;
 };
 
-// Solves A x = b; x holds the initial guess on entry and the solution on exit.
+namespace cg_detail {
+
+// The host's operations of pcg() over fields of n values.
 template <class Real, class Op, class Precond>
-CgResult cg_solve(const Op& a, const Field<Real>& b, Field<Real>& x, const Precond& m,
-                  const CgOptions& opt) {
-  const std::size_t n = b.size();
-  const std::ptrdiff_t sn = static_cast<std::ptrdiff_t>(n);
-  CgResult res;
-  if (x.size() != n) x.resize(n);
-  const double bnorm = std::sqrt(cg_detail::dot(b, b));
-  if (bnorm == 0.0) {
-    x.fill(Real(0));
-    res.converged = true;
-    return res;
+class HostCgOps {
+ public:
+  HostCgOps(const Op& a, const Field<Real>& b, Field<Real>& x, const Precond& m)
+      : a_(a), b_(b), x_(x), m_(m), n_(std::ptrdiff_t(b.size())), r_(b.size()), z_(b.size()), p_(b.size()),
+        q_(b.size()) {
+    if (x.size() != b.size()) x.resize(b.size());
   }
-  Field<Real> r(n), z(n), p(n), q(n);
-  a.apply(x, q);
-  {
-    const Real* bp = b.data();
-    const Real* qp = q.data();
-    Real* rp = r.data();
-#pragma omp parallel for schedule(static) num_threads(par::team()) if (sn >= kernels::kMinParallelCells)
-    for (std::ptrdiff_t i = 0; i < sn; ++i) rp[i] = bp[i] - qp[i];
+
+  double rhs_norm2() const { return dot(b_, b_); }
+  void zero_solution() { x_.fill(Real(0)); }
+  double residual() {
+    a_.apply(x_, q_);
+    const Real* bp = b_.data();
+    const Real* qp = q_.data();
+    Real* rp = r_.data();
+#pragma omp parallel for schedule(static) num_threads(par::team()) if (n_ >= kernels::kMinParallelCells)
+    for (std::ptrdiff_t i = 0; i < n_; ++i) rp[i] = bp[i] - qp[i];
+    return dot(r_, r_);
   }
-  double rnorm = std::sqrt(cg_detail::dot(r, r));
-  res.rel_residual = rnorm / bnorm;
-  if (res.rel_residual <= opt.rel_tol) {
-    res.converged = true;
-    return res;
+  double start() {
+    m_.apply(r_, z_);
+    p_ = z_;
+    return dot(r_, z_);
   }
-  m.apply(r, z);
-  p = z;
-  double rz = cg_detail::dot(r, z);
-  for (int it = 1; it <= opt.max_iter; ++it) {
-    a.apply(p, q);
-    const double pq = cg_detail::dot(p, q);
-    if (!(pq > 0.0)) {  // A not SPD (or breakdown): stop and report
-      res.iterations = it;
-      return res;
-    }
-    const Real alpha = Real(rz / pq);
-    Real* xp = x.data();
-    Real* rp = r.data();
-    const Real* pp = p.data();
-    const Real* qp = q.data();
-    const double rr = par::ordered_sum(sn, cg_detail::kSumChunk, sn >= kernels::kMinParallelCells,
+  double apply_direction() {
+    a_.apply(p_, q_);
+    return dot(p_, q_);
+  }
+  std::array<double, 2> update(double alpha_d) {
+    const Real alpha = Real(alpha_d);
+    Real* xp = x_.data();
+    Real* rp = r_.data();
+    const Real* pp = p_.data();
+    const Real* qp = q_.data();
+    const double rr = par::ordered_sum(n_, kSumChunk, n_ >= kernels::kMinParallelCells,
                                        [&](std::ptrdiff_t lo, std::ptrdiff_t hi) {
                                          double s = 0.0;
                                          for (std::ptrdiff_t i = lo; i < hi; ++i) {
@@ -133,22 +116,34 @@ CgResult cg_solve(const Op& a, const Field<Real>& b, Field<Real>& x, const Preco
                                          }
                                          return s;
                                        });
-    res.iterations = it;
-    res.rel_residual = std::sqrt(rr) / bnorm;
-    if (res.rel_residual <= opt.rel_tol) {
-      res.converged = true;
-      return res;
-    }
-    m.apply(r, z);
-    const double rz_new = cg_detail::dot(r, z);
-    const Real beta = Real(rz_new / rz);
-    rz = rz_new;
-    Real* pw = p.data();
-    const Real* zp = z.data();
-#pragma omp parallel for schedule(static) num_threads(par::team()) if (sn >= kernels::kMinParallelCells)
-    for (std::ptrdiff_t i = 0; i < sn; ++i) pw[i] = zp[i] + beta * pw[i];
+    m_.apply(r_, z_);
+    return {rr, dot(r_, z_)};
   }
-  return res;
+  void direction(double beta_d) {
+    const Real beta = Real(beta_d);
+    Real* pw = p_.data();
+    const Real* zp = z_.data();
+#pragma omp parallel for schedule(static) num_threads(par::team()) if (n_ >= kernels::kMinParallelCells)
+    for (std::ptrdiff_t i = 0; i < n_; ++i) pw[i] = zp[i] + beta * pw[i];
+  }
+
+ private:
+  const Op& a_;
+  const Field<Real>& b_;
+  Field<Real>& x_;
+  const Precond& m_;
+  std::ptrdiff_t n_;
+  Field<Real> r_, z_, p_, q_;
+};
+
+}  // namespace cg_detail
+
+// Solves A x = b; x holds the initial guess on entry and the solution on exit.
+template <class Real, class Op, class Precond>
+CgResult cg_solve(const Op& a, const Field<Real>& b, Field<Real>& x, const Precond& m,
+                  const CgOptions& opt) {
+  cg_detail::HostCgOps<Real, Op, Precond> ops(a, b, x, m);
+  return pcg(ops, opt);
 }
 
 }  // namespace hw::tissue

@@ -57,17 +57,10 @@ class CpuEngine final : public Engine {
     v_[1] = Field<Real>(S, Real(0));
     if (s.time.splitting == Splitting::strang) tmp_ = Field<Real>(S, Real(0));
     parts_.resize(s.parts.size());
-    // Initial values: the model's defaults, then the case's initial conditions in order.
     for (std::size_t q = 0; q < s.parts.size(); ++q) {
       const Part& p = s.parts[q];
       auto& st = parts_[q];
       st.y.assign(std::size_t(p.ns - 1) * p.n, Real(0));
-      for (int k = 0; k < p.ns; ++k) {
-        if (k == p.kv) continue;
-        std::fill_n(st.y.data() + slot(p, k) * p.n, p.n, Real(p.setup.initial_states[k]));
-      }
-      const Real v0 = Real(p.setup.initial_states[p.kv] * p.v2mV);
-      for (std::size_t i = 0; i < p.n; ++i) v_[0][layout_.index(p.grid_index(i))] = v0;
       if (p.per_cell)
         st.p.assign(p.pcell.begin(), p.pcell.end());
       else
@@ -84,16 +77,7 @@ class CpuEngine final : public Engine {
         scratch_params_ = std::max(scratch_params_, std::size_t(p.np));
       }
     }
-    for (const ResolvedInitial& ic : s.initial) {
-      if (ic.part < 0) {
-        for (std::uint32_t n : ic.cells)
-          if (is_tissue(&s.geo.mask, n)) v_[0][layout_.index(n)] = Real(ic.value);
-      } else {
-        const Part& p = s.parts[ic.part];
-        Real* yk = parts_[ic.part].y.data() + slot(p, ic.state) * p.n;
-        for (std::uint32_t i : ic.cells) yk[i] = Real(ic.value);
-      }
-    }
+    load(initial_state(s));  // the model's defaults, then the case's initial conditions
     // Diffusion: fused rows for explicit second order on cpu; a whole-field operator
     // otherwise (fourth order, implicit schemes).
     const bool expl = s.time.diffusion == DiffusionScheme::forward_euler;
@@ -102,13 +86,12 @@ class CpuEngine final : public Engine {
     // implicit schemes hand φ to the DiffusionStepper (Φ-weighted CG system) instead.
     phase_field_ = !s.phi.empty();
     if (phase_field_ && expl) {
+      const std::vector<double> inv = phase_inverse(s.phi, s.geo.mask, layout_);
       inv_phi_ = Field<Real>(S, Real(0));
-      for (std::size_t n = 0; n < g.size(); ++n)
-        if (s.phi[n] > 0) inv_phi_[layout_.index(n)] = Real(1.0 / s.phi[n]);
+      std::transform(inv.begin(), inv.end(), inv_phi_.data(), [](double x) { return Real(x); });
     }
     if (fused_) {
-      uniform_ = s.sigma.uniform() && !s.sigma.has_off_diagonal() && s.geo.mask.empty() &&
-                 s.phi.empty();
+      uniform_ = s.sigma.uniform_diagonal(s.geo.mask.empty(), !s.phi.empty());
       const auto& u = s.sigma.uniform_value();
       if (uniform_)
         for (int a = 0; a < 3; ++a) w_[a] = g.active(a) ? u[a] / (g.h[a] * g.h[a]) : 0.0;
@@ -118,9 +101,7 @@ class CpuEngine final : public Engine {
     } else {
       op_ = make_diffusion_operator(diffusion_setup(s, layout_), Backend::cpu);
       if (!expl) {
-        CgOptions cg;
-        cg.rel_tol = s.time.cg_tolerance;
-        if (sizeof(Real) == 4) cg.rel_tol = std::max(cg.rel_tol, 1e-6);
+        const CgOptions cg = cg_options(s.time.cg_tolerance, sizeof(Real) == 4);
         stepper_ = std::make_unique<DiffusionStepper<Real>>(*op_, s.chi, s.cm, s.time.dt,
                                                             s.time.diffusion, cg, s.phi);
       }
@@ -438,13 +419,8 @@ class CpuEngine final : public Engine {
     if (!bad) return;
     for (std::size_t c = 0; c < cnt; ++c) {
       if (std::isfinite(v[c])) continue;
-      std::string var = "V";
-      for (int k = 0; k < p.ns; ++k)
-        if (k != p.kv && !std::isfinite(st.y[slot(p, k) * p.n + i0 + c])) {
-          var = p.setup.state_names[k];
-          break;
-        }
-      record_failure(fail, i0 + c, var);
+      record_failure(fail, i0 + c,
+                     failing_variable(p, [&](int k) { return st.y[slot(p, k) * p.n + i0 + c]; }));
       return;
     }
   }
@@ -514,13 +490,7 @@ class CpuEngine final : public Engine {
     if (bad) {
       for (std::size_t c = 0; c < cnt; ++c) {
         if (std::isfinite(yv[c])) continue;
-        std::string var = "V";
-        for (int k = 0; k < p.ns; ++k)
-          if (k != p.kv && !std::isfinite(y[std::size_t(k) * B + c])) {
-            var = p.setup.state_names[k];
-            break;
-          }
-        record_failure(fail, p.grid_index(i0 + c), var);
+        record_failure(fail, p.grid_index(i0 + c), failing_variable(p, [&](int k) { return y[std::size_t(k) * B + c]; }));
         break;
       }
       return;

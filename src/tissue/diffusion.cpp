@@ -157,7 +157,7 @@ class CpuDiffusion final : public DiffusionOperator {
   explicit CpuDiffusion(DiffusionSetup s) : DiffusionOperator(std::move(s), Backend::cpu) {
     const auto& u = setup_.sigma.uniform_value();
     if (setup_.order == StencilOrder::second) {
-      uniform_ = setup_.sigma.uniform() && !setup_.sigma.has_off_diagonal() && mask() == nullptr;
+      uniform_ = setup_.sigma.uniform_diagonal(mask() == nullptr, false);  // φ is in φσ here
       if (uniform_) {
         for (int a = 0; a < 3; ++a)
           w_[a] = grid().active(a) ? u[a] / (grid().h[a] * grid().h[a]) : 0.0;
@@ -203,6 +203,20 @@ std::unique_ptr<DiffusionOperator> make_diffusion_operator(DiffusionSetup setup,
       throw Error("diffusion: the cuda backend is not built into this heartwave");
   }
   throw Error("diffusion: unknown backend");
+}
+
+std::vector<double> phase_inverse(const Field<double>& phi, const Mask& mask, const RowLayout& layout) {
+  std::vector<double> inv(layout.size(), 0.0);
+  for (std::size_t n = 0; n < phi.size(); ++n)
+    if (phi[n] > 0 && is_tissue(&mask, n)) inv[layout.index(n)] = 1.0 / phi[n];
+  return inv;
+}
+
+std::vector<double> phase_weights(const Field<double>& phi, const Mask& mask, const RowLayout& layout) {
+  std::vector<double> w(layout.size(), 1.0);
+  for (std::size_t n = 0; n < phi.size(); ++n)
+    if (is_tissue(&mask, n)) w[layout.index(n)] = phi[n];
+  return w;
 }
 
 }  // namespace hw::tissue

@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "mesh/conductivity.hpp"
 #include "mesh/grid.hpp"
@@ -79,5 +80,12 @@ class DiffusionOperator {
 // Validates the setup (grid, sizes, σ ≥ 0, fourth-order restrictions) and builds the
 // operator for backend b. Throws hw::Error on bad setup or an unbuilt backend.
 std::unique_ptr<DiffusionOperator> make_diffusion_operator(DiffusionSetup setup, Backend b);
+
+// The phase field's factors (docs/tissue.md) in a row layout's storage, written once for
+// every engine: phase_inverse gives 1/φ on tissue cells (0 elsewhere) for the explicit step
+// V += α·(L_{φσ} V)/φ; phase_weights gives w = φ on tissue cells (1 elsewhere) for the
+// implicit system (Φ − θ·a·L) V⁺ = rhs. phi is grid-sized (φ > 0 on tissue).
+std::vector<double> phase_inverse(const Field<double>& phi, const Mask& mask, const RowLayout& layout);
+std::vector<double> phase_weights(const Field<double>& phi, const Mask& mask, const RowLayout& layout);
 
 }  // namespace hw::tissue

@@ -143,10 +143,7 @@ void DiffusionStepper<Real>::step(Field<Real>& v) {
       last_ = cg_solve(Shifted{&op_, Real(-0.5 * a_), w}, rhs_, v, *jacobi_, cg_);
       break;
   }
-  if (!last_.converged)
-    throw Error(fmt::format("diffusion: CG did not converge in {} iterations (relative "
-                            "residual {:.3g} > {:.3g})",
-                            last_.iterations, last_.rel_residual, cg_.rel_tol));
+  require_converged(last_, cg_);
 }
 
 template class DiffusionStepper<double>;

@@ -1,11 +1,13 @@
 #include "tissue/engine.hpp"
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "device/driver.hpp"
+#include "device/device.hpp"
 #include "tissue/simulation.hpp"
 
 namespace hw::tissue {
@@ -60,6 +62,48 @@ std::size_t read_canonical(const std::vector<std::uint8_t>& in, std::size_t pos,
   for (std::size_t q = 0; q < parts.size(); ++q) get(parts[q], st.parts[q]);
   get(tissue, st.v);
   return pos;
+}
+
+CudaEngineOptions CudaEngineOptions::from_environment() {
+  CudaEngineOptions o;
+  if (const char* e = std::getenv("HEARTWAVE_CUDA_KERNEL")) o.kernel = e;
+  if (const char* e = std::getenv("HEARTWAVE_CUDA_GRAPHS"); e && std::string(e) == "0") o.graphs = false;
+  return o;
+}
+
+CanonicalState initial_state(const SimSetup& s) {
+  CanonicalState st;
+  const Grid& g = s.geo.grid;
+  std::vector<double> v(g.size(), 0.0);
+  for (const Part& p : s.parts) {
+    std::vector<double>& y = st.parts.emplace_back(std::size_t(p.ns - 1) * p.n);
+    for (int k = 0, slot = 0; k < p.ns; ++k)
+      if (k != p.kv) std::fill_n(y.data() + std::size_t(slot++) * p.n, p.n, p.setup.initial_states[std::size_t(k)]);
+    const double v0 = p.setup.initial_states[std::size_t(p.kv)] * p.v2mV;
+    for (std::size_t i = 0; i < p.n; ++i) v[p.grid_index(i)] = v0;
+  }
+  for (const ResolvedInitial& ic : s.initial) {
+    if (ic.part < 0) {
+      for (std::uint32_t n : ic.cells)
+        if (is_tissue(&s.geo.mask, n)) v[n] = ic.value;
+    } else {
+      const Part& p = s.parts[std::size_t(ic.part)];
+      const std::size_t slot = std::size_t(ic.state < p.kv ? ic.state : ic.state - 1);
+      for (std::uint32_t i : ic.cells) st.parts[std::size_t(ic.part)][slot * p.n + i] = ic.value;
+    }
+  }
+  st.v.reserve(s.tissue_cells);
+  for (std::size_t n = 0; n < g.size(); ++n)
+    if (is_tissue(&s.geo.mask, n)) st.v.push_back(v[n]);
+  return st;
+}
+
+std::string failing_variable(const SimSetup& s, std::size_t cell, int k) {
+  for (const Part& p : s.parts)
+    if (k >= 0 && k < p.ns && k != p.kv &&
+        (p.identity || std::binary_search(p.cells.begin(), p.cells.end(), std::uint32_t(cell))))
+      return p.setup.state_names[std::size_t(k)];
+  return "V";
 }
 
 std::array<int, 3> grid_ijk(const Grid& g, std::size_t c) {
@@ -117,7 +161,7 @@ std::unique_ptr<Engine> make_engine(const SimSetup& s, const EngineOptions& opt)
   switch (opt.backend) {
     case Backend::reference: return make_reference_engine(s);
     case Backend::cpu: return make_cpu_engine(s, opt.threads, opt.adapt_threads);
-    case Backend::cuda: return make_cuda_engine(s);
+    case Backend::cuda: return make_cuda_engine(s, opt.on ? opt.on : gpu::Device::open(opt.device), opt.cuda);
   }
   throw Error("unknown backend");
 }

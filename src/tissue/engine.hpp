@@ -8,16 +8,20 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "device/compile.hpp"
 #include "tissue/diffusion.hpp"
 #include "mesh/grid.hpp"
 #include "tissue/reaction.hpp"
+
+namespace hw::gpu {
+class Device;
+}
 
 namespace hw::tissue {
 
@@ -116,10 +120,26 @@ class Engine {
   }
 };
 
+// The CUDA engine's choices a test or a benchmark may force. Each defaults to its
+// environment variable (docs/gpu.md lists them), which only overrides the default.
+struct CudaEngineOptions {
+  // A kernel variant by name (tissue/cuda/variants.hpp: cell, capped, fenced,
+  // fenced-capped, window, tower) left alone to the tuner; "": the tuner picks among all
+  // offered. Default: HEARTWAVE_CUDA_KERNEL.
+  std::string kernel;
+  // Batches of steps without a stimulus as CUDA graphs. Default: on unless
+  // HEARTWAVE_CUDA_GRAPHS=0.
+  bool graphs = true;
+  static CudaEngineOptions from_environment();
+};
+
 struct EngineOptions {
   Backend backend = Backend::cpu;
   int threads = 0;            // cpu: the most threads (0: the cores this process may use)
   bool adapt_threads = true;  // cpu: fewer threads while that is faster (parallel/governor.hpp)
+  int device = 0;             // cuda: the GPU to open (its ordinal), unless `on` is given
+  std::shared_ptr<gpu::Device> on;  // cuda: the Device to run on (several engines may share one)
+  CudaEngineOptions cuda = CudaEngineOptions::from_environment();
 };
 
 // The engine for opt.backend on set-up s (which must outlive it). Backend::cuda throws
@@ -129,7 +149,8 @@ std::unique_ptr<Engine> make_engine(const SimSetup& s, const EngineOptions& opt)
 // Each backend's factory.
 std::unique_ptr<Engine> make_reference_engine(const SimSetup& s);
 std::unique_ptr<Engine> make_cpu_engine(const SimSetup& s, int threads, bool adapt_threads = true);
-std::unique_ptr<Engine> make_cuda_engine(const SimSetup& s);
+std::unique_ptr<Engine> make_cuda_engine(const SimSetup& s, std::shared_ptr<gpu::Device> on,
+                                         const CudaEngineOptions& opt = CudaEngineOptions::from_environment());
 
 // A backend by name: reference, cpu, cuda, or auto (cuda where a usable GPU and driver are
 // found and the case, when given, asks for nothing the GPU engine lacks; else cpu). *note
@@ -140,14 +161,21 @@ Backend choose_backend(const std::string& name, const TissueCase* c = nullptr,
 // InputError at the key when case c asks for something the CUDA engine cannot do yet.
 void check_cuda_support(const TissueCase& c);
 
-// The CUDA engine's kernel source for set-up s (NVRTC text with its embedded headers):
-// the fused kernel (kernels/cuda/monodomain.cuh) instantiated per part as hw_part<q>, with
-// `threads` as its __launch_bounds__. Tests compile it without a GPU.
-// caps[q] > 0: part q also gets its variants capped at caps[q] registers per thread (64 or
-// 128) and fenced (the model's step a block of its own), hw_part<q>_capped, _fenced and
-// _fenced_capped.
-gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads = 256,
-                                   const std::vector<int>& caps = {});
+// The initial state of set-up s in the canonical form, which every engine loads when it is
+// made: each part's states at the model's defaults, V = the voltage state's default (mV) on
+// the part's cells, then the case's initial conditions in order.
+CanonicalState initial_state(const SimSetup& s);
+
+// The variable to name when cell i of part p went non-finite: its first state but V that is
+// not finite (state_at(k) reads state k of the cell), else "V".
+template <class StateAt>
+std::string failing_variable(const Part& p, StateAt state_at) {
+  for (int k = 0; k < p.ns; ++k)
+    if (k != p.kv && !std::isfinite(double(state_at(k)))) return p.setup.state_names[std::size_t(k)];
+  return "V";
+}
+// The same from a GPU kernel's report: state k (−1: V) at grid cell `cell`.
+std::string failing_variable(const SimSetup& s, std::size_t cell, int k);
 
 // The grid index (i, j, k) of cell n, for messages.
 std::array<int, 3> grid_ijk(const Grid& g, std::size_t n);

@@ -47,7 +47,7 @@ Simulation::Simulation(const TissueCase& c, const SimulationOptions& opt)
   // Only the cpu engine runs the set-up's CellKernels; the reference interprets the IR and
   // the CUDA engine prints its own kernels from it.
   impl_->s = make_sim_setup(c, opt.backend == Backend::cpu);
-  impl_->engine = make_engine(impl_->s, {opt.backend, opt.threads, opt.adapt_threads});
+  impl_->engine = make_engine(impl_->s, {opt.backend, opt.threads, opt.adapt_threads, opt.device, nullptr});
   // Set-up data the engine has copied into its own arrays (per-voxel σ and φ are box-sized:
   // keeping them would make a heart's memory follow its box, not its tissue).
   impl_->s.initial.clear();

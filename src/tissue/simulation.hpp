@@ -32,6 +32,7 @@ struct SimulationOptions {
   Backend backend = Backend::cpu;
   int threads = 0;            // cpu: the most threads (0: the cores this process may use)
   bool adapt_threads = true;  // cpu: fewer threads while the machine is busy (parallel/governor.hpp)
+  int device = 0;             // cuda: the GPU (its ordinal as the driver counts them)
 };
 
 // A NaN or infinity appeared in a step. The Simulation keeps the last good V, time and

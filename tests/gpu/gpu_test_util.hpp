@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "device/driver.hpp"
+#include "device/device.hpp"
 
 #define HW_REQUIRE_GPU()                                                    \
   do {                                                                      \

@@ -14,7 +14,7 @@
 
 #include "cell/cell_setup.hpp"
 #include "device/compile.hpp"
-#include "device/driver.hpp"
+#include "device/device.hpp"
 #include "gpu_test_util.hpp"
 #include "model/emit/cuda_printer.hpp"
 #include "model/emit/interpreter.hpp"
@@ -87,6 +87,12 @@ struct Outcome {
   std::string where;
 };
 
+// The GPU these tests run on (one Device for the whole test binary).
+hw::gpu::Device& mod_device() {
+  static const std::shared_ptr<hw::gpu::Device> dev = hw::gpu::Device::open(0);
+  return *dev;
+}
+
 template <class Real>
 Outcome<Real> compare_one(const hw::model::Model& m, const hw::cell::CellSetup& setup,
                           const hw::cell::CellKernel& interp, const hw::gpu::Module& mod, int method,
@@ -97,14 +103,15 @@ Outcome<Real> compare_one(const hw::model::Model& m, const hw::cell::CellSetup& 
   std::vector<Real> p(setup.params.begin(), setup.params.end());
   hw::cell::Batch<Real> b{std::size_t(kCells), std::size_t(kCells), ref.data(), p.data(), false};
   interp.step(static_cast<hw::cell::Integrator>(method), Real(t), Real(dt), 1, b);
-  hw::gpu::DeviceBuffer Y = hw::gpu::DeviceBuffer::from(dev, "states"), P = hw::gpu::DeviceBuffer::from(p, "params");
+  hw::gpu::Device& gpu = mod_device();
+  hw::gpu::DeviceBuffer Y = hw::gpu::DeviceBuffer::from(gpu, dev, "states"), P = hw::gpu::DeviceBuffer::from(gpu, p, "params");
   int n = kCells, steps = 1;
   Real tr = Real(t), dtr = Real(dt);
   auto yp = Y.ptr();
   auto pp = P.ptr();
   void* args[] = {&n, &steps, &method, &tr, &dtr, &yp, &pp};
-  hw::gpu::launch(mod.function("hw_cell_demo_step"), (kCells + 127) / 128, 1, 128, args);
-  hw::gpu::synchronize();
+  hw::gpu::launch(gpu.compute(), mod.function("hw_cell_demo_step"), {unsigned(kCells + 127) / 128, 1, 1}, {128, 1, 1}, args);
+  gpu.compute().synchronize();
   Y.download(dev.data(), dev.size() * sizeof(Real));
   Outcome<Real> o;
   for (int k = 0; k < ns; ++k) {
@@ -139,7 +146,7 @@ void check_model(const std::string& name, double tol) {
   hw::gpu::CudaSource src;
   src.text = hw::model::print_cuda(lm.analysed, co);
   const auto img = hw::gpu::compile_cuda(src, hw::gpu::gpu_status().device.arch());
-  hw::gpu::Module mod(img.image);
+  hw::gpu::Module mod(mod_device(), img.image);
   const std::vector<double> y0 = start_states(setup, 7);
   const std::string label = fs::path(name).stem().string();
   for (int method = 0; method < hw::cell::kIntegratorCount; ++method) {

@@ -25,7 +25,7 @@
 
 #include "cell/population.hpp"
 #include "cell/population_gpu.hpp"
-#include "device/driver.hpp"
+#include "device/device.hpp"
 #include "gpu_test_util.hpp"
 #include "model/jit/jit.hpp"
 #include "model/load.hpp"

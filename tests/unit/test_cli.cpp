@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "device/driver.hpp"
+#include "device/device.hpp"
 
 namespace {
 

@@ -5,6 +5,7 @@
 
 #include "device/compile.hpp"
 #include "test_tissue_util.hpp"
+#include "tissue/cuda/kernel_source.hpp"
 #include "tissue/engine.hpp"
 #include "tissue/reaction.hpp"
 

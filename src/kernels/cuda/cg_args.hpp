@@ -1,5 +1,5 @@
 // The arguments of the CG kernels (kernels/cuda/diffusion_cg.cuh), passed by value: plain
-// C++ that the host (tissue/cuda_engine.cpp) and NVRTC read the same way.
+// C++ that the host (tissue/cuda/engine.cpp) and NVRTC read the same way.
 #pragma once
 
 namespace hw::cuda {

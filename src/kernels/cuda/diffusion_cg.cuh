@@ -1,6 +1,6 @@
 // Implicit diffusion on the GPU: the kernels of a matrix-free, Jacobi-preconditioned
 // conjugate gradient for (Φ − θ·a·L) V⁺ = rhs (tissue/diffusion_stepper.hpp has the schemes;
-// tissue/cg.hpp the algorithm, which the host side of tissue/cuda_engine.cpp follows step by
+// tissue/pcg.hpp the algorithm, which tissue/cuda/implicit.hpp runs on these kernels step by
 // step). Text for NVRTC, like monodomain.cuh.
 //
 // Vectors live in the row layout's storage. Stored cells that are not tissue hold zeros in

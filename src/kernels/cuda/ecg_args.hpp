@@ -1,5 +1,5 @@
 // The arguments of the pseudo-ECG kernel (kernels/cuda/ecg.cuh), passed by value: plain C++
-// that the host (tissue/cuda_engine.cpp) and NVRTC read the same way.
+// that the host (tissue/cuda/engine.cpp) and NVRTC read the same way.
 #pragma once
 
 namespace hw::cuda {

@@ -5,7 +5,7 @@
 //
 // This header is not compiled into heartwave: it is text that the CUDA engine hands to
 // NVRTC together with the model's printed CUDA (model/emit/cuda_printer) and a few lines
-// that instantiate part_step for it (tissue/cuda_engine.cpp). The stencil bodies are the
+// that instantiate part_step for it (tissue/cuda/engine.cpp). The stencil bodies are the
 // cpu engine's own (kernels/stencil_k.hpp), so both compute the same sums in the same order.
 //
 // Storage (docs/tissue.md): V in a RowLayout (cell (i, r) at base[r] + i, or the plain box

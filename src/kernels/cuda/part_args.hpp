@@ -1,5 +1,5 @@
 // The arguments of the fused monodomain kernel (kernels/cuda/monodomain.cuh), one struct
-// passed by value: the host fills it (tissue/cuda_engine.cpp) and the device reads it, so
+// passed by value: the host fills it (tissue/cuda/engine.cpp) and the device reads it, so
 // this header is plain C++ that both the host compiler and NVRTC read the same way.
 #pragma once
 

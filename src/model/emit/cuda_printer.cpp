@@ -21,7 +21,7 @@ std::string print_cuda(const Model& m, const CudaOptions& opt) {
          "// Do not edit: regenerate it from the model. Precision: "
       << real << (prof.fast_intrinsics ? ", fast intrinsics" : "") << ".\n";
   out << layout_comment(m, l) << "\n";
-  out << "#include \"runtime/integrators.hpp\"  // embedded in heartwave (src/cell)\n\n";
+  out << "#include \"runtime/integrators.hpp\"  // embedded in heartwave (src/runtime)\n\n";
   out << "constexpr int " << pre << "_n_states = " << m.states.size() << ";\n";
   out << "constexpr int " << pre << "_n_params = " << m.parameters.size() << ";\n";
   out << "constexpr int " << pre << "_n_constants = " << l.n_constants << ";\n\n";

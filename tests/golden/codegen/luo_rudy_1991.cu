@@ -46,7 +46,7 @@
 //   c[8] _cse_7
 //   c[9] _cse_8
 
-#include "runtime/integrators.hpp"  // embedded in heartwave (src/cell)
+#include "runtime/integrators.hpp"  // embedded in heartwave (src/runtime)
 
 constexpr int hw_model_n_states = 8;
 constexpr int hw_model_n_params = 23;

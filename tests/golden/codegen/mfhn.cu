@@ -21,7 +21,7 @@
 // Once-per-cell constants (c[i]):
 //   c[0] _cse_1
 
-#include "runtime/integrators.hpp"  // embedded in heartwave (src/cell)
+#include "runtime/integrators.hpp"  // embedded in heartwave (src/runtime)
 
 constexpr int hw_model_n_states = 2;
 constexpr int hw_model_n_params = 12;

@@ -1,0 +1,212 @@
+// A GPU as the rest of heartwave uses it: a Device owns a context, its streams, events and
+// a memory pool, and is handed to whatever runs on it (an engine, a population, a
+// benchmark). Every launch and copy names the stream it runs on.
+//
+// Why an executor object (Ginkgo's executor, AMReX's streams) rather than "the current
+// device": a run on several GPUs of one host holds one Device per GPU in one process, and
+// the boundary layers of a split run go on a high-priority stream beside the interior's, so
+// no code may assume device 0, the primary context made current once, or the default
+// stream. Two Devices on one GPU are independent too: their streams do not wait for each
+// other and their pools do not share memory.
+//
+// Allocations come from the Device's own pool, ordered on its compute stream (the driver's
+// stream-ordered allocator): a buffer freed and one allocated after it on the same stream
+// reuse memory without a device-wide synchronisation, and the pool keeps freed memory for
+// the next allocation instead of handing it back to the driver.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "device/driver.hpp"
+
+namespace hw::gpu {
+
+using DevicePtr = std::uint64_t;  // CUdeviceptr
+using Dim3 = std::array<unsigned, 3>;
+
+class Device;
+
+// A stream of a Device: launches and copies on it run in order; streams run side by side.
+class Stream {
+ public:
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  ~Stream();
+  void* handle() const { return s_; }  // CUstream
+  Device& device() const { return *dev_; }
+  void synchronize() const;  // waits for everything queued so far
+
+ private:
+  friend class Device;
+  Stream(Device* dev, int priority);
+  Device* dev_;
+  void* s_ = nullptr;
+};
+
+class Device : public std::enable_shared_from_this<Device> {
+ public:
+  // Opens GPU `ordinal` (its primary context, two streams and a pool of its own); hw::Error
+  // with the reason when there is no such usable GPU.
+  static std::shared_ptr<Device> open(int ordinal);
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  const DeviceInfo& info() const { return info_; }
+  int ordinal() const { return info_.ordinal; }
+  // The stream every kernel of a step runs on, and a high-priority one for work the rest
+  // waits for (the boundary layers of a split run).
+  Stream& compute() const { return *compute_; }
+  Stream& priority() const { return *priority_; }
+  // Makes the context current on the calling thread (each call that needs it does so).
+  void make_current() const;
+  std::pair<std::size_t, std::size_t> memory_info() const;  // free and total bytes
+  void synchronize() const;  // both streams
+  void* pool() const { return pool_; }  // CUmemoryPool
+
+ private:
+  explicit Device(const DeviceInfo& info);
+  DeviceInfo info_;
+  void* ctx_ = nullptr;   // CUcontext: the primary context, retained
+  void* pool_ = nullptr;  // CUmemoryPool
+  std::unique_ptr<Stream> compute_, priority_;
+};
+
+// Owns device memory of a Device's pool, allocated and freed in order on its compute
+// stream. Copies are ordered after the kernels queued on that stream and return when done.
+// Out of memory names the bytes asked and the bytes free.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(Device& dev, std::size_t bytes, const char* what);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& o) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  DevicePtr ptr() const { return p_; }
+  std::size_t bytes() const { return bytes_; }
+  bool empty() const { return bytes_ == 0; }
+  void upload(const void* src, std::size_t bytes, std::size_t offset = 0);
+  void download(void* dst, std::size_t bytes, std::size_t offset = 0) const;
+  void fill_zero() const;  // queued on the compute stream; the contents, not the handle: const
+
+  template <class T>
+  static DeviceBuffer from(Device& dev, const std::vector<T>& v, const char* what) {
+    DeviceBuffer b(dev, v.size() * sizeof(T), what);
+    if (!v.empty()) b.upload(v.data(), v.size() * sizeof(T));
+    return b;
+  }
+
+ private:
+  void release() noexcept;
+  std::shared_ptr<Device> dev_;
+  DevicePtr p_ = 0;
+  std::size_t bytes_ = 0;
+};
+
+// dst = src, queued on `on`.
+void copy_device(const Stream& on, DevicePtr dst, DevicePtr src, std::size_t bytes);
+
+// A copy of device memory to the host that runs beside the work queued after it: start()
+// copies into a device buffer of its own on the compute stream, in order after the kernels
+// queued before (a device-to-device copy, microseconds), then into pinned host memory on a
+// stream of its own, which does not wait for the kernels queued after. wait() blocks until
+// the bytes have landed. Why: a field snapshot of a large case is tens of MB; the steps
+// after it then go on while the bytes cross PCIe and while a host thread writes the file.
+class HostCopy {
+ public:
+  HostCopy(Device& dev, std::size_t bytes, const char* what);
+  ~HostCopy();
+  HostCopy(const HostCopy&) = delete;
+  HostCopy& operator=(const HostCopy&) = delete;
+  std::size_t capacity() const { return capacity_; }
+  void start(DevicePtr src, std::size_t bytes);
+  const void* wait();  // any thread
+
+ private:
+  std::shared_ptr<Device> dev_;
+  DeviceBuffer stage_;
+  void* host_ = nullptr;
+  void* stream_ = nullptr;
+  void* staged_ = nullptr;  // event on the compute stream: stage_ holds the bytes
+  void* landed_ = nullptr;  // event on stream_: host_ holds them
+  std::size_t capacity_ = 0;
+};
+
+// A loaded module (a cubin from NVRTC) on a Device, and its kernels.
+class Module {
+ public:
+  Module() = default;
+  Module(Device& dev, const std::string& image);
+  ~Module();
+  Module(Module&& o) noexcept;
+  Module& operator=(Module&& o) noexcept;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  void* function(const std::string& name) const;  // CUfunction; throws if absent
+
+ private:
+  std::shared_ptr<Device> dev_;
+  void* m_ = nullptr;
+};
+
+// Launches kernel f on stream `on`; args as for cuLaunchKernel.
+void launch(const Stream& on, void* f, Dim3 grid, Dim3 block, void** args, unsigned shared_bytes = 0);
+
+// A fixed sequence of kernel launches, each after the one before, built once and launched
+// many times with one call (a CUDA graph). Why: a small grid's step lasts a few µs, about
+// what the host needs to queue one launch, so a busy host leaves the GPU idle between steps;
+// one graph launch queues a whole batch of steps. The arguments are copied when a kernel
+// is added, so every launch of the graph runs with the same ones.
+class KernelGraph {
+ public:
+  KernelGraph() = default;
+  ~KernelGraph();
+  KernelGraph(const KernelGraph&) = delete;
+  KernelGraph& operator=(const KernelGraph&) = delete;
+  void add(void* f, Dim3 grid, Dim3 block, void** args);
+  void launch(const Stream& on);  // instantiated at the first launch
+  int kernels() const { return nodes_; }
+
+ private:
+  void* g_ = nullptr;
+  void* exec_ = nullptr;
+  void* last_ = nullptr;
+  int nodes_ = 0;
+};
+
+// Registers per thread and local (spill) bytes of a kernel, for describe() and tuning.
+struct KernelResources {
+  int registers = 0, local_bytes = 0, max_threads = 0;
+};
+KernelResources kernel_resources(void* f);
+
+// Milliseconds of device time between two events recorded on a stream around a region.
+class Timer {
+ public:
+  explicit Timer(const Stream& on);
+  ~Timer();
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+  void start();
+  double stop_ms();  // synchronises
+
+ private:
+  const Stream* on_;
+  void* a_ = nullptr;
+  void* b_ = nullptr;
+};
+
+// Device-to-device copy rate in bytes/s (read + written), the memory roof the benchmarks
+// compare against: a copy of `bytes` bytes repeated, the median of the repeats.
+double measure_copy_roof(Device& dev, std::size_t bytes = std::size_t(1) << 30, int repeats = 20);
+
+}  // namespace hw::gpu

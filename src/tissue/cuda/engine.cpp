@@ -1,0 +1,540 @@
+// The CUDA engine: the cpu engine's storage (compressed rows, SoA states per part) in device
+// memory (tissue/cuda/fields.hpp), and one fused kernel per model region compiled at run
+// time (tissue/cuda/kernel_source.hpp), on the Device it is given.
+//
+// Why NVRTC per case: the cell model is inlined into the tissue kernel with its integrator
+// chosen at compile time, so a cell's states live in registers for the whole step and its
+// state crosses device memory once per step (seeds 000 and 001).
+//
+// A step launches one kernel per part (Strang: two passes) on the Device's compute stream.
+// A non-finite V sets a device flag; the host reads it after each step, or after a batch of
+// steps (advance()), where kernels queued after the failure do nothing, so the last good
+// state is kept either way. Batches without a stimulus run as CUDA graphs.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "device/block_tuner.hpp"
+#include "device/compile.hpp"
+#include "device/device.hpp"
+#include "kernels/cuda/part_args.hpp"
+#include "tissue/cuda/fields.hpp"
+#include "tissue/cuda/implicit.hpp"
+#include "tissue/cuda/kernel_source.hpp"
+#include "tissue/cuda/observers.hpp"
+#include "tissue/cuda/variants.hpp"
+#include "tissue/engine.hpp"
+
+namespace hw::tissue {
+
+namespace {
+
+using cuda::DeviceFields;
+using cuda::KernelVariant;
+
+constexpr unsigned long long kNoFailure = ~0ull;
+// Steps per CUDA graph: long enough that the host's launch is nothing beside the steps,
+// short enough that graphs stay small (two graphs per length: one per parity).
+constexpr long kGraphSteps = 64;
+// Steps queued before one check of the failure flag, at most.
+constexpr long kMaxBatch = 1024;
+
+// A part's compiled kernels and how it is launched.
+struct PartKernels {
+  std::vector<void*> fns;                      // one per offered variant, in the table's order
+  std::vector<const KernelVariant*> variants;  // the variant of each of fns
+  gpu::BlockTuner tuner;                       // the variant and block shape
+  void* fn() const { return fns[std::size_t(tuner.launch().variant)]; }
+  const KernelVariant& variant() const { return *variants[std::size_t(tuner.launch().variant)]; }
+};
+
+// What compile_kernels gives the engine.
+struct CompiledKernels {
+  gpu::CompiledImage image;
+  gpu::Module module;
+  std::vector<PartKernels> parts;
+  void* ecg = nullptr;
+  cuda::CgKernels cg;
+  bool tower = false;  // some part is offered the tower (it needs halo slots)
+};
+
+// Compiles the kernels of set-up s and sets up each part's tuner over its offered variants.
+// The register count is known once compiled: kernels above a step are compiled again beside
+// their capped and fenced variants (both cached; the tuner picks). `asked`: the variant
+// forced by name, whose launches alone the tuner keeps.
+template <class Real>
+CompiledKernels compile_kernels(gpu::Device& dev, const SimSetup& s, const RowLayout& layout, const std::string& asked) {
+  CompiledKernels out;
+  const std::string arch = dev.info().arch();
+  const bool f32 = sizeof(Real) == 4;
+  out.image = gpu::compile_cuda(cuda_kernel_source(s, f32, cuda::kThreads, {}, asked), arch);
+  out.module = gpu::Module(dev, out.image.image);
+  std::vector<int> caps(s.parts.size(), 0);
+  bool any = false;
+  for (std::size_t q = 0; q < caps.size(); ++q)
+    any |= (caps[q] = cuda::register_cap(
+                gpu::kernel_resources(out.module.function(fmt::format("hw_part{}", q))).registers)) > 0;
+  if (any) {
+    out.image = gpu::compile_cuda(cuda_kernel_source(s, f32, cuda::kThreads, caps, asked), arch);
+    out.module = gpu::Module(dev, out.image.image);
+  }
+  const gpu::Module& m = out.module;
+  out.ecg = m.function("hw_ecg");
+  if (s.time.diffusion != DiffusionScheme::forward_euler)
+    out.cg = {m.function("hw_cg_apply"), m.function("hw_cg_residual"), m.function("hw_cg_start"),
+              m.function("hw_cg_update"), m.function("hw_cg_direction"), m.function("hw_cg_weighted_copy")};
+  const Grid& g = s.geo.grid;
+  const std::array<unsigned, 3> n{unsigned(g.nx()), unsigned(g.ny()), unsigned(g.nz())};
+  out.parts.resize(s.parts.size());
+  for (std::size_t q = 0; q < s.parts.size(); ++q) {
+    PartKernels& k = out.parts[q];
+    k.variants = cuda::offered_variants(cuda::part_context(s, layout, s.parts[q], caps[q]), asked);
+    std::vector<std::string> names;
+    std::vector<gpu::Launch> launches;
+    for (const KernelVariant* v : k.variants) {
+      const int index = int(k.fns.size());
+      k.fns.push_back(m.function(fmt::format("hw_part{}{}", q, v->suffix)));
+      names.push_back(v->capped ? fmt::format("{} at {} registers", v->label, caps[q]) : v->label);
+      const unsigned tb = cuda::block_size(gpu::kernel_resources(k.fns.back()).registers);
+      for (const gpu::Launch& l : cuda::launches_of(*v, index, s.parts[q].identity, n, tb)) launches.push_back(l);
+      out.tower |= v->tower;
+    }
+    // A variant forced by name leaves the tuner only its launches.
+    for (std::size_t i = 0; i < k.variants.size(); ++i)
+      if (!asked.empty() && asked == k.variants[i]->name)
+        std::erase_if(launches, [&](const gpu::Launch& l) { return l.variant != int(i); });
+    if (names.size() == 1) names.clear();
+    k.tuner = gpu::BlockTuner(launches, names,
+                              out.image.cache_path + fmt::format(".part{}.{}x{}x{}.block", q, g.nx(), g.ny(), g.nz()));
+  }
+  return out;
+}
+
+template <class Real>
+class CudaEngine final : public Engine {
+ public:
+  CudaEngine(const SimSetup& s, std::shared_ptr<gpu::Device> dev, const CudaEngineOptions& opt)
+      : s_(s), opt_(opt), dev_(std::move(dev)), on_(dev_->compute()), f_((check(s), *dev_), s, opt.kernel),
+        copies_(std::make_shared<cuda::HostCopyPool>(*dev_)) {
+    load(initial_state(s));
+    if (s.time.diffusion != DiffusionScheme::forward_euler)
+      implicit_ = std::make_unique<cuda::DeviceImplicit<Real>>(*dev_, s, f_);
+    compile();
+    fail_ = gpu::DeviceBuffer(*dev_, 2 * sizeof(unsigned long long), "the failure flag");
+    reset_failure();
+    batch_clock_ = gpu::DeviceBuffer(*dev_, std::size_t(kMaxBatch) * 2 * s.parts.size() * sizeof(hw::cuda::PassTime<Real>),
+                                     "the step clock");
+    use_graphs_ = opt.graphs;
+    tuner_timer_ = std::make_unique<gpu::Timer>(on_);
+  }
+
+  void step(long n) override {
+    long done = 0;
+    advance(n, 1, done);
+  }
+
+  // Queues `count` steps from step n, then checks the failure flag once.
+  void advance(long n, long count, long& done) override {
+    done = 0;
+    if (implicit_) {
+      // The CG reads its residuals on the host every iteration anyway; stepping one step at a
+      // time keeps it from ever running on the V of a failed step.
+      for (long m = 0; m < count; ++m) queue_and_check(n + m, 1, done);
+      return;
+    }
+    for (long m = 0; m < count; m += kMaxBatch) queue_and_check(n + m, std::min(kMaxBatch, count - m), done);
+  }
+
+  void voltage(Field<float>& out) const override {
+    const Grid& g = s_.geo.grid;
+    download_v();
+    out.resize(g.size());
+    for (std::size_t n = 0; n < g.size(); ++n)
+      out[n] = is_tissue(&s_.geo.mask, n) ? float(host_v_[f_.layout().index(n)]) : std::numeric_limits<float>::quiet_NaN();
+  }
+
+  std::unique_ptr<Snapshot> snapshot(const std::vector<FieldRefs>& what) const override {
+    return cuda::start_snapshot<Real>(s_, f_, cur_, copies_, what);
+  }
+
+  double voltage_at(std::size_t n) const override {
+    if (!is_tissue(&s_.geo.mask, n)) return std::numeric_limits<double>::quiet_NaN();
+    Real x;
+    f_.v(cur_).download(&x, sizeof(Real), f_.layout().index(n) * sizeof(Real));
+    return double(x);
+  }
+
+  void state(std::size_t q, int k, Field<float>& out) const override {
+    const Part& p = s_.parts[q];
+    std::vector<Real> y(p.n);
+    f_.parts()[q].y.download(y.data(), p.n * sizeof(Real), DeviceFields<Real>::slot(p, k) * p.n * sizeof(Real));
+    for (std::size_t i = 0; i < p.n; ++i) out[p.grid_index(i)] = float(y[i]);
+  }
+
+  double state_at(std::size_t q, int k, std::size_t i) const override {
+    const Part& p = s_.parts[q];
+    Real x;
+    f_.parts()[q].y.download(&x, sizeof(Real), (DeviceFields<Real>::slot(p, k) * p.n + i) * sizeof(Real));
+    return double(x);
+  }
+
+  CanonicalState save() const override {
+    CanonicalState st;
+    st.bytes = sizeof(Real);
+    for (std::size_t q = 0; q < s_.parts.size(); ++q) {
+      const Part& p = s_.parts[q];
+      std::vector<Real> y(std::size_t(p.ns - 1) * p.n);
+      f_.parts()[q].y.download(y.data(), y.size() * sizeof(Real));
+      st.parts.emplace_back(y.begin(), y.end());
+    }
+    download_v();
+    const Grid& g = s_.geo.grid;
+    st.v.reserve(s_.tissue_cells);
+    for (std::size_t n = 0; n < g.size(); ++n)
+      if (is_tissue(&s_.geo.mask, n)) st.v.push_back(double(host_v_[f_.layout().index(n)]));
+    return st;
+  }
+
+  void load(const CanonicalState& st) override {
+    for (std::size_t q = 0; q < s_.parts.size(); ++q) {
+      std::vector<Real> y(st.parts[q].begin(), st.parts[q].end());
+      f_.parts()[q].y.upload(y.data(), y.size() * sizeof(Real));
+    }
+    download_v();
+    const Grid& g = s_.geo.grid;
+    std::size_t i = 0;
+    for (std::size_t n = 0; n < g.size(); ++n)
+      if (is_tissue(&s_.geo.mask, n)) host_v_[f_.layout().index(n)] = Real(st.v[i++]);
+    // Both fields: cells stored off the tissue never change, and the first step reads V_cur.
+    for (int k = 0; k < 2; ++k) f_.v(k).upload(host_v_.data(), host_v_.size() * sizeof(Real));
+    halo_block_ = {};  // the tower's halo slots are the old V's
+  }
+
+  EngineInfo describe() const override {
+    const gpu::DeviceInfo& d = dev_->info();
+    EngineInfo info;
+    info.backend = fmt::format("cuda ({}, {}, {}; kernels {}{})", d.name, d.arch(), sizeof(Real) == 8 ? "double" : "float",
+                               image_.from_cache ? "from the cache"
+                                                 : fmt::format("compiled in {:.1f} s", image_.compile_seconds),
+                               dev_->ordinal() == 0 ? "" : fmt::format("; GPU {}", dev_->ordinal()));
+    const RowLayout& layout = f_.layout();
+    info.storage = layout.box ? fmt::format("the whole box on the GPU ({} cells per field)", layout.size())
+                              : fmt::format("compressed rows around the tissue on the GPU, {} cells per "
+                                            "field ({:.1f}% of the box)",
+                                            layout.size(), 100.0 * double(layout.size()) / double(s_.geo.grid.size()));
+    info.kernels = fmt::format("one fused diffusion+reaction kernel per model region ({}){}",
+                               f_.links() ? "link coefficients" : "uniform diagonal sigma",
+                               f_.inv_phi().empty() ? "" : ", phase-field no-flux boundary (L(phi sigma) V / phi)");
+    if (use_graphs_ && !implicit_)
+      info.kernels += graph_batches_ ? fmt::format("; {} batches of steps without a stimulus ran as CUDA graphs",
+                                                   graph_batches_)
+                                     : "; batches of steps without a stimulus run as CUDA graphs";
+    for (const auto& k : kernels_) {
+      const gpu::KernelResources r = gpu::kernel_resources(k.fn());
+      info.part_kernels.push_back(fmt::format("printed CUDA via NVRTC ({} registers{}; blocks {})", r.registers,
+                                              r.local_bytes ? fmt::format(", {} B local", r.local_bytes) : "",
+                                              k.tuner.describe()));
+    }
+    return info;
+  }
+
+  std::size_t memory_bytes() const override { return f_.bytes() + maps_.bytes(); }
+
+  bool attach_activation(const ActivationMaps& m) override {
+    graphs_.clear();  // built with the old maps' pointers (or none)
+    maps_.attach(*dev_, s_.geo.grid, m);
+    return true;
+  }
+
+  void read_activation(ActivationMaps& m) const override { maps_.read(s_.geo.grid, m); }
+
+  bool ecg_sums(const std::vector<std::array<double, 3>>& at, double rmin, std::vector<double>& sums) const override {
+    cuda::ecg_sums<Real>(*dev_, f_, s_.geo.grid, ecg_fn_, fail_.ptr(), f_.v(cur_), ecg_sums_, at, rmin, sums);
+    return true;
+  }
+
+ private:
+  // The case's limits on the GPU, checked before anything is allocated.
+  static const SimSetup& check(const SimSetup& s) {
+    check_cuda_support(s.tcase);
+    const Grid& g = s.geo.grid;
+    const std::size_t stored = row_layout(g, s.geo.mask).size();
+    if (stored >= (std::size_t(1) << 32) || g.size() >= (std::size_t(1) << 32))
+      throw InputError(s.tcase.geometry.loc, "backend cuda: grids of 2^32 cells or more are not supported");
+    if (g.nz() > 65535 || g.ny() > 65535 * 8)
+      throw InputError(s.tcase.geometry.loc, "backend cuda: more than 65535 cells along z (or 524280 "
+                                             "along y) do not fit the GPU's launch grid");
+    // The fourth-order stencil's conditions, checked as the cpu operator checks them.
+    if (s.order == StencilOrder::fourth) fourth_order_sigma(g, s.sigma, s.geo.mask);
+    return s;
+  }
+
+  // Compiles the kernels and sets up each part's tuner (compile_kernels, above).
+  void compile() {
+    CompiledKernels k = compile_kernels<Real>(*dev_, s_, f_.layout(), opt_.kernel);
+    image_ = std::move(k.image);
+    module_ = std::move(k.module);
+    kernels_ = std::move(k.parts);
+    ecg_fn_ = k.ecg;
+    if (implicit_) implicit_->set_kernels(k.cg);
+    if (k.tower) {
+      const Grid& g = s_.geo.grid;
+      const std::vector<Real> none(cuda::most_tower_slots({unsigned(g.nx()), unsigned(g.ny()), unsigned(g.nz())}), Real(0));
+      for (auto& h : halo_) h = f_.put(none, "the tower layout's halo slots");
+    }
+  }
+
+  // Queues `count` steps from step n, then reads the failure flag once: the GPU has the
+  // whole batch queued and never waits for the host inside it. Adds the steps done to `done`.
+  void queue_and_check(long n, long count, long& done) {
+    batch_start_ = n;
+    write_clock(n, count);
+    for (long m = n; m < n + count;) {
+      const long chunk = std::min(kGraphSteps, n + count - m);
+      if (graph_fits(m, chunk))
+        launch_graph(m, chunk);
+      else
+        for (long k = m; k < m + chunk; ++k) enqueue(k);
+      m += chunk;
+    }
+    unsigned long long f[2];
+    fail_.download(f, sizeof f);
+    if (f[0] == kNoFailure) {
+      cur_ = int((cur_ + count) % 2);
+      done += count;
+      return;
+    }
+    // Steps n .. f[1]−1 succeeded: the state is theirs (the failed step wrote only into its
+    // V_next, and later steps did nothing).
+    const long good = long(f[1]) - n;
+    cur_ = int((cur_ + good) % 2);
+    done += good;
+    const std::size_t cell = std::size_t(f[0] >> 9);
+    const int k = int(f[0] & 511) - 1;
+    reset_failure();
+    throw_numerical_error(s_.geo.grid, cell, failing_variable(s_, cell, k), double(f[1]) * s_.time.dt, s_.time.dt);
+  }
+
+  void reset_failure() {
+    const unsigned long long f[2] = {kNoFailure, kNoFailure};
+    fail_.upload(f, sizeof f);
+  }
+
+  // Steps [n, n + count) of the batch as one graph launch. A graph is built once per (parity
+  // of the current field at its start, steps, place in the batch) from the launches
+  // enqueue() would make; its nodes read their times from their slots of the batch clock.
+  void launch_graph(long n, long count) {
+    const long place = (n - batch_start_) / kGraphSteps;
+    std::unique_ptr<gpu::KernelGraph>& g = graphs_[{cur_of(n), count, place}];
+    if (!g) {
+      g = std::make_unique<gpu::KernelGraph>();
+      building_ = g.get();
+      for (long m = n; m < n + count; ++m) enqueue(m);
+      building_ = nullptr;
+    }
+    g->launch(on_);
+    ++graph_batches_;
+    // Replayed, its passes left what they left when it was built: every step on the tower
+    // (graph_fits), so both fields' halo slots.
+    for (const PartKernels& k : kernels_)
+      if (k.variant().tower) halo_block_ = {k.tuner.launch().block, k.tuner.launch().block};
+  }
+
+  // The times of every pass of steps [n, n + count) into the batch clock, at slot
+  // ((m − n)·2 + pass)·parts + q (pass 1: Strang's second, half a step in). The upload is
+  // synchronous and comes after the last check of the failure flag, which waited for every
+  // kernel queued before: no kernel still reads the old times.
+  void write_clock(long n, long count) {
+    const std::size_t P = s_.parts.size();
+    std::vector<hw::cuda::PassTime<Real>> times(std::size_t(count) * 2 * P);
+    for (long m = 0; m < count; ++m)
+      for (int pass = 0; pass < 2; ++pass)
+        for (std::size_t q = 0; q < P; ++q)
+          times[(std::size_t(m) * 2 + std::size_t(pass)) * P + q] = pass_time(n + m, pass * 0.5 * s_.time.dt, s_.parts[q].t2ms);
+    batch_clock_.upload(times.data(), times.size() * sizeof(times[0]));
+  }
+
+  // Whether the batch of steps [n, n + count) can be one graph launch: explicit diffusion
+  // (the CG reads its residuals on the host), the block shapes tuned, and no stimulus on in
+  // any of its steps (the only arguments that change from step to step besides the step).
+  bool graph_fits(long n, long count) const {
+    if (!use_graphs_ || implicit_ || count < 2) return false;
+    for (const PartKernels& k : kernels_) {
+      if (k.tuner.tuning()) return false;
+      // A graph's tower passes read their halo slots (halo_valid is fixed in it).
+      if (k.variant().tower && halo_block_[std::size_t(cur_of(n))] != k.tuner.launch().block) return false;
+    }
+    for (const StimulusSchedule& sch : s_.schedules)
+      for (long m = n; m < n + count; ++m)
+        if (sch.on(m)) return false;
+    return true;
+  }
+
+  // One step from step n: Godunov, one diffusing pass; Strang, a reaction half step into
+  // the Strang field, then a diffusing pass with the second half.
+  void enqueue(long n) {
+    const double dt = s_.time.dt;
+    unsigned active = 0;
+    for (std::size_t q = 0; q < s_.schedules.size(); ++q)
+      if (s_.schedules[q].on(n)) active |= 1u << q;
+    const gpu::DeviceBuffer& cur = f_.v(cur_of(n));
+    const gpu::DeviceBuffer& next = f_.v(1 - cur_of(n));
+    const gpu::DeviceBuffer& tmp = f_.strang();
+    if (implicit_) {
+      // Implicit diffusion of the whole dt by CG into V_next, then the reaction in place.
+      const gpu::DeviceBuffer* from = &cur;
+      double h = dt;
+      int second = 0;
+      if (s_.time.splitting == Splitting::strang) {
+        pass(cur, tmp, false, 0.5 * dt, 0, active, n, nullptr);
+        if (failed()) return;
+        from = &tmp;
+        h = 0.5 * dt;
+        second = 1;
+      }
+      gpu::copy_device(on_, next.ptr(), from->ptr(), f_.layout().size() * sizeof(Real));
+      implicit_->solve(next, fail_.ptr());
+      pass(next, next, false, h, second, active, n, &cur);
+      return;
+    }
+    if (s_.time.splitting == Splitting::godunov) {
+      pass(cur, next, true, dt, 0, active, n, &cur);
+    } else {
+      pass(cur, tmp, false, 0.5 * dt, 0, active, n, nullptr);
+      pass(tmp, next, true, 0.5 * dt, 1, active, n, &cur);
+    }
+  }
+
+  // The field that is current at step n of a batch started from cur_ at step n0: tracked
+  // by parity, since each step swaps.
+  int cur_of(long n) const { return int((cur_ + (n - batch_start_)) % 2); }
+
+  // When a pass that starts t_shift ms into step n runs (t in model units of t2ms ms).
+  hw::cuda::PassTime<Real> pass_time(long n, double t_shift, double t2ms) const {
+    const double t0 = double(n) * s_.time.dt;
+    return {t0, static_cast<unsigned long long>(n), Real((t0 + t_shift) / t2ms)};
+  }
+
+  // Pass `second` of step n (1: Strang's second, half a step in). track: V at the step's
+  // start, when this pass ends the step (the maps are updated then).
+  void pass(const gpu::DeviceBuffer& vin, const gpu::DeviceBuffer& vout, bool diffuse, double h, int second,
+            unsigned active, long n, const gpu::DeviceBuffer* track) {
+    const Grid& g = s_.geo.grid;
+    for (std::size_t q = 0; q < s_.parts.size(); ++q) {
+      const Part& p = s_.parts[q];
+      const cuda::DevicePart& d = f_.parts()[q];
+      PartKernels& k = kernels_[q];
+      hw::cuda::PartArgs<Real> a = f_.geometry_args(fail_.ptr());
+      a.vin = reinterpret_cast<const Real*>(vin.ptr());
+      a.vout = reinterpret_cast<Real*>(vout.ptr());
+      a.diffuse = diffuse;
+      a.n = p.n;
+      a.cells = reinterpret_cast<const unsigned*>(d.cells.ptr());
+      a.y = reinterpret_cast<Real*>(d.y.ptr());
+      a.p = reinterpret_cast<const Real*>(d.p.ptr());
+      a.per_cell = p.per_cell;
+      a.stim_mask = reinterpret_cast<const unsigned*>(d.stim_mask.ptr());
+      a.stim_active = 0;
+      for (std::size_t st = 0; st < p.stim.size(); ++st)
+        if ((active >> st & 1u) && !p.stim[st].empty()) {
+          a.stim_active |= 1u << st;
+          a.stim_add[st] = Real(h * p.stim_rate[st]);
+        }
+      a.clock = reinterpret_cast<const hw::cuda::PassTime<Real>*>(batch_clock_.ptr());
+      a.slot = unsigned((std::size_t(n - batch_start_) * 2 + std::size_t(second)) * s_.parts.size() + q);
+      a.dt_ms = s_.time.dt;
+      a.hs = Real(h / s_.time.ode_substeps / p.t2ms);
+      a.substeps = s_.time.ode_substeps;
+      a.max_finite = std::numeric_limits<Real>::max();
+      if (track && maps_.attached()) maps_.set_args(a, *track);
+      void* args[] = {&a};
+      // The diffusing passes time the block shapes under trial (tuner_timer_ synchronises).
+      const bool timed = diffuse && k.tuner.tuning();
+      if (timed) tuner_timer_->start();
+      const gpu::Launch& l = k.tuner.launch();
+      const gpu::Dim3 b = l.block;
+      // A window thread steps l.depth layers; a thread of the other kernels one cell.
+      const gpu::Dim3 grid = p.identity ? gpu::Dim3{(unsigned(g.nx()) + b[0] - 1) / b[0], (unsigned(g.ny()) + b[1] - 1) / b[1],
+                                                    (unsigned(g.nz()) + l.depth - 1) / l.depth}
+                                        : gpu::Dim3{unsigned((p.n + b[0] - 1) / b[0]), 1, 1};
+      set_tower_halos(a, vin, vout, k.variant().tower, b);
+      if (building_)
+        building_->add(k.fn(), grid, b, args);
+      else
+        gpu::launch(on_, k.fn(), grid, b, args);
+      if (timed) k.tuner.record(tuner_timer_->stop_ms());
+    }
+  }
+
+  // The tower's halo slots: those of vin if the pass that wrote vin left them for this
+  // block shape; this pass leaves vout's (any other kernel writing vout, none).
+  void set_tower_halos(hw::cuda::PartArgs<Real>& a, const gpu::DeviceBuffer& vin, const gpu::DeviceBuffer& vout,
+                       bool tower, gpu::Dim3 b) {
+    const int in_field = &vin == &f_.v(0) ? 0 : &vin == &f_.v(1) ? 1 : -1;
+    const int out_field = &vout == &f_.v(0) ? 0 : &vout == &f_.v(1) ? 1 : -1;
+    if (tower) {
+      a.halo_in = reinterpret_cast<const Real*>(halo_[std::size_t(std::max(in_field, 0))].ptr());
+      a.halo_out = reinterpret_cast<Real*>(halo_[std::size_t(std::max(out_field, 0))].ptr());
+      a.halo_valid = in_field >= 0 && out_field >= 0 && halo_block_[std::size_t(in_field)] == b;
+    }
+    if (out_field >= 0) halo_block_[std::size_t(out_field)] = tower && in_field >= 0 ? b : gpu::Dim3{0, 0, 0};
+  }
+
+  bool failed() const {
+    unsigned long long f = 0;
+    fail_.download(&f, sizeof f);
+    return f != kNoFailure;
+  }
+
+  void download_v() const {
+    host_v_.resize(f_.layout().size());
+    f_.v(cur_).download(host_v_.data(), host_v_.size() * sizeof(Real));
+  }
+
+  const SimSetup& s_;
+  const CudaEngineOptions opt_;
+  std::shared_ptr<gpu::Device> dev_;  // first: everything below lives on it
+  const gpu::Stream& on_;             // the compute stream every step runs on
+  mutable DeviceFields<Real> f_;
+  std::shared_ptr<cuda::HostCopyPool> copies_;
+  std::unique_ptr<cuda::DeviceImplicit<Real>> implicit_;
+  std::vector<PartKernels> kernels_;
+  cuda::DeviceMaps maps_;  // empty until attach_activation
+  // The tower layout's x-halo slots of V's two fields, and the block shape each holds them
+  // for ({0, 0, 0}: none; the slots' places depend on the shape).
+  std::array<gpu::DeviceBuffer, 2> halo_;
+  std::array<gpu::Dim3, 2> halo_block_{};
+  gpu::DeviceBuffer fail_;
+  std::unique_ptr<gpu::Timer> tuner_timer_;  // times the block shapes under trial
+  mutable gpu::DeviceBuffer ecg_sums_;
+  void* ecg_fn_ = nullptr;
+  gpu::CompiledImage image_;
+  gpu::Module module_;
+  int cur_ = 0;
+  long batch_start_ = 0;
+  // Chunks of kGraphSteps steps as CUDA graphs (graph_fits); without (CudaEngineOptions::graphs)
+  // every kernel is launched on its own (the tests compare both ways).
+  gpu::DeviceBuffer batch_clock_;  // kMaxBatch steps (write_clock), allocated once: graphs point into it
+  bool use_graphs_ = true;
+  std::map<std::tuple<int, long, long>, std::unique_ptr<gpu::KernelGraph>> graphs_;
+  gpu::KernelGraph* building_ = nullptr;  // the graph being built
+  long graph_batches_ = 0;
+  mutable std::vector<Real> host_v_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_cuda_engine(const SimSetup& s, std::shared_ptr<gpu::Device> dev,
+                                         const CudaEngineOptions& opt) {
+  if (!dev) throw Error("backend cuda: no GPU given (internal error)");
+  if (s.time.precision == Precision::f64) return std::make_unique<CudaEngine<double>>(s, std::move(dev), opt);
+  return std::make_unique<CudaEngine<float>>(s, std::move(dev), opt);
+}
+
+}  // namespace hw::tissue

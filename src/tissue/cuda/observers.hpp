@@ -1,0 +1,196 @@
+// What the CUDA engine keeps where V lives for the outputs: the activation/APD90 maps
+// (updated by the step kernel's last pass), the pseudo-ECG's sums (one kernel, a few doubles
+// back), and field snapshots copied beside the steps (gpu::HostCopy).
+#pragma once
+
+#include <array>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "device/device.hpp"
+#include "kernels/cuda/ecg_args.hpp"
+#include "kernels/cuda/part_args.hpp"
+#include "tissue/cuda/fields.hpp"
+#include "tissue/engine.hpp"
+
+namespace hw::tissue::cuda {
+
+// The activation/APD90 maps on the device, grid-indexed (NaN: not yet).
+class DeviceMaps {
+ public:
+  bool attached() const { return !act_.empty(); }
+  std::size_t bytes() const { return act_.bytes() + apd_.bytes() + v_rest_.bytes() + v_peak_.bytes(); }
+
+  void attach(gpu::Device& dev, const Grid& g, const ActivationMaps& m) {
+    const std::size_t N = g.size();
+    if (m.act.size() != N || (m.with_apd && (m.apd.size() != N || m.v_rest.size() != N || m.v_peak.size() != N)))
+      throw Error("activation maps: arrays of the wrong size for this grid");
+    threshold_ = m.threshold;
+    with_apd_ = m.with_apd;
+    act_ = gpu::DeviceBuffer::from(dev, m.act, "the activation map");
+    if (m.with_apd) {
+      apd_ = gpu::DeviceBuffer::from(dev, m.apd, "the APD90 map");
+      v_rest_ = gpu::DeviceBuffer::from(dev, m.v_rest, "the APD90 map's V_rest");
+      v_peak_ = gpu::DeviceBuffer::from(dev, m.v_peak, "the APD90 map's V_peak");
+    }
+  }
+
+  void read(const Grid& g, ActivationMaps& m) const {
+    const std::size_t N = g.size();
+    m.threshold = threshold_;
+    m.with_apd = with_apd_;
+    auto get = [&](const gpu::DeviceBuffer& b, std::vector<float>& v) {
+      v.resize(N);
+      b.download(v.data(), N * sizeof(float));
+    };
+    get(act_, m.act);
+    if (with_apd_) {
+      get(apd_, m.apd);
+      get(v_rest_, m.v_rest);
+      get(v_peak_, m.v_peak);
+    }
+  }
+
+  // The kernel's map arguments for the pass that ends a step (vstart: V at its start).
+  template <class Real>
+  void set_args(hw::cuda::PartArgs<Real>& a, const gpu::DeviceBuffer& vstart) const {
+    a.act = reinterpret_cast<float*>(act_.ptr());
+    a.apd = reinterpret_cast<float*>(apd_.ptr());
+    a.v_rest = reinterpret_cast<float*>(v_rest_.ptr());
+    a.v_peak = reinterpret_cast<float*>(v_peak_.ptr());
+    a.vstart = reinterpret_cast<const Real*>(vstart.ptr());
+    a.thr = threshold_;
+    a.with_apd = with_apd_;
+  }
+
+ private:
+  float threshold_ = -20;
+  bool with_apd_ = false;
+  gpu::DeviceBuffer act_, apd_, v_rest_, v_peak_;
+};
+
+// The pseudo-ECG's sums from V where it lives (kernels/cuda/ecg.cuh).
+template <class Real>
+void ecg_sums(gpu::Device& dev, DeviceFields<Real>& f, const Grid& g, void* fn, gpu::DevicePtr fail,
+              const gpu::DeviceBuffer& v, gpu::DeviceBuffer& sums_buffer,
+              const std::vector<std::array<double, 3>>& at, double rmin, std::vector<double>& sums) {
+  sums.assign(at.size(), 0.0);
+  if (sums_buffer.empty()) sums_buffer = gpu::DeviceBuffer(dev, hw::cuda::kEcgElectrodes * sizeof(double), "the ECG sums");
+  hw::cuda::PartArgs<Real> a = f.geometry_args(fail);
+  a.vin = reinterpret_cast<const Real*>(v.ptr());
+  for (std::size_t e0 = 0; e0 < at.size(); e0 += hw::cuda::kEcgElectrodes) {
+    hw::cuda::EcgArgs e{};
+    e.count = int(std::min<std::size_t>(hw::cuda::kEcgElectrodes, at.size() - e0));
+    for (int q = 0; q < e.count; ++q)
+      for (int d = 0; d < 3; ++d) e.at[q][d] = at[e0 + std::size_t(q)][std::size_t(d)];
+    for (int d = 0; d < 3; ++d) e.h[d] = g.h[std::size_t(d)];
+    e.rmin = rmin;
+    e.sums = reinterpret_cast<double*>(sums_buffer.ptr());
+    sums_buffer.fill_zero();
+    f.launch_over_tissue(dev.compute(), fn, a, &e);
+    sums_buffer.download(sums.data() + e0, std::size_t(e.count) * sizeof(double));
+  }
+}
+
+// The host copies of field snapshots (gpu::HostCopy: a device buffer, pinned host memory, a
+// stream), kept for the next snapshot: pinned memory takes milliseconds to allocate, and a
+// run's outputs ask for the same sizes every time. Shared by the engine and its snapshots,
+// which give theirs back from the thread that read them.
+class HostCopyPool {
+ public:
+  explicit HostCopyPool(gpu::Device& dev) : dev_(dev.shared_from_this()) {}
+  std::unique_ptr<gpu::HostCopy> take(std::size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      for (auto it = free_.begin(); it != free_.end(); ++it)
+        if ((*it)->capacity() >= bytes) {
+          auto c = std::move(*it);
+          free_.erase(it);
+          return c;
+        }
+    }
+    return std::make_unique<gpu::HostCopy>(*dev_, bytes, "a field snapshot");
+  }
+  void give(std::unique_ptr<gpu::HostCopy> c) {
+    std::lock_guard<std::mutex> lock(m_);
+    free_.push_back(std::move(c));
+  }
+
+ private:
+  std::shared_ptr<gpu::Device> dev_;
+  std::mutex m_;
+  std::vector<std::unique_ptr<gpu::HostCopy>> free_;
+};
+
+// A snapshot in flight: one host copy per stored field, scattered to grid order on read().
+template <class Real>
+class DeviceSnapshot final : public Snapshot {
+ public:
+  struct Piece {
+    std::size_t variable;
+    FieldRef ref;
+    std::unique_ptr<gpu::HostCopy> copy;
+  };
+  DeviceSnapshot(const SimSetup& s, const RowLayout& layout, std::shared_ptr<HostCopyPool> pool,
+                 std::size_t variables)
+      : s_(s), layout_(layout), pool_(std::move(pool)), variables_(variables) {}
+  ~DeviceSnapshot() override {
+    for (Piece& p : pieces_)
+      if (p.copy) pool_->give(std::move(p.copy));
+  }
+  void add(std::size_t variable, FieldRef ref, std::unique_ptr<gpu::HostCopy> copy) {
+    pieces_.push_back({variable, ref, std::move(copy)});
+  }
+  void read(std::vector<Field<float>>& out) override {
+    const Grid& g = s_.geo.grid;
+    out.assign(variables_, Field<float>());
+    for (auto& f : out) f.resize(g.size(), std::numeric_limits<float>::quiet_NaN());
+    for (Piece& piece : pieces_) {
+      const Real* h = static_cast<const Real*>(piece.copy->wait());
+      Field<float>& f = out[piece.variable];
+      if (piece.ref.part < 0) {
+        for (std::size_t n = 0; n < g.size(); ++n)
+          if (is_tissue(&s_.geo.mask, n)) f[n] = float(h[layout_.index(n)]);
+      } else {
+        const Part& p = s_.parts[std::size_t(piece.ref.part)];
+        for (std::size_t i = 0; i < p.n; ++i) f[p.grid_index(i)] = float(h[i]);
+      }
+      pool_->give(std::move(piece.copy));
+    }
+  }
+
+ private:
+  const SimSetup& s_;
+  const RowLayout& layout_;
+  std::shared_ptr<HostCopyPool> pool_;
+  std::size_t variables_;
+  std::vector<Piece> pieces_;
+};
+
+// Starts the copies of the fields `what` (as FieldRefs) of the engine's current V and
+// states: on the compute stream after the steps queued so far; the steps queued after them
+// do not wait for the bytes to reach the host.
+template <class Real>
+std::unique_ptr<Snapshot> start_snapshot(const SimSetup& s, const DeviceFields<Real>& f, int cur,
+                                         const std::shared_ptr<HostCopyPool>& copies,
+                                         const std::vector<FieldRefs>& what) {
+  auto snap = std::make_unique<DeviceSnapshot<Real>>(s, f.layout(), copies, what.size());
+  for (std::size_t i = 0; i < what.size(); ++i)
+    for (const FieldRef& r : what[i]) {
+      std::size_t bytes = f.layout().size() * sizeof(Real);
+      gpu::DevicePtr src = f.v(cur).ptr();
+      if (r.part >= 0) {
+        const Part& p = s.parts[std::size_t(r.part)];
+        bytes = p.n * sizeof(Real);
+        src = f.parts()[std::size_t(r.part)].y.ptr() + DeviceFields<Real>::slot(p, r.state) * p.n * sizeof(Real);
+      }
+      auto copy = copies->take(bytes);
+      copy->start(src, bytes);
+      snap->add(i, r, std::move(copy));
+    }
+  return snap;
+}
+
+}  // namespace hw::tissue::cuda
