@@ -9,25 +9,13 @@
 
 #include <fmt/format.h>
 
+#include "core/bytes.hpp"
 #include "tissue/engine.hpp"
 #include "tissue/reaction.hpp"
 
 namespace hw::tissue {
 
 namespace {
-
-template <class T>
-void put(std::vector<std::uint8_t>& out, const T* p, std::size_t n) {
-  const auto* b = reinterpret_cast<const std::uint8_t*>(p);
-  out.insert(out.end(), b, b + n * sizeof(T));
-}
-
-template <class T>
-std::size_t get(const std::vector<std::uint8_t>& in, std::size_t pos, T* p, std::size_t n) {
-  if (pos + n * sizeof(T) > in.size()) throw Error("load_state: the saved state is truncated");
-  std::memcpy(p, in.data() + pos, n * sizeof(T));
-  return pos + n * sizeof(T);
-}
 
 // Version 03: the canonical state (tissue/engine.hpp), V on tissue cells in grid order; 02
 // held V in the cpu engine's row layout, 01 on the whole box.
@@ -203,34 +191,29 @@ bool Simulation::set_field(const std::string& variable, const std::vector<double
 }
 
 std::vector<std::uint8_t> Simulation::save_state() const {
-  std::vector<std::uint8_t> out;
-  put(out, kMagic, 8);
-  const std::int64_t steps = impl_->steps;
-  const double dt = impl_->s.time.dt;
-  const std::uint64_t cells = impl_->s.geo.grid.size(), tissue = impl_->s.tissue_cells;
-  put(out, &steps, 1);
-  put(out, &dt, 1);
-  put(out, &cells, 1);
-  put(out, &tissue, 1);
+  ByteWriter out;
+  out.put_bytes(kMagic, 8);
+  out.put<std::int64_t>(impl_->steps);
+  out.put<double>(impl_->s.time.dt);
+  out.put<std::uint64_t>(impl_->s.geo.grid.size());
+  out.put<std::uint64_t>(impl_->s.tissue_cells);
   write_canonical(impl_->engine->save(), out);
-  return out;
+  return out.take();
 }
 
-void Simulation::load_state(const std::vector<std::uint8_t>& in) {
+void Simulation::load_state(const std::vector<std::uint8_t>& bytes) {
+  ByteReader in(bytes, "load_state: the saved state");
   char magic[8];
-  std::size_t pos = get(in, 0, magic, 8);
+  in.get_bytes(magic, 8);
   if (std::memcmp(magic, kMagic, 6) == 0 &&
       (std::memcmp(magic + 6, "01", 2) == 0 || std::memcmp(magic + 6, "02", 2) == 0))
     throw Error("load_state: the state was written by an older heartwave (voltage stored in that "
                 "version's own layout); start the run again without --restart");
   if (std::memcmp(magic, kMagic, 8) != 0) throw Error("load_state: not a heartwave tissue state");
-  std::int64_t steps = 0;
-  double dt = 0;
-  std::uint64_t cells = 0, tissue = 0;
-  pos = get(in, pos, &steps, 1);
-  pos = get(in, pos, &dt, 1);
-  pos = get(in, pos, &cells, 1);
-  pos = get(in, pos, &tissue, 1);
+  const auto steps = in.get<std::int64_t>();
+  const auto dt = in.get<double>();
+  const auto cells = in.get<std::uint64_t>();
+  const auto tissue = in.get<std::uint64_t>();
   if (dt != impl_->s.time.dt || cells != impl_->s.geo.grid.size() || tissue != impl_->s.tissue_cells)
     throw Error(fmt::format(
         "load_state: the saved state is of another case (dt {} ms, {} cells, {} tissue; this "
@@ -239,8 +222,8 @@ void Simulation::load_state(const std::vector<std::uint8_t>& in) {
   std::vector<std::size_t> sizes;
   for (const Part& p : impl_->s.parts) sizes.push_back(std::size_t(p.ns - 1) * p.n);
   CanonicalState st;
-  pos = read_canonical(in, pos, sizes, impl_->s.tissue_cells, st);
-  if (pos != in.size()) throw Error("load_state: the saved state has trailing bytes");
+  read_canonical(in, sizes, impl_->s.tissue_cells, st);
+  if (!in.at_end()) throw Error("load_state: the saved state has trailing bytes");
   impl_->engine->load(st);
   impl_->steps = steps;
 }
