@@ -34,8 +34,9 @@ class ByteWriter {
     put_bytes(&v, sizeof(T));
   }
   void put_bytes(const void* p, std::size_t n) {
-    const auto* b = static_cast<const unsigned char*>(p);
-    buf_.insert(buf_.end(), b, b + n);
+    const std::size_t at = buf_.size();
+    buf_.resize(at + n);
+    if (n) std::memcpy(buf_.data() + at, p, n);
   }
   // u64 length, then the characters.
   void put_string(std::string_view s) {
