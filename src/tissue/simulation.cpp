@@ -6,11 +6,13 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "core/bytes.hpp"
 #include "tissue/engine.hpp"
+#include "mesh/row_layout.hpp"
 #include "tissue/reaction.hpp"
 
 namespace hw::tissue {
@@ -27,21 +29,32 @@ struct Simulation::Impl {
   SimulationOptions opt;
   std::unique_ptr<Engine> engine;
   long steps = 0;
+  std::optional<DiffusionSetup> ecg_diffusion;  // see diffusion()
 };
 
 Simulation::Simulation(const TissueCase& c, const SimulationOptions& opt)
+    : Simulation(prepare_setup(c), opt) {}
+
+Simulation::Simulation(SimSetup&& setup, const SimulationOptions& opt)
     : impl_(std::make_unique<Impl>()) {
   impl_->opt = opt;
+  impl_->s = std::move(setup);
+  setup.stage = SetupStage::none;  // taken: a second Simulation must set its case up again
   // Only the cpu engine runs the set-up's CellKernels; the reference interprets the IR and
   // the CUDA engine prints its own kernels from it.
-  impl_->s = make_sim_setup(c, opt.backend == Backend::cpu);
+  resolve_setup(impl_->s, opt.backend == Backend::cpu);
   impl_->engine = make_engine(impl_->s, {opt.backend, opt.threads, opt.adapt_threads});
+  // Only the GPU engine sums the pseudo-ECG itself (Engine::ecg_sums); with the others the
+  // outputs apply the operator on the host, from this (diffusion()).
+  if (!impl_->s.tcase.output.electrodes.empty() && opt.backend != Backend::cuda)
+    impl_->ecg_diffusion = diffusion_setup(impl_->s, row_layout(impl_->s.geo.grid, impl_->s.geo.mask));
   // Set-up data the engine has copied into its own arrays (per-voxel σ and φ are box-sized:
   // keeping them would make a heart's memory follow its box, not its tissue).
   impl_->s.initial.clear();
   impl_->s.initial.shrink_to_fit();
   impl_->s.sigma = Conductivity{};
   impl_->s.phi = Field<double>();
+  impl_->s.models.clear();  // the parts keep the analysed models they run
   for (Part& p : impl_->s.parts) {
     p.pcell.clear();
     p.pcell.shrink_to_fit();
@@ -88,6 +101,11 @@ const Grid& Simulation::grid() const { return impl_->s.geo.grid; }
 const Mask& Simulation::mask() const { return impl_->s.geo.mask; }
 const TissueCase& Simulation::tissue_case() const { return impl_->s.tcase; }
 std::size_t Simulation::tissue_cells() const { return impl_->s.tissue_cells; }
+std::vector<int> Simulation::part_states() const {
+  std::vector<int> ns;
+  for (const Part& p : impl_->s.parts) ns.push_back(p.ns);
+  return ns;
+}
 
 void Simulation::voltage(Field<float>& out) const { impl_->engine->voltage(out); }
 double Simulation::voltage_at(std::size_t n) const { return impl_->engine->voltage_at(n); }
@@ -259,8 +277,16 @@ bool Simulation::ecg_sums(const std::vector<std::array<double, 3>>& at, double r
   return impl_->engine->ecg_sums(at, rmin, sums);
 }
 
-// Built again from the case: the set-up's σ is dropped once the engine has its own copy.
-DiffusionSetup Simulation::diffusion() const { return make_case_diffusion(impl_->s.tcase); }
+// The set-up's σ is dropped once the engine has its own copy; a case with electrodes kept
+// the operator's set-up for the pseudo-ECG, any other builds it again from the case.
+DiffusionSetup Simulation::diffusion() const {
+  if (impl_->ecg_diffusion) {
+    DiffusionSetup d = std::move(*impl_->ecg_diffusion);
+    impl_->ecg_diffusion.reset();
+    return d;
+  }
+  return make_case_diffusion(impl_->s.tcase);
+}
 
 double stable_dt_limit(const TissueCase& c) { return sim_stable_dt(c); }
 
