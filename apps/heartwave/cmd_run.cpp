@@ -78,6 +78,7 @@ int run_case(const RunFlags& f) {
   opt.sim.device = f.device;
   opt.restart = f.restart;
   opt.identity = run::case_identity(text, f.sets);
+  opt.setup = plan.setup;  // the geometry, models and checks of the plan, not done again
   run::Run r(c, opt);
   const Simulation& sim = r.simulation();
   if (!f.quiet) {

@@ -125,6 +125,7 @@ class PyRun {
     o.sim.threads = threads;
     o.restart = restart;
     o.identity = run::case_identity(c.text, c.overrides);
+    o.setup = plan.setup;  // the plan's set-up, not done again
     run_ = std::make_unique<run::Run>(c.c, o);
   }
 

@@ -2,35 +2,21 @@
 #include "outputs/checkpoint.hpp"
 
 #include <atomic>
-#include <bit>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
 
 #include <fmt/format.h>
 
-#include "core/error.hpp"
 #include "core/atomic_file.hpp"
+#include "core/bytes.hpp"
+#include "core/error.hpp"
 
 namespace hw::io {
 namespace {
 
-static_assert(std::endian::native == std::endian::little,
-              "checkpoint framing assumes a little-endian host");
-
 constexpr char magic[8] = {'H', 'W', 'C', 'K', 'P', 'T', '\r', '\n'};
 constexpr std::size_t header_size = 72;
-
-template <class T>
-void put(unsigned char* p, std::size_t at, T v) {
-  std::memcpy(p + at, &v, sizeof(T));
-}
-template <class T>
-T get(const unsigned char* p, std::size_t at) {
-  T v;
-  std::memcpy(&v, p + at, sizeof(T));
-  return v;
-}
 
 [[noreturn]] void bad(const std::string& path, const std::string& why) {
   throw InputError(SourceLoc{path, 0, 0}, "checkpoint: " + why);
@@ -52,21 +38,23 @@ std::uint64_t fnv1a64(const void* data, std::size_t size, std::uint64_t seed) {
 void write_checkpoint(const std::string& path, const std::vector<unsigned char>& state,
                       const CheckpointMeta& meta, const std::vector<unsigned char>& outputs) {
   const std::size_t size = state.size() + outputs.size();
-  std::string buf(header_size + size, '\0');
-  auto* h = reinterpret_cast<unsigned char*>(buf.data());
-  std::memcpy(h, magic, 8);
-  put<std::uint32_t>(h, 8, checkpoint_version);
-  put<std::uint32_t>(h, 12, static_cast<std::uint32_t>(header_size));
-  put<std::uint64_t>(h, 16, meta.case_hash);
-  put<double>(h, 24, meta.time);
-  put<std::int64_t>(h, 32, meta.step);
-  put<std::uint64_t>(h, 40, static_cast<std::uint64_t>(size));
-  if (!state.empty()) std::memcpy(h + header_size, state.data(), state.size());
-  if (!outputs.empty()) std::memcpy(h + header_size + state.size(), outputs.data(), outputs.size());
-  put<std::uint64_t>(h, 48, fnv1a64(h + header_size, size));
-  put<std::uint64_t>(h, 56, static_cast<std::uint64_t>(state.size()));
-  put<std::uint64_t>(h, 64, fnv1a64(h, 64));
-  write_file_atomic(path, buf, /*durable=*/true);
+  ByteWriter w;
+  w.put_bytes(magic, 8);
+  w.put<std::uint32_t>(checkpoint_version);
+  w.put<std::uint32_t>(static_cast<std::uint32_t>(header_size));
+  w.put<std::uint64_t>(meta.case_hash);
+  w.put<double>(meta.time);
+  w.put<std::int64_t>(meta.step);
+  w.put<std::uint64_t>(static_cast<std::uint64_t>(size));
+  // The payload's hash chains the two parts: the same as one hash over both in a row.
+  w.put<std::uint64_t>(fnv1a64(outputs.data(), outputs.size(), fnv1a64(state.data(), state.size())));
+  w.put<std::uint64_t>(static_cast<std::uint64_t>(state.size()));
+  w.put<std::uint64_t>(fnv1a64(w.bytes().data(), 64));
+  w.put_bytes(state.data(), state.size());
+  w.put_bytes(outputs.data(), outputs.size());
+  const std::vector<unsigned char>& b = w.bytes();
+  write_file_atomic(path, std::string_view(reinterpret_cast<const char*>(b.data()), b.size()),
+                    /*durable=*/true);
 }
 
 Checkpoint read_checkpoint(const std::string& path, std::uint64_t expected_case_hash) {
@@ -83,7 +71,19 @@ Checkpoint read_checkpoint(const std::string& path, std::uint64_t expected_case_
     bad(path, fmt::format("truncated: {} bytes, shorter than the {}-byte header", f.size(),
                           header_size));
   const unsigned char* h = f.data();
-  const auto version = get<std::uint32_t>(h, 8);
+  // The header's fields in order (the file is at least header_size bytes: none runs out).
+  ByteReader r(h, header_size, "checkpoint header");
+  r.skip(8);  // the magic, checked above
+  const auto version = r.get<std::uint32_t>();
+  const auto stored_header_size = r.get<std::uint32_t>();
+  Checkpoint c;
+  c.meta.case_hash = r.get<std::uint64_t>();
+  c.meta.time = r.get<double>();
+  c.meta.step = r.get<std::int64_t>();
+  const auto size = r.get<std::uint64_t>();
+  const auto payload_hash = r.get<std::uint64_t>();
+  const auto state_size = r.get<std::uint64_t>();
+  const auto header_hash = r.get<std::uint64_t>();
   if (version != checkpoint_version)
     bad(path, fmt::format("format version {} is not the supported version {} ({}); start the "
                           "run again without --restart",
@@ -91,23 +91,17 @@ Checkpoint read_checkpoint(const std::string& path, std::uint64_t expected_case_
                           version < checkpoint_version
                               ? "written by an older heartwave, without the outputs' state"
                               : "written by a newer heartwave"));
-  if (get<std::uint32_t>(h, 12) != header_size || get<std::uint64_t>(h, 64) != fnv1a64(h, 64))
+  if (stored_header_size != header_size || header_hash != fnv1a64(h, 64))
     bad(path, "corrupted header (checksum mismatch)");
-  const auto size = get<std::uint64_t>(h, 40);
   if (f.size() - header_size < size)
     bad(path, fmt::format("truncated: payload has {} of {} bytes", f.size() - header_size, size));
   if (f.size() - header_size > size)
     bad(path, fmt::format("{} unexpected bytes after the payload", f.size() - header_size - size));
-  if (fnv1a64(h + header_size, size) != get<std::uint64_t>(h, 48))
+  if (fnv1a64(h + header_size, size) != payload_hash)
     bad(path, "corrupted payload (checksum mismatch)");
-  Checkpoint c;
-  c.meta.case_hash = get<std::uint64_t>(h, 16);
-  c.meta.time = get<double>(h, 24);
-  c.meta.step = get<std::int64_t>(h, 32);
   if (expected_case_hash != 0 && c.meta.case_hash != expected_case_hash)
     bad(path, fmt::format("written for another case (case hash {:016x}, this case {:016x})",
                           c.meta.case_hash, expected_case_hash));
-  const auto state_size = get<std::uint64_t>(h, 56);
   if (state_size > size)
     bad(path, fmt::format("corrupted header (state of {} bytes in a {}-byte payload)", state_size,
                           size));
@@ -115,45 +109,6 @@ Checkpoint read_checkpoint(const std::string& path, std::uint64_t expected_case_
   c.bytes.assign(f.begin() + header_size, split);
   c.outputs.assign(split, f.end());
   return c;
-}
-
-void StateWriter::put_bytes(const void* p, std::size_t n) {
-  const auto* b = static_cast<const unsigned char*>(p);
-  buf_.insert(buf_.end(), b, b + n);
-}
-
-void StateWriter::put_string(std::string_view s) {
-  put<std::uint64_t>(s.size());
-  put_bytes(s.data(), s.size());
-}
-
-void StateWriter::put_floats(const std::vector<float>& v) {
-  put<std::uint64_t>(v.size());
-  put_bytes(v.data(), v.size() * sizeof(float));
-}
-
-void StateReader::get_bytes(void* p, std::size_t n) {
-  if (n > bytes_.size() - at_)
-    throw Error(fmt::format("outputs' state: truncated at byte {} of {}", at_, bytes_.size()));
-  if (n) std::memcpy(p, bytes_.data() + at_, n);
-  at_ += n;
-}
-
-std::string StateReader::get_string() {
-  const auto n = get<std::uint64_t>();
-  if (n > bytes_.size() - at_) throw Error("outputs' state: a string runs past the end");
-  std::string s(n, '\0');
-  get_bytes(s.data(), n);
-  return s;
-}
-
-std::vector<float> StateReader::get_floats() {
-  const auto n = get<std::uint64_t>();
-  if (n > (bytes_.size() - at_) / sizeof(float))
-    throw Error("outputs' state: an array runs past the end");
-  std::vector<float> v(n);
-  get_bytes(v.data(), n * sizeof(float));
-  return v;
 }
 
 // --- signals --------------------------------------------------------------------------------

@@ -34,6 +34,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/bytes.hpp"
+
 namespace hw::io {
 
 inline constexpr std::uint32_t checkpoint_version = 2;
@@ -65,40 +67,13 @@ void write_checkpoint(const std::string& path, const std::vector<unsigned char>&
 // expected_case_hash is non-zero — written for another case.
 Checkpoint read_checkpoint(const std::string& path, std::uint64_t expected_case_hash = 0);
 
-// Little-endian byte streams for the outputs' state (trivially copyable values, strings
-// and float arrays). StateReader throws hw::Error when the bytes run out.
-class StateWriter {
+// The outputs' state: core/bytes.hpp's streams, whose reader names "outputs' state" in
+// its messages (hw::Error when the bytes run out).
+class StateWriter : public ByteWriter {};
+
+class StateReader : public ByteReader {
  public:
-  template <class T>
-  void put(const T& v) {
-    put_bytes(&v, sizeof(T));
-  }
-  void put_bytes(const void* p, std::size_t n);
-  void put_string(std::string_view s);
-  void put_floats(const std::vector<float>& v);
-  std::vector<unsigned char> take() { return std::move(buf_); }
-
- private:
-  std::vector<unsigned char> buf_;
-};
-
-class StateReader {
- public:
-  explicit StateReader(const std::vector<unsigned char>& bytes) : bytes_(bytes) {}
-  template <class T>
-  T get() {
-    T v;
-    get_bytes(&v, sizeof(T));
-    return v;
-  }
-  void get_bytes(void* p, std::size_t n);
-  std::string get_string();
-  std::vector<float> get_floats();
-  bool at_end() const { return at_ == bytes_.size(); }
-
- private:
-  const std::vector<unsigned char>& bytes_;
-  std::size_t at_ = 0;
+  explicit StateReader(const std::vector<unsigned char>& bytes) : ByteReader(bytes, "outputs' state") {}
 };
 
 // --- SIGINT / SIGTERM ---------------------------------------------------------------------

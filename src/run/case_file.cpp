@@ -19,6 +19,7 @@
 #include <toml++/toml.h>
 
 #include "model/load.hpp"
+#include "tissue/case_codes.hpp"
 
 namespace hw::io {
 
@@ -124,10 +125,12 @@ class Section {
     known_.insert(std::string(k));
     return t_.get(k);
   }
-  void error(std::string_view k, const std::string& msg) { ctx_.sink.error(loc(k), msg); }
+  void error(std::string_view k, const std::string& msg, const char* code) {
+    ctx_.sink.add(case_code::problem(loc(k), msg, code));
+  }
   void type_error(std::string_view k, const toml::node& n, const char* want) {
-    ctx_.sink.error(loc_of(ctx_, n),
-                    key(k) + " must be " + want + ", not " + type_name(n) + " (" + show(n) + ")");
+    ctx_.sink.add(case_code::problem(loc_of(ctx_, n),
+                    key(k) + " must be " + want + ", not " + type_name(n) + " (" + show(n) + ")", case_code::wrong_type));
   }
 
   std::optional<double> number(std::string_view k) {
@@ -135,7 +138,7 @@ class Section {
     if (!n) return std::nullopt;
     if (auto v = n->value<double>(); v && (n->is_integer() || n->is_floating_point())) {
       if (!std::isfinite(*v)) {
-        ctx_.sink.error(loc_of(ctx_, *n), key(k) + " must be a finite number, not " + show(*n));
+        ctx_.sink.add(case_code::problem(loc_of(ctx_, *n), key(k) + " must be a finite number, not " + show(*n), case_code::out_of_range));
         return std::nullopt;
       }
       return *v;
@@ -178,7 +181,7 @@ class Section {
     auto s = string(k);
     if (!s) return std::nullopt;
     if (std::find(choices.begin(), choices.end(), *s) == choices.end()) {
-      error(k, key(k) + " = \"" + *s + "\" is not one of: " + join(choices));
+      error(k, key(k) + " = \"" + *s + "\" is not one of: " + join(choices), case_code::bad_choice);
       return std::nullopt;
     }
     return s;
@@ -206,17 +209,17 @@ class Section {
                              (min_len == 3 ? "3" : std::to_string(min_len) + " to 3") +
                              " numbers" + (allow_scalar ? " (or one number)" : "");
     if (!arr || arr->size() < static_cast<std::size_t>(min_len) || arr->size() > 3) {
-      ctx_.sink.error(loc_of(ctx_, *n), key(k) + " must be " + want + ", not " +
+      ctx_.sink.add(case_code::problem(loc_of(ctx_, *n), key(k) + " must be " + want + ", not " +
                                             (arr ? "an array of " + std::to_string(arr->size())
-                                                 : type_name(*n) + " (" + show(*n) + ")"));
+                                                 : type_name(*n) + " (" + show(*n) + ")"), case_code::wrong_type));
       return std::nullopt;
     }
     for (std::size_t i = 0; i < arr->size(); ++i) {
       const toml::node& e = *arr->get(i);
       auto v = e.value<double>();
       if (!(e.is_integer() || e.is_floating_point()) || !v || !std::isfinite(*v)) {
-        ctx_.sink.error(loc_of(ctx_, e), key(k) + "[" + std::to_string(i) + "] must be a finite number, not " +
-                                             type_name(e) + " (" + show(e) + ")");
+        ctx_.sink.add(case_code::problem(loc_of(ctx_, e), key(k) + "[" + std::to_string(i) + "] must be a finite number, not " +
+                                             type_name(e) + " (" + show(e) + ")", case_code::wrong_type));
         return std::nullopt;
       }
       out[i] = *v;
@@ -248,7 +251,7 @@ class Section {
       std::string msg = "unknown key '" + key(ks) + "'";
       if (!best.empty()) msg += " (did you mean '" + key(best) + "'?)";
       else msg += " (known keys" + std::string(name_.empty() ? "" : " in " + name_) + ": " + join(all) + ")";
-      ctx_.sink.error(loc_of(ctx_, v), msg);
+      ctx_.sink.add(case_code::problem(loc_of(ctx_, v), msg, case_code::unknown_key));
     }
   }
 
@@ -270,7 +273,7 @@ int axis_of(Section& s, std::string_view k, int dflt) {
   } else if (auto i = n->as_integer()) {
     if (i->get() >= 0 && i->get() <= 2) return static_cast<int>(i->get());
   }
-  s.error(k, s.key(k) + " must be \"x\", \"y\" or \"z\", not " + show(*n));
+  s.error(k, s.key(k) + " must be \"x\", \"y\" or \"z\", not " + show(*n), case_code::bad_choice);
   return dflt;
 }
 
@@ -307,7 +310,7 @@ Region read_region(Ctx& ctx, Section& parent, std::string_view k) {
     const auto& allowed = keys_of.at(kd);
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
       s.error(key, s.key(key) + " does not apply to a region of kind \"" + kd + "\"" +
-                       (kind ? "" : " (kind inferred from the other keys)"));
+                       (kind ? "" : " (kind inferred from the other keys)"), case_code::conflict);
   }
   int nlo = 3, nhi = 3, nc = 3;
   if (kd == "all") {
@@ -316,7 +319,7 @@ Region read_region(Ctx& ctx, Section& parent, std::string_view k) {
     r.kind = Region::Kind::box;
     auto lo = s.vec("lo", 1, false, &nlo);
     auto hi = s.vec("hi", 1, false, &nhi);
-    if (!s.has("lo") || !s.has("hi")) s.error("kind", s.key("") + "lo and hi are both required for a box region");
+    if (!s.has("lo") || !s.has("hi")) s.error("kind", s.key("") + "lo and hi are both required for a box region", case_code::missing);
     // Axes not given span the whole domain (lo 0, hi +inf): "lo = [0, 0], hi = [5, 5]" in 2D.
     r.lo = {0, 0, 0};
     r.hi = {HUGE_VAL, HUGE_VAL, HUGE_VAL};
@@ -326,27 +329,27 @@ Region read_region(Ctx& ctx, Section& parent, std::string_view k) {
       for (int a = 0; a < 3; ++a)
         if (!(r.lo[a] < r.hi[a]))
           s.error("hi", s.key("hi") + ": the box is empty along " + "xyz"[a] + " (lo " +
-                            std::to_string(r.lo[a]) + " ≥ hi " + std::to_string(r.hi[a]) + " mm)");
+                            std::to_string(r.lo[a]) + " ≥ hi " + std::to_string(r.hi[a]) + " mm)", case_code::out_of_range);
   } else if (kd == "sphere") {
     r.kind = Region::Kind::sphere;
     auto c = s.vec("centre", 2, false, &nc);
     if (c) r.centre = *c;
     if (c && nc == 2) r.centre[2] = NAN;  // 2D: the middle of the sheet, set in validation
     r.radius = s.number("radius").value_or(0);
-    if (!c) s.error("kind", s.key("centre") + " is required for a sphere region");
-    if (!(r.radius > 0)) s.error("radius", s.key("radius") + " must be > 0 mm");
+    if (!c) s.error("kind", s.key("centre") + " is required for a sphere region", case_code::missing);
+    if (!(r.radius > 0)) s.error("radius", s.key("radius") + " must be > 0 mm", case_code::out_of_range);
   } else if (kd == "label") {
     r.kind = Region::Kind::label;
     auto l = s.integer("label");
-    if (!l) s.error("kind", s.key("label") + " (an integer) is required for a label region");
+    if (!l) s.error("kind", s.key("label") + " (an integer) is required for a label region", case_code::missing);
     r.label = static_cast<int>(l.value_or(0));
   } else if (kd == "face") {
     r.kind = Region::Kind::face;
     auto f = s.choice("face", {"x-", "x+", "y-", "y+", "z-", "z+"});
-    if (!s.has("face")) s.error("kind", s.key("face") + " (\"x-\", \"x+\", ... \"z+\") is required for a face region");
+    if (!s.has("face")) s.error("kind", s.key("face") + " (\"x-\", \"x+\", ... \"z+\") is required for a face region", case_code::missing);
     r.face = f.value_or("x-");
     r.depth = s.number("depth", 0);
-    if (r.depth < 0) s.error("depth", s.key("depth") + " must be ≥ 0 mm");
+    if (r.depth < 0) s.error("depth", s.key("depth") + " must be ≥ 0 mm", case_code::out_of_range);
   }
   s.finish();
   return r;
@@ -357,8 +360,8 @@ const toml::array* array_of_tables(Ctx& ctx, Section& root, std::string_view k) 
   if (!n) return nullptr;
   auto arr = n->as_array();
   if (!arr || !arr->is_array_of_tables()) {
-    ctx.sink.error(loc_of(ctx, *n), "'" + std::string(k) + "' must be an array of tables, written [[" +
-                                        std::string(k) + "]], not " + type_name(*n));
+    ctx.sink.add(case_code::problem(loc_of(ctx, *n), "'" + std::string(k) + "' must be an array of tables, written [[" +
+                                        std::string(k) + "]], not " + type_name(*n), case_code::wrong_type));
     return nullptr;
   }
   return arr;
@@ -370,8 +373,8 @@ void read_params(Ctx& ctx, Section& s, std::string_view k, std::map<std::string,
   for (auto&& [name, v] : *t) {
     auto d = v.value<double>();
     if ((!v.is_integer() && !v.is_floating_point()) || !d || !std::isfinite(*d)) {
-      ctx.sink.error(loc_of(ctx, v), s.key(k) + "." + std::string(name.str()) +
-                                         " must be a finite number, not " + type_name(v) + " (" + show(v) + ")");
+      ctx.sink.add(case_code::problem(loc_of(ctx, v), s.key(k) + "." + std::string(name.str()) +
+                                         " must be a finite number, not " + type_name(v) + " (" + show(v) + ")", case_code::wrong_type));
       continue;
     }
     out[std::string(name.str())] = *d;
@@ -382,7 +385,7 @@ void read_grid(Ctx& ctx, Section& root, TissueCase& c, bool from_file) {
   const toml::table* t = root.table("grid");
   if (!t) {
     if (!from_file && !root.has("grid"))
-      ctx.sink.error(SourceLoc{ctx.file, 0, 0}, "missing [grid] (size or length, and spacing)");
+      ctx.sink.add(case_code::problem(SourceLoc{ctx.file, 0, 0}, "missing [grid] (size or length, and spacing)", case_code::missing));
     return;
   }
   Section s(ctx, *t, "grid");
@@ -393,11 +396,11 @@ void read_grid(Ctx& ctx, Section& root, TissueCase& c, bool from_file) {
   if (from_file) {
     for (const char* k : {"size", "length", "spacing"})
       if (t->contains(k))
-        s.error(k, "grid." + std::string(k) + " cannot be set with a geometry file: the file gives the grid");
+        s.error(k, "grid." + std::string(k) + " cannot be set with a geometry file: the file gives the grid", case_code::conflict);
   } else {
-    if (size && length) s.error("length", "grid: give size or length, not both");
-    if (!s.has("size") && !s.has("length")) s.error("", "grid: size (cells per axis) or length (mm) is required");
-    if (!s.has("spacing")) s.error("", "grid.spacing (mm) is required");
+    if (size && length) s.error("length", "grid: give size or length, not both", case_code::conflict);
+    if (!s.has("size") && !s.has("length")) s.error("", "grid: size (cells per axis) or length (mm) is required", case_code::missing);
+    if (!s.has("spacing")) s.error("", "grid.spacing (mm) is required", case_code::missing);
     // Spacing: missing axes repeat the last one given.
     std::array<double, 3> h = c.grid.h;
     if (auto sp = s.node("spacing"); sp && spacing) {
@@ -405,7 +408,7 @@ void read_grid(Ctx& ctx, Section& root, TissueCase& c, bool from_file) {
       for (int a = 0; a < 3; ++a) h[a] = (*spacing)[std::min(a, n - 1)];
       for (int a = 0; a < 3; ++a)
         if (!(h[a] > 0)) s.error("spacing", "grid.spacing: d" + std::string(1, "xyz"[a]) + " = " +
-                                                std::to_string(h[a]) + " mm must be > 0");
+                                                std::to_string(h[a]) + " mm must be > 0", case_code::out_of_range);
     }
     c.grid.h = h;
     if (size) {
@@ -413,7 +416,7 @@ void read_grid(Ctx& ctx, Section& root, TissueCase& c, bool from_file) {
         double v = a < nsize ? (*size)[a] : 1;
         if (!(v >= 1) || std::floor(v) != v || v > 1e9) {
           s.error("size", "grid.size[" + std::to_string(a) + "] = " + std::to_string(v) +
-                              " must be a whole number of cells ≥ 1");
+                              " must be a whole number of cells ≥ 1", case_code::out_of_range);
           v = 1;
         }
         c.grid.n[a] = static_cast<int>(v);
@@ -424,18 +427,18 @@ void read_grid(Ctx& ctx, Section& root, TissueCase& c, bool from_file) {
         double L = (*length)[a];
         if (s.node("length")->as_array()->size() <= static_cast<std::size_t>(a)) L = h[a];
         if (!(L > 0)) {
-          s.error("length", "grid.length[" + std::to_string(a) + "] must be > 0 mm");
+          s.error("length", "grid.length[" + std::to_string(a) + "] must be > 0 mm", case_code::out_of_range);
           continue;
         }
         if (!(h[a] > 0)) continue;
         double n = std::round(L / h[a]);
         if (n < 1 || std::fabs(n * h[a] - L) > 1e-6 * L) {
           s.error("length", "grid.length[" + std::to_string(a) + "] = " + std::to_string(L) +
-                                " mm is not a whole number of cells of " + std::to_string(h[a]) + " mm");
+                                " mm is not a whole number of cells of " + std::to_string(h[a]) + " mm", case_code::out_of_range);
           continue;
         }
         if (n > 1e9) {
-          s.error("length", "grid.length / grid.spacing gives too many cells");
+          s.error("length", "grid.length / grid.spacing gives too many cells", case_code::out_of_range);
           continue;
         }
         c.grid.n[a] = static_cast<int>(n);
@@ -443,7 +446,7 @@ void read_grid(Ctx& ctx, Section& root, TissueCase& c, bool from_file) {
     }
     const double cells = double(c.grid.n[0]) * c.grid.n[1] * c.grid.n[2];
     if (cells > 1e13)
-      s.error(size ? "size" : "length", "grid: " + std::to_string(cells) + " cells is more than any machine can hold");
+      s.error(size ? "size" : "length", "grid: " + std::to_string(cells) + " cells is more than any machine can hold", case_code::out_of_range);
   }
   if (auto b = s.node("boundary")) {
     auto parse_bc = [&](const toml::node& n, Boundary& out) {
@@ -452,11 +455,11 @@ void read_grid(Ctx& ctx, Section& root, TissueCase& c, bool from_file) {
         out = str->get() == "periodic" ? Boundary::periodic : Boundary::no_flux;
         return;
       }
-      ctx.sink.error(loc_of(ctx, n), "grid.boundary must be \"no-flux\" or \"periodic\" (or an array of 3 of them), not " + show(n));
+      ctx.sink.add(case_code::problem(loc_of(ctx, n), "grid.boundary must be \"no-flux\" or \"periodic\" (or an array of 3 of them), not " + show(n), case_code::bad_choice));
     };
     if (auto arr = b->as_array()) {
       if (arr->size() != 3)
-        ctx.sink.error(loc_of(ctx, *b), "grid.boundary must have 3 entries (x, y, z), not " + std::to_string(arr->size()));
+        ctx.sink.add(case_code::problem(loc_of(ctx, *b), "grid.boundary must have 3 entries (x, y, z), not " + std::to_string(arr->size()), case_code::out_of_range));
       else
         for (int a = 0; a < 3; ++a) parse_bc(*arr->get(a), c.grid.bc[a]);
     } else {
@@ -483,55 +486,55 @@ void read_geometry(Ctx& ctx, Section& root, TissueCase& c) {
   auto file = s.string("file");
   const bool wants_file = k == "mask" || k == "phase-field";
   if (wants_file && !file && !s.has("file"))
-    s.error("kind", "geometry.file is required for kind \"" + k + "\"");
+    s.error("kind", "geometry.file is required for kind \"" + k + "\"", case_code::missing);
   if (!wants_file && t->contains("file"))
-    s.error("file", "geometry.file does not apply to kind \"" + k + "\"");
+    s.error("file", "geometry.file does not apply to kind \"" + k + "\"", case_code::conflict);
   if (file) {
     c.geometry.path = resolve_path(ctx, *file);
     std::error_code ec;
     if (!fs::is_regular_file(c.geometry.path, ec))
-      s.error("file", "geometry.file: cannot open '" + c.geometry.path + "' (no such file)");
+      s.error("file", "geometry.file: cannot open '" + c.geometry.path + "' (no such file)", case_code::no_file);
   }
   c.geometry.threshold = s.number("threshold", k == "phase-field" ? 0.5 : 0.5);
   if (auto th = c.geometry.threshold; !(th >= 0 && th < 1) && k == "phase-field")
-    s.error("threshold", "geometry.threshold must be in [0, 1) for a phase field");
+    s.error("threshold", "geometry.threshold must be in [0, 1) for a phase field", case_code::out_of_range);
   c.geometry.phase_field = s.boolean("phase_field", k == "phase-field");
   if (auto sp = s.vec("spacing", 3, true)) {
     if (!wants_file)
       s.error("spacing", "geometry.spacing (resampling an image) applies only to kinds \"mask\" and \"phase-field\"; "
-                         "a box's spacing is grid.spacing");
+                         "a box's spacing is grid.spacing", case_code::conflict);
     for (double x : *sp)
-      if (!(x > 0)) s.error("spacing", "geometry.spacing must be > 0 mm on every axis");
+      if (!(x > 0)) s.error("spacing", "geometry.spacing must be > 0 mm on every axis", case_code::out_of_range);
     c.geometry.spacing = *sp;
   }
   auto need3 = [&](const char* key, std::array<double, 3>& out, bool positive) {
     auto v = s.vec(key, 3, false);
     if (!v) {
-      if (!s.has(key)) s.error("kind", std::string("geometry.") + key + " is required for kind \"" + k + "\"");
+      if (!s.has(key)) s.error("kind", std::string("geometry.") + key + " is required for kind \"" + k + "\"", case_code::missing);
       return;
     }
     out = *v;
     if (positive)
       for (double x : out)
-        if (!(x > 0)) s.error(key, std::string("geometry.") + key + " must be > 0 mm on every axis");
+        if (!(x > 0)) s.error(key, std::string("geometry.") + key + " must be > 0 mm on every axis", case_code::out_of_range);
   };
   const bool shell = k == "ellipsoid-shell", hole = k == "slab-with-hole";
   for (const char* key : {"centre", "radii_outer", "radii_inner"})
-    if (!shell && t->contains(key)) s.error(key, std::string("geometry.") + key + " applies only to kind \"ellipsoid-shell\"");
-  if (!hole && t->contains("hole_radius")) s.error("hole_radius", "geometry.hole_radius applies only to kind \"slab-with-hole\"");
+    if (!shell && t->contains(key)) s.error(key, std::string("geometry.") + key + " applies only to kind \"ellipsoid-shell\"", case_code::conflict);
+  if (!hole && t->contains("hole_radius")) s.error("hole_radius", "geometry.hole_radius applies only to kind \"slab-with-hole\"", case_code::conflict);
   if (shell) {
     need3("centre", c.geometry.centre, false);
     need3("radii_outer", c.geometry.radii_outer, true);
     need3("radii_inner", c.geometry.radii_inner, true);
     for (int a = 0; a < 3; ++a)
       if (c.geometry.radii_inner[a] >= c.geometry.radii_outer[a] && c.geometry.radii_outer[a] > 0)
-        s.error("radii_inner", "geometry.radii_inner must be smaller than radii_outer on every axis");
+        s.error("radii_inner", "geometry.radii_inner must be smaller than radii_outer on every axis", case_code::out_of_range);
   } else {
     s.node("centre"), s.node("radii_outer"), s.node("radii_inner");
   }
   if (hole) {
     c.geometry.hole_radius = s.number("hole_radius").value_or(0);
-    if (!(c.geometry.hole_radius > 0)) s.error("hole_radius", "geometry.hole_radius (mm, > 0) is required for kind \"slab-with-hole\"");
+    if (!(c.geometry.hole_radius > 0)) s.error("hole_radius", "geometry.hole_radius (mm, > 0) is required for kind \"slab-with-hole\"", case_code::missing);
   } else {
     s.node("hole_radius");
   }
@@ -545,31 +548,31 @@ void read_fibres(Ctx& ctx, Section& root, TissueCase& c) {
   Section s(ctx, *t, "fibres");
   c.fibres.loc = s.loc();
   auto kind = s.choice("kind", {"none", "uniform", "rotating", "file", "rule-based"});
-  if (!s.has("kind")) s.error("", "fibres.kind is required (none, uniform, rotating, file, rule-based)");
+  if (!s.has("kind")) s.error("", "fibres.kind is required (none, uniform, rotating, file, rule-based)", case_code::missing);
   const std::string k = kind.value_or("none");
   using K = FibreSpec::Kind;
   c.fibres.kind = k == "uniform" ? K::uniform : k == "rotating" ? K::rotating
                   : k == "file" ? K::file : k == "rule-based" ? K::rule_based : K::none;
   if (auto d = s.vec("direction", 2, false)) {
     c.fibres.direction = *d;
-    if (std::hypot(d->at(0), d->at(1), d->at(2)) == 0) s.error("direction", "fibres.direction must not be zero");
+    if (std::hypot(d->at(0), d->at(1), d->at(2)) == 0) s.error("direction", "fibres.direction must not be zero", case_code::out_of_range);
   }
-  if (k != "uniform" && t->contains("direction")) s.error("direction", "fibres.direction applies only to kind \"uniform\"");
+  if (k != "uniform" && t->contains("direction")) s.error("direction", "fibres.direction applies only to kind \"uniform\"", case_code::conflict);
   c.fibres.angle_from = s.number("from", 60);
   c.fibres.angle_to = s.number("to", -60);
   for (const char* key : {"from", "to"})
     if (k != "rotating" && k != "rule-based" && t->contains(key))
-      s.error(key, std::string("fibres.") + key + " applies only to kinds \"rotating\" and \"rule-based\"");
+      s.error(key, std::string("fibres.") + key + " applies only to kinds \"rotating\" and \"rule-based\"", case_code::conflict);
   c.fibres.axis = axis_of(s, "axis", 2);
-  if (k != "rotating" && t->contains("axis")) s.error("axis", "fibres.axis applies only to kind \"rotating\"");
+  if (k != "rotating" && t->contains("axis")) s.error("axis", "fibres.axis applies only to kind \"rotating\"", case_code::conflict);
   if (auto f = s.string("file")) {
     c.fibres.path = resolve_path(ctx, *f);
     std::error_code ec;
     if (!fs::is_regular_file(c.fibres.path, ec))
-      s.error("file", "fibres.file: cannot open '" + c.fibres.path + "' (no such file)");
+      s.error("file", "fibres.file: cannot open '" + c.fibres.path + "' (no such file)", case_code::no_file);
   }
-  if (k == "file" && !s.has("file")) s.error("kind", "fibres.file is required for kind \"file\"");
-  if (k != "file" && t->contains("file")) s.error("file", "fibres.file applies only to kind \"file\"");
+  if (k == "file" && !s.has("file")) s.error("kind", "fibres.file is required for kind \"file\"", case_code::missing);
+  if (k != "file" && t->contains("file")) s.error("file", "fibres.file applies only to kind \"file\"", case_code::conflict);
   s.finish();
 }
 
@@ -581,23 +584,23 @@ void read_conductivity(Ctx& ctx, Section& root, TissueCase& c) {
   // χ and Cm first: a diffusivity is turned into σ = D·χ·Cm.
   auto chi = s.number("chi");
   auto chi_cm = s.number("chi_per_cm");
-  if (chi && chi_cm) s.error("chi_per_cm", "conductivity: give chi (1/mm) or chi_per_cm (1/cm), not both");
+  if (chi && chi_cm) s.error("chi_per_cm", "conductivity: give chi (1/mm) or chi_per_cm (1/cm), not both", case_code::conflict);
   if (chi) k.chi = *chi;
   if (chi_cm) k.chi = *chi_cm / 10.0;
-  if ((chi || chi_cm) && !(k.chi > 0)) s.error(chi ? "chi" : "chi_per_cm", "conductivity.chi must be > 0");
+  if ((chi || chi_cm) && !(k.chi > 0)) s.error(chi ? "chi" : "chi_per_cm", "conductivity.chi must be > 0", case_code::out_of_range);
   auto cm = s.number("cm");
   auto cm_cm2 = s.number("cm_uF_per_cm2");
-  if (cm && cm_cm2) s.error("cm_uF_per_cm2", "conductivity: give cm (µF/mm²) or cm_uF_per_cm2 (µF/cm²), not both");
+  if (cm && cm_cm2) s.error("cm_uF_per_cm2", "conductivity: give cm (µF/mm²) or cm_uF_per_cm2 (µF/cm²), not both", case_code::conflict);
   if (cm) k.cm = *cm;
   if (cm_cm2) k.cm = *cm_cm2 / 100.0;
-  if ((cm || cm_cm2) && !(k.cm > 0)) s.error(cm ? "cm" : "cm_uF_per_cm2", "conductivity.cm must be > 0");
+  if ((cm || cm_cm2) && !(k.cm > 0)) s.error(cm ? "cm" : "cm_uF_per_cm2", "conductivity.cm must be > 0", case_code::out_of_range);
 
   auto sl = s.number("sigma_l"), st = s.number("sigma_t"), sn = s.number("sigma_n");
   auto d = s.number("diffusivity");
   if (d && (sl || st || sn))
-    s.error("diffusivity", "conductivity: give diffusivity (mm²/ms, isotropic) or sigma_l/sigma_t, not both");
+    s.error("diffusivity", "conductivity: give diffusivity (mm²/ms, isotropic) or sigma_l/sigma_t, not both", case_code::conflict);
   if (d) {
-    if (!(*d >= 0)) s.error("diffusivity", "conductivity.diffusivity must be ≥ 0 mm²/ms");
+    if (!(*d >= 0)) s.error("diffusivity", "conductivity.diffusivity must be ≥ 0 mm²/ms", case_code::out_of_range);
     k.sigma_l = k.sigma_t = *d * k.chi * k.cm;
   }
   if (sl) k.sigma_l = *sl;
@@ -605,7 +608,7 @@ void read_conductivity(Ctx& ctx, Section& root, TissueCase& c) {
   if (sl && !st && !sn) k.sigma_t = *sl;  // one value: isotropic
   if (sn) k.sigma_n = *sn;
   for (const char* key : {"sigma_l", "sigma_t", "sigma_n"})
-    if (auto v = s.number(key); v && !(*v >= 0)) s.error(key, std::string("conductivity.") + key + " must be ≥ 0 S/m");
+    if (auto v = s.number(key); v && !(*v >= 0)) s.error(key, std::string("conductivity.") + key + " must be ≥ 0 S/m", case_code::out_of_range);
   if (auto o = s.choice("stencil", {"second", "fourth"}))
     k.order = *o == "fourth" ? StencilOrder::fourth : StencilOrder::second;
   s.finish();
@@ -615,8 +618,8 @@ void read_models(Ctx& ctx, Section& root, TissueCase& c) {
   const toml::array* arr = array_of_tables(ctx, root, "model");
   if (!arr) {
     if (!root.has("model"))
-      ctx.sink.error(SourceLoc{ctx.file, 0, 0},
-                     "missing model: add a [[model]] table with name = \"<built-in model or file>\"");
+      ctx.sink.add(case_code::problem(SourceLoc{ctx.file, 0, 0},
+                     "missing model: add a [[model]] table with name = \"<built-in model or file>\"", case_code::missing));
     return;
   }
   const auto builtins = hw::model::builtin_model_names();
@@ -626,7 +629,7 @@ void read_models(Ctx& ctx, Section& root, TissueCase& c) {
     ModelRegion m;
     m.loc = s.loc();
     auto name = s.string("name");
-    if (!name && !s.has("name")) s.error("", s.key("name") + " is required (a built-in model or a .hwm/.cellml file)");
+    if (!name && !s.has("name")) s.error("", s.key("name") + " is required (a built-in model or a .hwm/.cellml file)", case_code::missing);
     if (name) {
       if (std::find(builtins.begin(), builtins.end(), *name) != builtins.end()) {
         m.model = *name;
@@ -635,7 +638,7 @@ void read_models(Ctx& ctx, Section& root, TissueCase& c) {
         std::error_code ec;
         if (!fs::is_regular_file(m.model, ec))
           s.error("name", s.key("name") + " = \"" + *name + "\" is neither a built-in model (" +
-                              join(builtins) + ") nor a file");
+                              join(builtins) + ") nor a file", case_code::unknown_model);
       }
       if (s.loc("name").line > 0) m.loc = s.loc("name");
     }
@@ -655,7 +658,7 @@ void read_gradients(Ctx& ctx, Section& root, TissueCase& c) {
     ParameterGradient g;
     g.loc = s.loc();
     auto p = s.string("param");
-    if (!p && !s.has("param")) s.error("", s.key("param") + " is required (the parameter's name)");
+    if (!p && !s.has("param")) s.error("", s.key("param") + " is required (the parameter's name)", case_code::missing);
     g.param = p.value_or("");
     g.axis = axis_of(s, "axis", 2);
     g.from = s.number("from", 1);
@@ -674,12 +677,12 @@ void read_stimuli(Ctx& ctx, Section& root, TissueCase& c) {
     Stimulus st;
     st.loc = s.loc();
     if (s.has("region")) st.where = read_region(ctx, s, "region");
-    else s.error("", s.key("region") + " is required (e.g. {kind = \"box\", lo = [0, 0], hi = [1, 1]})");
+    else s.error("", s.key("region") + " is required (e.g. {kind = \"box\", lo = [0, 0], hi = [1, 1]})", case_code::missing);
     auto a = s.number("amplitude");
     auto a_cm = s.number("amplitude_uA_per_cm3");
-    if (a && a_cm) s.error("amplitude_uA_per_cm3", s.key("") + "give amplitude (µA/mm³) or amplitude_uA_per_cm3, not both");
+    if (a && a_cm) s.error("amplitude_uA_per_cm3", s.key("") + "give amplitude (µA/mm³) or amplitude_uA_per_cm3, not both", case_code::conflict);
     if (!s.has("amplitude") && !s.has("amplitude_uA_per_cm3"))
-      s.error("", s.key("amplitude") + " (µA/mm³) is required");
+      s.error("", s.key("amplitude") + " (µA/mm³) is required", case_code::missing);
     if (a) st.amplitude = *a;
     if (a_cm) st.amplitude = *a_cm / 1000.0;
     st.start = s.number("start", 0);
@@ -687,12 +690,12 @@ void read_stimuli(Ctx& ctx, Section& root, TissueCase& c) {
     st.period = s.number("period", 0);
     auto count = s.integer("count");
     st.count = static_cast<int>(std::clamp<long long>(count.value_or(1), -1, 1 << 30));
-    if (st.start < 0) s.error("start", s.key("start") + " must be ≥ 0 ms");
-    if (!(st.duration > 0)) s.error("duration", s.key("duration") + " must be > 0 ms");
-    if (st.period < 0) s.error("period", s.key("period") + " must be ≥ 0 ms (0 = once)");
-    if (count && *count < 1) s.error("count", s.key("count") + " must be ≥ 1");
+    if (st.start < 0) s.error("start", s.key("start") + " must be ≥ 0 ms", case_code::out_of_range);
+    if (!(st.duration > 0)) s.error("duration", s.key("duration") + " must be > 0 ms", case_code::out_of_range);
+    if (st.period < 0) s.error("period", s.key("period") + " must be ≥ 0 ms (0 = once)", case_code::out_of_range);
+    if (count && *count < 1) s.error("count", s.key("count") + " must be ≥ 1", case_code::out_of_range);
     if (st.period > 0 && st.period < st.duration)
-      s.error("period", s.key("period") + " must be longer than the duration");
+      s.error("period", s.key("period") + " must be longer than the duration", case_code::out_of_range);
     s.finish();
     c.stimuli.push_back(std::move(st));
   }
@@ -707,11 +710,11 @@ void read_initial(Ctx& ctx, Section& root, TissueCase& c) {
     ic.loc = s.loc();
     if (s.has("region")) ic.where = read_region(ctx, s, "region");
     auto v = s.string("variable");
-    if (!v && !s.has("variable")) s.error("", s.key("variable") + " is required (a state name, or \"V\")");
-    if (v && v->empty()) s.error("variable", s.key("variable") + " must not be empty");
+    if (!v && !s.has("variable")) s.error("", s.key("variable") + " is required (a state name, or \"V\")", case_code::missing);
+    if (v && v->empty()) s.error("variable", s.key("variable") + " must not be empty", case_code::out_of_range);
     ic.variable = v.value_or("V");
     auto val = s.number("value");
-    if (!val && !s.has("value")) s.error("", s.key("value") + " is required");
+    if (!val && !s.has("value")) s.error("", s.key("value") + " is required", case_code::missing);
     ic.value = val.value_or(0);
     s.finish();
     c.initial.push_back(std::move(ic));
@@ -723,29 +726,29 @@ void read_time(Ctx& ctx, Section& root, TissueCase& c) {
   tm.loc = SourceLoc{ctx.file, 0, 0};
   const toml::table* t = root.table("time");
   if (!t) {
-    if (!root.has("time")) ctx.sink.error(SourceLoc{ctx.file, 0, 0}, "missing [time] (dt and t_end, ms)");
+    if (!root.has("time")) ctx.sink.add(case_code::problem(SourceLoc{ctx.file, 0, 0}, "missing [time] (dt and t_end, ms)", case_code::missing));
     return;
   }
   Section s(ctx, *t, "time");
   tm.loc = s.loc("dt");
   auto dt = s.number("dt");
   auto t_end = s.number("t_end");
-  if (!s.has("dt")) s.error("", "time.dt (ms) is required");
-  if (!s.has("t_end")) s.error("", "time.t_end (ms) is required");
+  if (!s.has("dt")) s.error("", "time.dt (ms) is required", case_code::missing);
+  if (!s.has("t_end")) s.error("", "time.t_end (ms) is required", case_code::missing);
   if (dt) {
     tm.dt = *dt;
-    if (!(tm.dt > 0)) s.error("dt", "time.dt = " + show(*s.node("dt")) + " ms must be > 0");
+    if (!(tm.dt > 0)) s.error("dt", "time.dt = " + show(*s.node("dt")) + " ms must be > 0", case_code::out_of_range);
   }
   if (t_end) {
     tm.t_end = *t_end;
-    if (!(tm.t_end > 0)) s.error("t_end", "time.t_end = " + show(*s.node("t_end")) + " ms must be > 0");
+    if (!(tm.t_end > 0)) s.error("t_end", "time.t_end = " + show(*s.node("t_end")) + " ms must be > 0", case_code::out_of_range);
   }
   if (dt && t_end && tm.dt > 0 && tm.t_end > 0) {
-    if (tm.dt > tm.t_end) s.error("dt", "time.dt must not exceed time.t_end");
-    if (tm.t_end / tm.dt > 1e12) s.error("t_end", "time.t_end / time.dt gives more than 10^12 steps");
+    if (tm.dt > tm.t_end) s.error("dt", "time.dt must not exceed time.t_end", case_code::out_of_range);
+    if (tm.t_end / tm.dt > 1e12) s.error("t_end", "time.t_end / time.dt gives more than 10^12 steps", case_code::out_of_range);
   }
   if (auto n = s.integer("ode_substeps")) {
-    if (*n < 1 || *n > 100000) s.error("ode_substeps", "time.ode_substeps must be between 1 and 100000");
+    if (*n < 1 || *n > 100000) s.error("ode_substeps", "time.ode_substeps must be between 1 and 100000", case_code::out_of_range);
     else tm.ode_substeps = static_cast<int>(*n);
   }
   if (auto i = s.choice("integrator", {"auto", "fe", "rk2", "rk4", "rl1", "rl2", "sbe", "grl1", "grl2"})) tm.integrator = *i;
@@ -758,7 +761,7 @@ void read_time(Ctx& ctx, Section& root, TissueCase& c) {
   if (auto p = s.choice("precision", {"float", "double"}))
     tm.precision = *p == "double" ? Precision::f64 : Precision::f32;
   if (auto tol = s.number("cg_tolerance")) {
-    if (!(*tol > 0 && *tol < 1)) s.error("cg_tolerance", "time.cg_tolerance must be in (0, 1)");
+    if (!(*tol > 0 && *tol < 1)) s.error("cg_tolerance", "time.cg_tolerance must be in (0, 1)", case_code::out_of_range);
     else tm.cg_tolerance = *tol;
   }
   s.finish();
@@ -776,7 +779,7 @@ std::vector<Probe> read_points(Ctx& ctx, Section& s, std::string_view k, const c
   for (std::size_t i = 0; i < arr->size(); ++i) {
     auto t = arr->get(i)->as_table();
     if (!t) {
-      ctx.sink.error(loc_of(ctx, *arr->get(i)), s.key(k) + "[" + std::to_string(i) + "] must be a table {name = \"...\", position = [x, y, z]}");
+      ctx.sink.add(case_code::problem(loc_of(ctx, *arr->get(i)), s.key(k) + "[" + std::to_string(i) + "] must be a table {name = \"...\", position = [x, y, z]}", case_code::wrong_type));
       continue;
     }
     Section e(ctx, *t, s.key(k) + "[" + std::to_string(i) + "]");
@@ -787,7 +790,7 @@ std::vector<Probe> read_points(Ctx& ctx, Section& s, std::string_view k, const c
       p.position = *pos;
       if (np == 2) p.position[2] = NAN;  // 2D: the sheet's middle, set in validation
     } else if (!e.has("position")) {
-      e.error("", e.key("position") + " (mm) is required");
+      e.error("", e.key("position") + " (mm) is required", case_code::missing);
     }
     e.finish();
     out.push_back(p);
@@ -803,7 +806,7 @@ void read_output(Ctx& ctx, Section& root, TissueCase& c) {
   Section s(ctx, *t, "output");
   o.loc = s.loc();
   if (auto d = s.string("directory")) {
-    if (d->empty()) s.error("directory", "output.directory must not be empty");
+    if (d->empty()) s.error("directory", "output.directory must not be empty", case_code::out_of_range);
     else o.directory = *d;
   }
   if (auto n = s.node("fields")) {
@@ -814,13 +817,13 @@ void read_output(Ctx& ctx, Section& root, TissueCase& c) {
       o.variables.clear();
       for (auto&& e : *arr) {
         if (auto str = e.as_string()) o.variables.push_back(str->get());
-        else ctx.sink.error(loc_of(ctx, e), "output.fields entries must be strings, not " + type_name(e));
+        else ctx.sink.add(case_code::problem(loc_of(ctx, e), "output.fields entries must be strings, not " + type_name(e), case_code::wrong_type));
       }
     }
   }
   auto nonneg = [&](const char* key, double& out) {
     if (auto v = s.number(key)) {
-      if (*v < 0) s.error(key, std::string("output.") + key + " must be ≥ 0 ms (0 = off)");
+      if (*v < 0) s.error(key, std::string("output.") + key + " must be ≥ 0 ms (0 = off)", case_code::out_of_range);
       else out = *v;
     }
   };
@@ -828,7 +831,7 @@ void read_output(Ctx& ctx, Section& root, TissueCase& c) {
   if (auto f = s.choice("format", {"vtk", "hdf5"})) o.format = *f == "hdf5" ? OutputSpec::Format::hdf5 : OutputSpec::Format::vtk;
   o.probes = read_points(ctx, s, "probes", "probe");
   if (auto v = s.number("probe_interval")) {
-    if (!(*v > 0)) s.error("probe_interval", "output.probe_interval must be > 0 ms");
+    if (!(*v > 0)) s.error("probe_interval", "output.probe_interval must be > 0 ms", case_code::out_of_range);
     else o.probe_interval = *v;
   }
   o.activation_map = s.boolean("activation_map", o.activation_map);
@@ -850,7 +853,7 @@ void apply_override(Ctx& ctx, toml::table& root, const std::string& text) {
   const SourceLoc here{kSetPrefix + text, 0, 0};
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0) {
-    ctx.sink.error(here, "--set needs key.path=value (e.g. --set time.dt=0.01)");
+    ctx.sink.add(case_code::problem(here, "--set needs key.path=value (e.g. --set time.dt=0.01)", case_code::bad_override));
     return;
   }
   std::string path = text.substr(0, eq), value = text.substr(eq + 1);
@@ -869,7 +872,7 @@ void apply_override(Ctx& ctx, toml::table& root, const std::string& text) {
     if (!cur.empty()) parts.push_back(cur);
   }
   if (parts.empty()) {
-    ctx.sink.error(here, "--set: empty key");
+    ctx.sink.add(case_code::problem(here, "--set: empty key", case_code::bad_override));
     return;
   }
   // Parse the value as TOML; a bare word becomes a string (--set time.integrator=rk4).
@@ -882,7 +885,7 @@ void apply_override(Ctx& ctx, toml::table& root, const std::string& text) {
       if (!bare) throw toml::parse_error("", toml::source_region{});
       parsed = toml::parse("v = '" + value + "'", kSetPrefix + text);
     } catch (const toml::parse_error&) {
-      ctx.sink.error(here, "--set: '" + value + "' is not a TOML value (numbers, \"strings\", [arrays], {tables})");
+      ctx.sink.add(case_code::problem(here, "--set: '" + value + "' is not a TOML value (numbers, \"strings\", [arrays], {tables})", case_code::bad_override));
       return;
     }
   }
@@ -895,9 +898,9 @@ void apply_override(Ctx& ctx, toml::table& root, const std::string& text) {
       char* end = nullptr;
       long idx = std::strtol(p.c_str(), &end, 10);
       if (*end != '\0' || idx < 0 || static_cast<std::size_t>(idx) >= arr->size()) {
-        ctx.sink.error(here, "--set: '" + walked + "': there " +
+        ctx.sink.add(case_code::problem(here, "--set: '" + walked + "': there " +
                                  (arr->size() == 1 ? "is 1 entry" : "are " + std::to_string(arr->size()) + " entries") +
-                                 " (index from 0)");
+                                 " (index from 0)", case_code::bad_override));
         return;
       }
       at = arr->get(static_cast<std::size_t>(idx));
@@ -909,14 +912,14 @@ void apply_override(Ctx& ctx, toml::table& root, const std::string& text) {
       }
       at = next;
     } else {
-      ctx.sink.error(here, "--set: '" + walked + "' is " + type_name(*at) + ", not a table");
+      ctx.sink.add(case_code::problem(here, "--set: '" + walked + "' is " + type_name(*at) + ", not a table", case_code::bad_override));
       return;
     }
   }
   auto tbl = at->as_table();
   if (!tbl) {
     // An array of tables needs an index: stimulus.0.amplitude.
-    ctx.sink.error(here, "--set: '" + walked + "' is " + type_name(*at) + "; give an index (e.g. " + walked + ".0." + parts.back() + ")");
+    ctx.sink.add(case_code::problem(here, "--set: '" + walked + "' is " + type_name(*at) + "; give an index (e.g. " + walked + ".0." + parts.back() + ")", case_code::bad_override));
     return;
   }
   auto it = tbl->insert_or_assign(parts.back(), *parsed.get("v")).first;
@@ -962,25 +965,25 @@ void validate_regions(const TissueCase& c, const Grid& g) {
           << (std::isfinite(r.hi[0]) ? r.hi[0] : L[0]) << ", " << (std::isfinite(r.hi[1]) ? r.hi[1] : L[1])
           << ", " << (std::isfinite(r.hi[2]) ? r.hi[2] : L[2]) << "] mm reaches outside the domain; "
           << extent();
-        sink.error(r.loc, s.str());
+        sink.add(case_code::problem(r.loc, s.str(), case_code::outside));
         return;
       }
       // Must contain at least one cell centre on each axis.
       for (int a = 0; a < 3; ++a) {
         const double lo_c = std::ceil(r.lo[a] / g.h[a] - 0.5), hi_c = std::min<double>(g.n[a], r.hi[a] / g.h[a] - 0.5);
         if (lo_c > hi_c) {
-          sink.error(r.loc, what + ": the box contains no cell centre along " + std::string(1, "xyz"[a]) +
-                                " (cells are " + std::to_string(g.h[a]) + " mm wide)");
+          sink.add(case_code::problem(r.loc, what + ": the box contains no cell centre along " + std::string(1, "xyz"[a]) +
+                                " (cells are " + std::to_string(g.h[a]) + " mm wide)", case_code::outside));
           return;
         }
       }
     } else if (r.kind == Region::Kind::sphere) {
       auto cen = r.centre;
       fill_z(cen, g);
-      if (!inside(cen, 1e-9)) sink.error(r.loc, what + ": the sphere's centre is outside the domain; " + extent());
+      if (!inside(cen, 1e-9)) sink.add(case_code::problem(r.loc, what + ": the sphere's centre is outside the domain; " + extent(), case_code::outside));
     } else if (r.kind == Region::Kind::face) {
       const int a = r.face[0] - 'x';
-      if (r.depth > L[a]) sink.error(r.loc, what + ": face depth " + std::to_string(r.depth) + " mm is thicker than the domain");
+      if (r.depth > L[a]) sink.add(case_code::problem(r.loc, what + ": face depth " + std::to_string(r.depth) + " mm is thicker than the domain", case_code::outside));
     }
   };
   for (std::size_t i = 0; i < c.models.size(); ++i) check(c.models[i].where, "model[" + std::to_string(i) + "].region");
@@ -993,11 +996,11 @@ void validate_regions(const TissueCase& c, const Grid& g) {
       std::ostringstream s;
       s << "output.probes[" << i << "] '" << c.output.probes[i].name << "' at (" << p[0] << ", " << p[1] << ", "
         << p[2] << ") mm is outside the domain; " << extent();
-      sink.error(c.output.loc, s.str());
+      sink.add(case_code::problem(c.output.loc, s.str(), case_code::outside));
     }
   }
   if (c.output.png_slice_position > L[c.output.png_slice_axis])
-    sink.error(c.output.loc, "output.png_slice_position is outside the domain; " + extent());
+    sink.add(case_code::problem(c.output.loc, "output.png_slice_position is outside the domain; " + extent(), case_code::outside));
   for (const auto& gr : c.gradients)
     if (g.n[gr.axis] < 2 && gr.from != gr.to)
       sink.warning(gr.loc, "gradient along " + std::string(1, "xyz"[gr.axis]) + ", an axis with one cell: only 'from' applies",
@@ -1015,8 +1018,9 @@ TissueCase parse_case(std::string_view text, const std::string& filename,
     doc = toml::parse(text, filename);
   } catch (const toml::parse_error& e) {
     const auto& src = e.source();
-    throw InputError(SourceLoc{filename, static_cast<int>(src.begin.line), static_cast<int>(src.begin.column)},
-                     "TOML syntax: " + std::string(e.description()));
+    throw InputError({case_code::problem(
+        SourceLoc{filename, static_cast<int>(src.begin.line), static_cast<int>(src.begin.column)},
+        "TOML syntax: " + std::string(e.description()), case_code::syntax)});
   }
   for (const auto& o : overrides) apply_override(ctx, doc, o);
 
@@ -1063,9 +1067,9 @@ TissueCase parse_case(std::string_view text, const std::string& filename,
 
 TissueCase read_case_file(const std::string& path, const std::vector<std::string>& overrides) {
   std::error_code ec;
-  if (fs::is_directory(path, ec)) throw InputError(SourceLoc{path, 0, 0}, "is a directory, not a case file");
+  if (fs::is_directory(path, ec)) throw InputError({case_code::problem(SourceLoc{path, 0, 0}, "is a directory, not a case file", case_code::no_file)});
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(SourceLoc{path, 0, 0}, "cannot open the case file (no such file or not readable)");
+  if (!in) throw InputError({case_code::problem(SourceLoc{path, 0, 0}, "cannot open the case file (no such file or not readable)", case_code::no_file)});
   std::ostringstream ss;
   ss << in.rdbuf();
   return parse_case(ss.str(), path, overrides);

@@ -14,7 +14,9 @@
 #include "run/case_file.hpp"
 #include "outputs/checkpoint.hpp"
 #include "outputs/output_manager.hpp"
+#include "tissue/case_codes.hpp"
 #include "tissue/engine.hpp"
+#include "tissue/reaction.hpp"
 
 namespace hw::run {
 
@@ -62,37 +64,32 @@ std::vector<std::string> Plan::describe() const {
 
 Plan plan(const TissueCase& c, const std::string& backend, int device) {
   Plan p;
-  p.memory = estimate_memory(c);
+  p.setup = std::make_shared<SimSetup>(prepare_setup(c));
+  p.memory = estimate_memory(*p.setup);
   p.host_available = available_memory_bytes();
   const std::size_t need = p.memory.peak();
   if (p.host_available > 0 && need > p.host_available)
-    throw InputError(SourceLoc{c.source_file, 0, 0},
-                     fmt::format("the case needs {} ({} bytes) but only {} ({} bytes) of memory is available "
-                                 "(MemAvailable in /proc/meminfo): use a coarser grid or a smaller domain",
-                                 format_bytes(double(need)), need, format_bytes(double(p.host_available)),
-                                 p.host_available));
-  if (c.time.diffusion == DiffusionScheme::forward_euler && !io::grid_from_file(c)) {
-    // The Simulation checks this too; here it also covers a plan (--check) before any model loads.
-    const double lim = stable_dt_limit(c);
-    if (std::isfinite(lim)) {
-      p.stable_dt = lim;
-      if (c.time.dt > lim)
-        throw InputError(c.time.loc, fmt::format("time.dt = {} ms is above the stability limit of explicit diffusion, "
-                                                 "dt ≤ {:.4g} ms for this grid and conductivity: use a smaller "
-                                                 "time.dt or time.diffusion = \"crank-nicolson\"",
-                                                 c.time.dt, lim));
-    }
-  }
+    throw InputError({case_code::problem(
+        SourceLoc{c.source_file, 0, 0},
+        fmt::format("the case needs {} ({} bytes) but only {} ({} bytes) of memory is available "
+                    "(MemAvailable in /proc/meminfo): use a coarser grid or a smaller domain",
+                    format_bytes(double(need)), need, format_bytes(double(p.host_available)), p.host_available),
+        case_code::no_memory)});
+  // σ and the explicit dt limit, checked there (a plan, --check, reports it before any run).
+  prepare_diffusion(*p.setup);
+  if (std::isfinite(p.setup->stable_dt)) p.stable_dt = p.setup->stable_dt;
   p.backend = choose_backend(backend, &c, &p.backend_note);
   if (p.backend == Backend::cuda) {
     std::tie(p.gpu_free, p.gpu_total) = gpu::Device::open(device)->memory_info();
     if (p.gpu_need() > p.gpu_free)
-      throw InputError(SourceLoc{c.source_file, 0, 0},
-                       fmt::format("the case needs {} on the GPU ({} of it output snapshots in flight) but {} is "
-                                   "free: run in float (time.precision = \"float\"), on a coarser grid, with fewer "
-                                   "output variables, or with --backend cpu",
-                                   format_bytes(double(p.gpu_need())), format_bytes(double(p.memory.snapshots)),
-                                   format_bytes(double(p.gpu_free))));
+      throw InputError({case_code::problem(
+          SourceLoc{c.source_file, 0, 0},
+          fmt::format("the case needs {} on the GPU ({} of it output snapshots in flight) but {} is "
+                      "free: run in float (time.precision = \"float\"), on a coarser grid, with fewer "
+                      "output variables, or with --backend cpu",
+                      format_bytes(double(p.gpu_need())), format_bytes(double(p.memory.snapshots)),
+                      format_bytes(double(p.gpu_free))),
+          case_code::no_memory)});
   }
   return p;
 }
@@ -124,7 +121,10 @@ Run::Run(const TissueCase& c, const Options& o) : impl_(std::make_unique<Impl>()
   Impl& r = *impl_;
   r.c = c;
   r.identity = o.identity;
-  r.sim = std::make_unique<Simulation>(c, o.sim);
+  if (o.setup && o.setup->stage != SetupStage::none)
+    r.sim = std::make_unique<Simulation>(std::move(*o.setup), o.sim);
+  else
+    r.sim = std::make_unique<Simulation>(c, o.sim);
   if (io::grid_from_file(c)) io::validate_regions(c, r.sim->grid());
   std::optional<io::Checkpoint> ck;
   if (!o.restart.empty()) {

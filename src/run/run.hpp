@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "tissue/reaction.hpp"
 #include "tissue/simulation.hpp"
 
 namespace hw::run {
@@ -27,14 +28,19 @@ struct Plan {
   std::string backend_note;       // what was chosen and why (choose_backend)
   std::size_t gpu_free = 0, gpu_total = 0;  // cuda only
   double stable_dt = 0;           // explicit diffusion's dt limit, ms; 0 when not applicable
+  // The case's set-up as far as the plan took it (geometry, models, σ, the dt check): Run
+  // goes on from it rather than setting the case up again. Taken by the first Run.
+  std::shared_ptr<tissue::SimSetup> setup;
   // Device memory the run takes: its fields and the output snapshots in flight.
   std::size_t gpu_need() const { return memory.run + memory.snapshots; }
   // The lines `heartwave run` prints about it.
   std::vector<std::string> describe() const;
 };
 
-// The plan for case c on `backend` (auto, reference, cpu, cuda). InputError when the case
-// does not fit in the host's or the GPU's memory, or dt is above the explicit limit.
+// The plan for case c on `backend` (auto, reference, cpu, cuda) and, for cuda, GPU
+// `device`: the case's set-up begun (tissue/reaction.hpp), its memory estimated before
+// anything box-sized beyond the geometry is made. InputError when the case does not fit in
+// the host's or the GPU's memory, or dt is above the explicit limit.
 Plan plan(const tissue::TissueCase& c, const std::string& backend, int device = 0);
 
 // What a checkpoint must match: the case text and every --set but the end time and the
@@ -45,6 +51,8 @@ struct Options {
   tissue::SimulationOptions sim;
   std::string restart;         // a checkpoint to continue from; empty: a new run
   std::uint64_t identity = 0;  // case_identity of the case (checked against the restart)
+  // Plan::setup of this case, to go on from (empty: the case is set up from the start).
+  std::shared_ptr<tissue::SimSetup> setup;
 };
 
 struct Result {

@@ -12,7 +12,6 @@
 
 #include "core/error.hpp"
 #include "device/device.hpp"
-#include "model/load.hpp"
 #include "parallel/team.hpp"
 #include "tissue/niederer.hpp"
 #include "tissue/simulation.hpp"
@@ -214,7 +213,7 @@ BenchResult run_tissue_benchmark(const std::string& name, const BenchOptions& o)
   opt.threads = o.threads;
   opt.adapt_threads = o.adapt_threads;
   Simulation sim(c, opt);
-  const int ns = int(model::load_model(c.models.front().model).analysed.states.size());
+  const int ns = sim.part_states().front();
   const std::size_t real = c.time.precision == Precision::f32 ? 4 : 8;
 
   sim.step();  // untimed: page faults of the second V field, kernel first use

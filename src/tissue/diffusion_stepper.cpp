@@ -26,13 +26,15 @@ void check_explicit_dt(const DiffusionOperator& op, double chi, double cm, doubl
   if (!(dt > 0.0) || !std::isfinite(dt))
     throw InputError(loc, fmt::format("dt = {} ms must be > 0", dt));
   const double lim = explicit_dt_limit(op, chi, cm);
-  if (dt > lim)
-    throw InputError(
-        loc, fmt::format("dt = {} ms exceeds the explicit diffusion stability limit "
-                         "dt_max = {:.6g} ms (2*chi*Cm/lambda_max, lambda_max <= {:.6g} /mm^2 "
-                         "*mS/mm, chi = {} /mm, Cm = {} uF/mm^2); use dt <= {:.6g} ms or an "
-                         "implicit diffusion scheme",
-                         dt, lim, op.spectral_bound(), chi, cm, lim));
+  if (dt > lim) throw InputError(loc, unstable_dt_message(dt, lim));
+}
+
+std::string unstable_dt_message(double dt, double limit) {
+  return fmt::format("time.dt = {} ms is above the stability limit of explicit diffusion, dt ≤ {:.4g} ms "
+                     "(dt_max = 2·chi·Cm/lambda_max = {:.6g} ms for this grid and conductivity): use "
+                     "a smaller time.dt or an implicit scheme, time.diffusion = \"crank-nicolson\" or "
+                     "\"backward-euler\"",
+                     dt, limit, limit);
 }
 
 template <class Real>

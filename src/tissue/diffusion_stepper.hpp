@@ -20,6 +20,8 @@
 // Units: χ in mm⁻¹, Cm in µF/mm², dt in ms, σ in mS/mm (docs/tissue-numerics.md).
 #pragma once
 
+#include <string>
+
 #include "core/error.hpp"
 #include "tissue/cg.hpp"
 #include "tissue/diffusion.hpp"
@@ -31,6 +33,10 @@ enum class DiffusionScheme { forward_euler, backward_euler, crank_nicolson };
 // Largest dt (ms) for which forward Euler is stable for this operator: 2·χ·Cm / bound,
 // bound = DiffusionOperator::spectral_bound() ≥ λ_max(−L). +infinity when L = 0.
 double explicit_dt_limit(const DiffusionOperator& op, double chi, double cm);
+
+// The one wording of a dt above the explicit limit (both numbers and the remedies): the
+// set-up's check of a case (tissue/reaction.cpp) and the stepper's own guard say the same.
+std::string unstable_dt_message(double dt, double limit);
 
 // Throws hw::InputError at loc when dt > explicit_dt_limit(...), with a message naming both
 // numbers and the remedies (smaller dt or an implicit scheme). Also rejects dt ≤ 0, χ ≤ 0,

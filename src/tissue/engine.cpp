@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 
 #include <fmt/format.h>
 
@@ -12,56 +11,26 @@
 
 namespace hw::tissue {
 
-namespace {
-
-template <class Real>
-void put_values(const std::vector<double>& v, std::vector<std::uint8_t>& out) {
-  const std::size_t at = out.size();
-  out.resize(at + v.size() * sizeof(Real));
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const Real x = Real(v[i]);
-    std::memcpy(out.data() + at + i * sizeof(Real), &x, sizeof(Real));
-  }
-}
-
-template <class Real>
-std::size_t get_values(const std::vector<std::uint8_t>& in, std::size_t pos, std::size_t n,
-                       std::vector<double>& v) {
-  if (pos + n * sizeof(Real) > in.size()) throw Error("load_state: the saved state is truncated");
-  v.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    Real x;
-    std::memcpy(&x, in.data() + pos + i * sizeof(Real), sizeof(Real));
-    v[i] = double(x);
-  }
-  return pos + n * sizeof(Real);
-}
-
-}  // namespace
-
-void write_canonical(const CanonicalState& st, std::vector<std::uint8_t>& out) {
-  out.push_back(st.bytes);
+void write_canonical(const CanonicalState& st, ByteWriter& out) {
+  out.put<std::uint8_t>(st.bytes);
   auto put = [&](const std::vector<double>& v) {
-    st.bytes == 4 ? put_values<float>(v, out) : put_values<double>(v, out);
+    st.bytes == 4 ? out.put_as<float>(v) : out.put_as<double>(v);
   };
   for (const auto& p : st.parts) put(p);
   put(st.v);
 }
 
-std::size_t read_canonical(const std::vector<std::uint8_t>& in, std::size_t pos,
-                           const std::vector<std::size_t>& parts, std::size_t tissue,
-                           CanonicalState& st) {
-  if (pos >= in.size()) throw Error("load_state: the saved state is truncated");
-  st.bytes = in[pos++];
+void read_canonical(ByteReader& in, const std::vector<std::size_t>& parts, std::size_t tissue,
+                    CanonicalState& st) {
+  st.bytes = in.get<std::uint8_t>();
   if (st.bytes != 4 && st.bytes != 8)
     throw Error(fmt::format("load_state: unknown precision tag {} (4 or 8 expected)", int(st.bytes)));
   auto get = [&](std::size_t n, std::vector<double>& v) {
-    pos = st.bytes == 4 ? get_values<float>(in, pos, n, v) : get_values<double>(in, pos, n, v);
+    st.bytes == 4 ? in.get_as<float>(n, v) : in.get_as<double>(n, v);
   };
   st.parts.resize(parts.size());
   for (std::size_t q = 0; q < parts.size(); ++q) get(parts[q], st.parts[q]);
   get(tissue, st.v);
-  return pos;
 }
 
 CudaEngineOptions CudaEngineOptions::from_environment() {

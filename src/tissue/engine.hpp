@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/bytes.hpp"
 #include "tissue/diffusion.hpp"
 #include "mesh/grid.hpp"
 #include "tissue/reaction.hpp"
@@ -42,12 +43,11 @@ struct CanonicalState {
   std::vector<std::vector<double>> parts;  // (ns − 1)·n values each
   std::vector<double> v;                   // tissue_cells values
 };
-void write_canonical(const CanonicalState& st, std::vector<std::uint8_t>& out);
-// Reads a state of `parts` sizes (values per part) and `tissue` V values at pos; hw::Error
-// when truncated. Values of another precision than `bytes` are converted.
-std::size_t read_canonical(const std::vector<std::uint8_t>& in, std::size_t pos,
-                           const std::vector<std::size_t>& parts, std::size_t tissue,
-                           CanonicalState& st);
+void write_canonical(const CanonicalState& st, ByteWriter& out);
+// Reads a state of `parts` sizes (values per part) and `tissue` V values; hw::Error when
+// truncated. Values of another precision than `bytes` are converted.
+void read_canonical(ByteReader& in, const std::vector<std::size_t>& parts, std::size_t tissue,
+                    CanonicalState& st);
 
 // Activation and APD90 maps on the whole grid (outputs/maps.hpp defines them; NaN = not yet),
 // for an engine that keeps them up to date where V lives.

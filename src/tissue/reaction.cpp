@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -14,6 +15,7 @@
 
 #include "model/jit/jit.hpp"
 #include "model/load.hpp"
+#include "tissue/case_codes.hpp"
 #include "tissue/diffusion.hpp"
 #include "tissue/diffusion_stepper.hpp"
 #include "mesh/geometry.hpp"
@@ -77,19 +79,24 @@ void resolve_auto_integrator(SimSetup& s) {
                                   sub > 1 ? fmt::format(", {} ODE sub-steps", s.time.ode_substeps) : "", why);
 }
 
-// Grid, mask and labels from build_geometry (geometry.hpp); the fibre field it builds is
-// used only for per-voxel fibres (uniform fibres become one tensor here, no memory).
+// Grid, mask and labels from build_geometry (geometry.hpp), called at most once: a box
+// needs it only for per-voxel fibres, which go to `fibres` (uniform and rotating fibres
+// become σ without a field, so no memory).
 SimGeometry make_geometry(const TissueCase& c, std::optional<FibreField>* fibres = nullptr) {
   SimGeometry g;
-  if (c.geometry.kind == GeometrySpec::Kind::box) {
-    g.grid = c.grid;  // no fields to build
-  } else {
+  const bool box = c.geometry.kind == GeometrySpec::Kind::box;
+  const bool per_voxel_fibres =
+      c.fibres.kind == FibreSpec::Kind::file || c.fibres.kind == FibreSpec::Kind::rule_based;
+  g.grid = c.grid;  // a box has no fields to build
+  if (!box || (fibres && per_voxel_fibres)) {
     Geometry geo = build_geometry(c);
-    g.grid = geo.grid;
-    g.mask = std::move(geo.mask);
-    g.labels = std::move(geo.labels);
-    if (c.geometry.phase_field) g.phase = std::move(geo.phase);
-    if (fibres) *fibres = std::move(geo.fibres);
+    if (!box) {
+      g.grid = geo.grid;
+      g.mask = std::move(geo.mask);
+      g.labels = std::move(geo.labels);
+      if (c.geometry.phase_field) g.phase = std::move(geo.phase);
+    }
+    if (fibres && per_voxel_fibres) *fibres = std::move(geo.fibres);
   }
   try {
     g.grid.validate();
@@ -101,10 +108,6 @@ SimGeometry make_geometry(const TissueCase& c, std::optional<FibreField>* fibres
   if (g.grid.size() > 0xFFFFFFF0ull)
     throw InputError(c.geometry.loc, fmt::format("grid: {} cells exceed the 2^32 limit of cell "
                                                  "indices", g.grid.size()));
-  if (c.fibres.kind == FibreSpec::Kind::file || c.fibres.kind == FibreSpec::Kind::rule_based) {
-    if (fibres && !*fibres && c.geometry.kind == GeometrySpec::Kind::box)
-      *fibres = build_geometry(c).fibres;
-  }
   return g;
 }
 
@@ -160,25 +163,93 @@ std::string resolve_model_path(const TissueCase& c, const std::string& m) {
   return (fs::path(c.source_file).parent_path() / p).string();
 }
 
-void check_numbers(const TissueCase& c) {
+// The case's numbers, every problem collected (a case built in C++ or from Python has not
+// been through the case-file reader). The one check of dt > 0 in a set-up.
+void check_numbers(const TissueCase& c, DiagnosticSink& sink) {
+  auto bad = [&](const SourceLoc& loc, std::string msg) {
+    sink.add(case_code::problem(loc, std::move(msg), case_code::out_of_range));
+  };
   const TimeSpec& t = c.time;
-  if (!finite_pos(t.dt)) throw InputError(t.loc, fmt::format("time.dt = {} ms must be > 0", t.dt));
-  if (!(t.t_end >= 0) || !std::isfinite(t.t_end))
-    throw InputError(t.loc, fmt::format("time.t_end = {} ms must be >= 0", t.t_end));
-  if (t.ode_substeps < 1)
-    throw InputError(t.loc, fmt::format("time.ode_substeps = {} must be >= 1", t.ode_substeps));
-  if (!finite_pos(t.cg_tolerance))
-    throw InputError(t.loc, fmt::format("time.cg_tolerance = {} must be > 0", t.cg_tolerance));
+  if (!finite_pos(t.dt)) bad(t.loc, fmt::format("time.dt = {} ms must be > 0", t.dt));
+  if (!(t.t_end >= 0) || !std::isfinite(t.t_end)) bad(t.loc, fmt::format("time.t_end = {} ms must be >= 0", t.t_end));
+  if (t.ode_substeps < 1) bad(t.loc, fmt::format("time.ode_substeps = {} must be >= 1", t.ode_substeps));
+  if (!finite_pos(t.cg_tolerance)) bad(t.loc, fmt::format("time.cg_tolerance = {} must be > 0", t.cg_tolerance));
   const Conductivities& k = c.conductivity;
   const SourceLoc& cl = c.fibres.loc;
-  if (!finite_pos(k.chi)) throw InputError(cl, fmt::format("conductivity chi = {} 1/mm must be > 0", k.chi));
-  if (!finite_pos(k.cm)) throw InputError(cl, fmt::format("conductivity cm = {} uF/mm^2 must be > 0", k.cm));
+  if (!finite_pos(k.chi)) bad(cl, fmt::format("conductivity chi = {} 1/mm must be > 0", k.chi));
+  if (!finite_pos(k.cm)) bad(cl, fmt::format("conductivity cm = {} uF/mm^2 must be > 0", k.cm));
   if (!(k.sigma_l >= 0) || !std::isfinite(k.sigma_l))
-    throw InputError(cl, fmt::format("conductivity sigma_l = {} mS/mm must be >= 0", k.sigma_l));
+    bad(cl, fmt::format("conductivity sigma_l = {} mS/mm must be >= 0", k.sigma_l));
   if (!(k.sigma_t >= 0) || !std::isfinite(k.sigma_t))
-    throw InputError(cl, fmt::format("conductivity sigma_t = {} mS/mm must be >= 0", k.sigma_t));
+    bad(cl, fmt::format("conductivity sigma_t = {} mS/mm must be >= 0", k.sigma_t));
   if (k.sigma_n && (!(*k.sigma_n >= 0) || !std::isfinite(*k.sigma_n)))
-    throw InputError(cl, fmt::format("conductivity sigma_n = {} mS/mm must be >= 0", *k.sigma_n));
+    bad(cl, fmt::format("conductivity sigma_n = {} mS/mm must be >= 0", *k.sigma_n));
+  for (std::size_t q = 0; q < c.stimuli.size(); ++q) {
+    const Stimulus& st = c.stimuli[q];
+    if (!std::isfinite(st.amplitude)) bad(st.loc, fmt::format("stimulus[{}].amplitude must be finite", q));
+    if (!finite_pos(st.duration)) bad(st.loc, fmt::format("stimulus[{}].duration = {} ms must be > 0", q, st.duration));
+    if (!(st.start >= 0) || !std::isfinite(st.start))
+      bad(st.loc, fmt::format("stimulus[{}].start = {} ms must be >= 0", q, st.start));
+    if (!(st.period >= 0) || !std::isfinite(st.period))
+      bad(st.loc, fmt::format("stimulus[{}].period = {} ms must be >= 0", q, st.period));
+    if (st.count < 1) bad(st.loc, fmt::format("stimulus[{}].count = {} must be >= 1", q, st.count));
+  }
+  for (std::size_t q = 0; q < c.gradients.size(); ++q) {
+    const ParameterGradient& gr = c.gradients[q];
+    if (gr.axis < 0 || gr.axis > 2) bad(gr.loc, fmt::format("gradient[{}].axis = {} must be 0, 1 or 2", q, gr.axis));
+    if (!std::isfinite(gr.from) || !std::isfinite(gr.to)) bad(gr.loc, fmt::format("gradient[{}].from/to must be finite", q));
+  }
+  for (std::size_t q = 0; q < c.initial.size(); ++q)
+    if (!std::isfinite(c.initial[q].value))
+      bad(c.initial[q].loc, fmt::format("initial[{}].value must be finite", q));
+}
+
+// Names the case gives that its models must have: parameters of params/scale and of
+// gradients, states of initial conditions. Every unknown one collected.
+void check_names(const SimSetup& s, DiagnosticSink& sink) {
+  const TissueCase& c = s.tcase;
+  auto model_of = [&](const ModelRegion& mr) -> const model::LoadedModel* {
+    auto it = s.models.find(resolve_model_path(c, mr.model));
+    return it == s.models.end() ? nullptr : it->second.get();
+  };
+  auto has_param = [](const model::Model& m, const std::string& name) { return m.find_parameter(name).has_value(); };
+  auto has_state = [](const model::Model& m, const std::string& name) { return m.find_state(name).has_value(); };
+  for (std::size_t r = 0; r < c.models.size(); ++r) {
+    const ModelRegion& mr = c.models[r];
+    const model::LoadedModel* lm = model_of(mr);
+    if (!lm) continue;  // not loaded: reported already
+    for (const auto* list : {&mr.params, &mr.scales})
+      for (const auto& [name, value] : *list) {
+        const char* key = list == &mr.params ? "params" : "scale";
+        if (!has_param(lm->analysed, name))
+          sink.add(case_code::problem(mr.loc, fmt::format("model[{}].{}.{}: model \"{}\" has no parameter \"{}\" ({})",
+                                                          r, key, name, mr.model, name, list == &mr.params ? "params" : "scales"),
+                                      case_code::unknown_name));
+        else if (!std::isfinite(value))
+          sink.add(case_code::problem(mr.loc, fmt::format("model[{}].{}.{} must be finite", r, key, name),
+                                      case_code::out_of_range));
+      }
+  }
+  auto any_model = [&](auto&& has) {
+    for (const ModelRegion& mr : c.models)
+      if (const model::LoadedModel* lm = model_of(mr); lm && has(lm->analysed)) return true;
+    return false;
+  };
+  for (const ModelRegion& mr : c.models)
+    if (!model_of(mr)) return;  // a name may belong to the model that failed to load
+  for (std::size_t q = 0; q < c.gradients.size(); ++q) {
+    const ParameterGradient& gr = c.gradients[q];
+    if (!any_model([&](const model::Model& m) { return has_param(m, gr.param); }))
+      sink.add(case_code::problem(gr.loc, fmt::format("gradient[{}].param: no model of the case has a parameter \"{}\"", q, gr.param),
+                                  case_code::unknown_name));
+  }
+  for (std::size_t q = 0; q < c.initial.size(); ++q) {
+    const InitialCondition& ic = c.initial[q];
+    if (ic.variable == "V") continue;
+    if (!any_model([&](const model::Model& m) { return has_state(m, ic.variable); }))
+      sink.add(case_code::problem(ic.loc, fmt::format("initial[{}].variable: initial condition: no model of the case has a state \"{}\"", q, ic.variable),
+                                  case_code::unknown_name));
+  }
 }
 
 // The largest eigenvalue bound of −L. A uniform tensor on a box has the same Gershgorin
@@ -252,37 +323,82 @@ DiffusionSetup diffusion_setup(const SimSetup& s, RowLayout layout) {
   return ds;
 }
 
-SimSetup make_sim_setup(const TissueCase& c, bool cpu_kernels) {
+SimSetup prepare_setup(const TissueCase& c) {
   SimSetup s;
   s.tcase = c;
-  check_numbers(c);
+  DiagnosticSink sink;
+  check_numbers(c, sink);
   s.time = c.time;
-  if (c.time.integrator != "auto") s.integrator = parse_integrator(c.time);
   s.chi = c.conductivity.chi;
   s.cm = c.conductivity.cm;
   s.order = c.conductivity.order;
-  std::optional<FibreField> fibres;
-  s.geo = make_geometry(c, &fibres);
-  s.sigma = make_sigma(c, s.geo, fibres);
-  fibres.reset();
-  const double phase_bound = apply_phase_field(c, s.geo, s.sigma, s.phi);
-  const Grid& g = s.geo.grid;
-  const bool have_labels = !s.geo.labels.empty();
+  // The geometry's and the integrator's problems join the others (the geometry does not
+  // read the numbers above).
+  try {
+    if (c.time.integrator != "auto") s.integrator = parse_integrator(c.time);
+  } catch (const InputError& e) {
+    for (const Diagnostic& d : e.diagnostics()) sink.add(case_code::with_code(d, case_code::bad_choice));
+  }
+  try {
+    s.geo = make_geometry(c, &s.fibres);
+  } catch (const InputError& e) {
+    for (const Diagnostic& d : e.diagnostics()) sink.add(case_code::with_code(d, case_code::geometry));
+  }
+  // Each distinct model once, however many regions name it; every one that fails is
+  // reported, with the model's own diagnostics after it.
+  std::set<std::string> failed;
+  for (const ModelRegion& mr : c.models) {
+    const std::string path = resolve_model_path(c, mr.model);
+    if (s.models.count(path) || failed.count(path)) continue;
+    try {
+      s.models.emplace(path, std::make_shared<const model::LoadedModel>(model::load_model(path)));
+    } catch (const InputError& e) {
+      failed.insert(path);
+      sink.add(case_code::problem(mr.loc, fmt::format("model = \"{}\" could not be loaded", mr.model),
+                                  case_code::model_error));
+      for (const Diagnostic& d : e.diagnostics()) sink.add(d);
+    }
+  }
+  check_names(s, sink);
+  sink.throw_if_errors();
+  s.stage = SetupStage::prepared;
+  return s;
+}
 
+void prepare_diffusion(SimSetup& s) {
+  if (s.stage == SetupStage::none) throw Error("prepare_diffusion: the set-up was not prepared (prepare_setup)");
+  if (s.stage != SetupStage::prepared) return;
+  const TissueCase& c = s.tcase;
+  s.sigma = make_sigma(c, s.geo, s.fibres);
+  s.fibres.reset();
+  const double phase_bound = apply_phase_field(c, s.geo, s.sigma, s.phi);
+  // The explicit limit, checked here only: the plan shows it, the run trusts it.
   if (c.time.diffusion == DiffusionScheme::forward_euler) {
     const double bound = phase_bound >= 0 ? phase_bound : diffusion_bound(c, s.geo, s.sigma);
-    const double limit = bound > 0 ? 2.0 * s.chi * s.cm / bound : INFINITY;
-    if (c.time.dt > limit)
-      throw InputError(c.time.loc,
-                       fmt::format("time.dt = {} ms exceeds the explicit diffusion stability limit "
-                                   "{:.6g} ms for this grid and conductivity; use dt <= {:.6g} ms "
-                                   "or an implicit diffusion scheme (backward Euler, Crank-Nicolson)",
-                                   c.time.dt, limit, limit));
+    s.stable_dt = bound > 0 ? 2.0 * s.chi * s.cm / bound : INFINITY;
+    if (c.time.dt > s.stable_dt)
+      throw InputError({case_code::problem(c.time.loc, unstable_dt_message(c.time.dt, s.stable_dt), case_code::unstable_dt)});
   }
+  s.stage = SetupStage::diffusion;
+}
+
+SimSetup make_sim_setup(const TissueCase& c, bool cpu_kernels) {
+  SimSetup s = prepare_setup(c);
+  resolve_setup(s, cpu_kernels);
+  return s;
+}
+
+void resolve_setup(SimSetup& s, bool cpu_kernels) {
+  if (s.stage == SetupStage::resolved) return;
+  prepare_diffusion(s);
+  const TissueCase& c = s.tcase;
+  const Grid& g = s.geo.grid;
+  const bool have_labels = !s.geo.labels.empty();
+  DiagnosticSink sink;  // problems of regions: all collected, thrown at the end
 
   // Which model region owns each tissue cell: the last one that contains it.
   if (c.models.empty())
-    throw InputError(SourceLoc{c.source_file}, "the case has no [[model]] region");
+    throw InputError({case_code::problem(SourceLoc{c.source_file}, "the case has no [[model]] region", case_code::missing)});
   std::vector<std::int16_t> owner(g.size(), -1);
   if (c.models.size() > 32000)
     throw InputError(c.models.back().loc, "more than 32000 model regions");
@@ -296,32 +412,21 @@ SimSetup make_sim_setup(const TissueCase& c, bool cpu_kernels) {
     ++s.tissue_cells;
     if (owner[n] < 0) {
       const int i = int(n % g.nx()), j = int((n / g.nx()) % g.ny()), k = int(n / (std::size_t(g.nx()) * g.ny()));
-      throw InputError(c.models.front().loc,
-                       fmt::format("tissue cell ({}, {}, {}) lies in no model region; add a "
-                                   "region covering all tissue",
-                                   i, j, k));
+      throw InputError({case_code::problem(c.models.front().loc,
+                                           fmt::format("tissue cell ({}, {}, {}) lies in no model region; add a "
+                                                       "region covering all tissue",
+                                                       i, j, k),
+                                           case_code::uncovered)});
     }
   }
-  if (s.tissue_cells == 0) throw InputError(c.geometry.loc, "geometry: the case has no tissue cell");
+  if (s.tissue_cells == 0)
+    throw InputError({case_code::problem(c.geometry.loc, "geometry: the case has no tissue cell", case_code::uncovered)});
 
-  // Load each distinct model once; one part per region that owns cells.
-  std::map<std::string, model::LoadedModel> loaded;
+  // One part per region that owns cells, on the models prepare_setup loaded.
   std::vector<int> part_of(c.models.size(), -1);
   for (std::size_t r = 0; r < c.models.size(); ++r) {
     const ModelRegion& mr = c.models[r];
-    const std::string path = resolve_model_path(c, mr.model);
-    auto it = loaded.find(path);
-    if (it == loaded.end()) {
-      try {
-        it = loaded.emplace(path, model::load_model(path)).first;
-      } catch (const InputError& e) {
-        std::vector<Diagnostic> d{{Severity::error, mr.loc,
-                                   fmt::format("model = \"{}\" could not be loaded", mr.model), {}}};
-        d.insert(d.end(), e.diagnostics().begin(), e.diagnostics().end());
-        throw InputError(d);
-      }
-    }
-    const model::LoadedModel& lm = it->second;
+    const model::LoadedModel& lm = *s.models.at(resolve_model_path(c, mr.model));
     Part p;
     p.model = mr.model;
     p.loc = mr.loc;
@@ -336,22 +441,9 @@ SimSetup make_sim_setup(const TissueCase& c, bool cpu_kernels) {
     p.params = p.setup.params;
     // The model's own stimulus stays off: tissue stimuli are injected by the stepper.
     if (p.setup.stim_on >= 0) p.params[p.setup.stim_on] = 0.0;
-    for (const auto& [name, value] : mr.params) {
-      const int i = p.setup.param_index(name);
-      if (i < 0)
-        throw InputError(mr.loc, fmt::format("model \"{}\" has no parameter \"{}\" (params)", mr.model, name));
-      if (!std::isfinite(value))
-        throw InputError(mr.loc, fmt::format("params.{} must be finite", name));
-      p.params[i] = value;
-    }
-    for (const auto& [name, factor] : mr.scales) {
-      const int i = p.setup.param_index(name);
-      if (i < 0)
-        throw InputError(mr.loc, fmt::format("model \"{}\" has no parameter \"{}\" (scales)", mr.model, name));
-      if (!std::isfinite(factor))
-        throw InputError(mr.loc, fmt::format("scales.{} must be finite", name));
-      p.params[i] *= factor;
-    }
+    // Names and values were checked by prepare_setup (check_names).
+    for (const auto& [name, value] : mr.params) p.params[p.setup.param_index(name)] = value;
+    for (const auto& [name, factor] : mr.scales) p.params[p.setup.param_index(name)] *= factor;
     for (std::size_t n = 0; n < g.size(); ++n)
       if (owner[n] == std::int16_t(r)) p.cells.push_back(std::uint32_t(n));
     p.n = p.cells.size();
@@ -394,11 +486,7 @@ SimSetup make_sim_setup(const TissueCase& c, bool cpu_kernels) {
 
   // Parameter gradients: value(s) = from + (to − from)·s, multiplying or replacing.
   for (const ParameterGradient& gr : c.gradients) {
-    if (gr.axis < 0 || gr.axis > 2)
-      throw InputError(gr.loc, fmt::format("gradient axis = {} must be 0, 1 or 2", gr.axis));
-    if (!std::isfinite(gr.from) || !std::isfinite(gr.to))
-      throw InputError(gr.loc, "gradient from/to must be finite");
-    bool any = false;
+    bool any = false;  // axis, from/to and the name: checked by prepare_setup
     for (Part& p : s.parts) {
       const int k = p.setup.param_index(gr.param);
       if (k < 0) continue;
@@ -418,28 +506,20 @@ SimSetup make_sim_setup(const TissueCase& c, bool cpu_kernels) {
         dst = gr.scale ? dst * v : v;
       }
     }
-    if (!any)
-      throw InputError(gr.loc, fmt::format("gradient: no model of the case has a parameter \"{}\"",
-                                           gr.param));
+    if (!any)  // the parameter's model owns no cell (wholly overridden by later regions)
+      throw InputError({case_code::problem(gr.loc, fmt::format("gradient: no model region that owns cells has a parameter \"{}\"",
+                                                               gr.param), case_code::unknown_name)});
   }
 
   // Stimuli: cells per part and the rate dV/dt = amplitude/(χ Cm) in model units.
   for (std::size_t q = 0; q < c.stimuli.size(); ++q) {
     const Stimulus& st = c.stimuli[q];
     validate_region(st.where, g, have_labels, "stimulus");
-    if (!std::isfinite(st.amplitude))
-      throw InputError(st.loc, "stimulus amplitude must be finite");
-    if (!finite_pos(st.duration))
-      throw InputError(st.loc, fmt::format("stimulus duration = {} ms must be > 0", st.duration));
-    if (!(st.start >= 0) || !std::isfinite(st.start))
-      throw InputError(st.loc, fmt::format("stimulus start = {} ms must be >= 0", st.start));
-    if (!(st.period >= 0) || !std::isfinite(st.period))
-      throw InputError(st.loc, fmt::format("stimulus period = {} ms must be >= 0", st.period));
-    if (st.count < 1) throw InputError(st.loc, fmt::format("stimulus count = {} must be >= 1", st.count));
     const auto cells = region_cells(st.where, g, s.geo.mask, s.geo.labels);
     if (cells.empty())
-      throw InputError(st.where.loc.line ? st.where.loc : st.loc,
-                       "stimulus: its region contains no tissue cell (outside the domain?)");
+      sink.add(case_code::problem(st.where.loc.line ? st.where.loc : st.loc,
+                                  fmt::format("stimulus[{}].region contains no tissue cell (outside the domain?)", q),
+                                  case_code::outside));
     for (Part& p : s.parts) {
       p.stim.emplace_back();
       p.stim_rate.push_back(st.amplitude / (s.chi * s.cm) / p.v2mV);
@@ -454,10 +534,11 @@ SimSetup make_sim_setup(const TissueCase& c, bool cpu_kernels) {
   // Initial conditions, resolved to cells now and applied by the engine in order.
   for (const InitialCondition& ic : c.initial) {
     validate_region(ic.where, g, have_labels, "initial condition");
-    if (!std::isfinite(ic.value)) throw InputError(ic.loc, "initial condition value must be finite");
     const auto cells = region_cells(ic.where, g, s.geo.mask, s.geo.labels);
-    if (cells.empty())
-      throw InputError(ic.loc, "initial condition: its region contains no tissue cell");
+    if (cells.empty()) {
+      sink.add(case_code::problem(ic.loc, "initial condition: its region contains no tissue cell", case_code::outside));
+      continue;
+    }
     if (ic.variable == "V") {
       s.initial.push_back({-1, -1, ic.value, cells});
       continue;
@@ -477,10 +558,11 @@ SimSetup make_sim_setup(const TissueCase& c, bool cpu_kernels) {
         per[q].value = ic.value * s.parts[q].v2mV;
       }
     }
-    if (!any)
-      throw InputError(ic.loc, fmt::format("initial condition: no model of the case has a state "
-                                           "\"{}\"",
-                                           ic.variable));
+    if (!any) {  // the state's model owns no cell (wholly overridden by later regions)
+      sink.add(case_code::problem(ic.loc, fmt::format("initial condition: no model region that owns cells has a state \"{}\"",
+                                                      ic.variable), case_code::unknown_name));
+      continue;
+    }
     for (std::uint32_t n : cells) {
       const int q = part_index(n);
       if (per[q].state < 0) continue;
@@ -489,7 +571,8 @@ SimSetup make_sim_setup(const TissueCase& c, bool cpu_kernels) {
     for (auto& r : per)
       if (r.state >= 0 && !r.cells.empty()) s.initial.push_back(std::move(r));
   }
-  return s;
+  sink.throw_if_errors();
+  s.stage = SetupStage::resolved;
 }
 
 double sim_stable_dt(const TissueCase& c) {
@@ -504,8 +587,13 @@ double sim_stable_dt(const TissueCase& c) {
   return bound > 0 ? 2.0 * c.conductivity.chi * c.conductivity.cm / bound : INFINITY;
 }
 
-MemoryEstimate estimate_memory(const TissueCase& c) {
-  const SimGeometry geo = make_geometry(c);
+MemoryEstimate estimate_memory(const TissueCase& c) { return estimate_memory(prepare_setup(c)); }
+
+MemoryEstimate estimate_memory(const SimSetup& s) {
+  if (s.stage != SetupStage::prepared)
+    throw Error("estimate_memory: the set-up must be prepared and not further (prepare_setup)");
+  const TissueCase& c = s.tcase;
+  const SimGeometry& geo = s.geo;
   const Grid& g = geo.grid;
   const std::size_t N = g.size();
   const std::size_t bytes = c.time.precision == Precision::f32 ? 4 : 8;
@@ -531,23 +619,17 @@ MemoryEstimate estimate_memory(const TissueCase& c) {
   m.run += (c.time.splitting == Splitting::strang ? 3 : 2) * S * bytes;
   // States but V, per region; a region covering everything stores no cell list. Regions are
   // sized by their selection (an overestimate where later regions override).
-  std::map<std::string, std::pair<int, int>> sizes;  // model → (states, params)
   for (const ModelRegion& mr : c.models) {
-    auto it = sizes.find(mr.model);
-    if (it == sizes.end()) {
-      const auto lm = model::load_model(resolve_model_path(c, mr.model));
-      it = sizes.emplace(mr.model, std::make_pair(int(lm.analysed.states.size()),
-                                                  int(lm.analysed.parameters.size())))
-               .first;
-    }
+    const model::Model& m_ir = s.models.at(resolve_model_path(c, mr.model))->analysed;
+    const int states = int(m_ir.states.size()), params = int(m_ir.parameters.size());
     std::size_t n = tissue;
     if (mr.where.kind != Region::Kind::all) n = region_cells(mr.where, g, geo.mask, geo.labels).size();
-    m.run += std::size_t(std::max(0, it->second.first - 1)) * n * bytes;
+    m.run += std::size_t(std::max(0, states - 1)) * n * bytes;
     if (n != N) {
       // Grid index and (compressed layout) storage index per cell, row starts.
       m.run += n * sizeof(std::uint32_t) * (layout.box ? 1 : 2) + (std::size_t(g.ny()) * g.nz() + 1) * 4;
     }
-    if (!c.gradients.empty()) m.run += std::size_t(it->second.second) * n * bytes;
+    if (!c.gradients.empty()) m.run += std::size_t(params) * n * bytes;
   }
   // Diffusion weights: none for a uniform diagonal tensor on a box (fused cpu path).
   const bool uniform_fibres = c.fibres.kind == FibreSpec::Kind::none || c.fibres.kind == FibreSpec::Kind::uniform;
@@ -556,6 +638,9 @@ MemoryEstimate estimate_memory(const TissueCase& c) {
                      int(c.fibres.direction[0] != 0) + int(c.fibres.direction[1] != 0) +
                              int(c.fibres.direction[2] != 0) <= 1);
   const bool expl = c.time.diffusion == DiffusionScheme::forward_euler;
+  // The pseudo-ECG applies the run's operator on the host: the Simulation keeps σ for it,
+  // box-sized when it varies per voxel (fibres from a field, or φσ).
+  if (!c.output.electrodes.empty() && (!uniform_fibres || !geo.phase.empty())) m.run += 6 * N * 8;
   if (!(uniform_fibres && diag && geo.mask.empty() && expl)) {
     // The fused explicit step keeps them in the run's precision, the operator in double.
     const std::size_t wb = expl ? bytes : 8;

@@ -4,18 +4,31 @@
 //
 // Why apart from the engines: validation (every InputError names its key's SourceLoc) and
 // the mapping of regions to compact cell lists are the same for every backend; the
-// engines (simulation.cpp) only own arrays of numbers. estimate_memory and
-// stable_dt_limit read the same set-up so they agree with what a run does.
+// engines (simulation.cpp) only own arrays of numbers.
+//
+// Why in stages on one SimSetup: a run is set up once. `heartwave run` plans first (the
+// memory a case needs, the explicit dt limit) and then runs; both read the same set-up, so
+// the geometry is built once, each model loaded once and dt checked once. The stages, each
+// doing only what the ones before have not done:
+//   prepare_setup     the case's numbers (dt once), the geometry (built once: mask, labels,
+//                     φ, per-voxel fibres), each distinct model loaded once
+//   estimate_memory   reads that: nothing box-sized beyond the geometry is made before a
+//                     case is known to fit
+//   prepare_diffusion σ (or φσ), the explicit dt limit and its check (the one place)
+//   resolve_setup     parts, gradients, stimuli, initial conditions, cpu kernels, auto integrator
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "runtime/cell_kernel.hpp"
 #include "cell/cell_setup.hpp"
 #include "model/ir/model.hpp"
+#include "model/load.hpp"
 #include "tissue/case.hpp"
 #include "mesh/conductivity.hpp"
 #include "tissue/diffusion.hpp"
@@ -66,7 +79,11 @@ struct SimGeometry {
   Field<float> phase;  // φ when geometry.phase_field (dropped once the set-up has used it)
 };
 
+// How far a SimSetup has got (the stages above, in order).
+enum class SetupStage { none, prepared, diffusion, resolved };
+
 struct SimSetup {
+  SetupStage stage = SetupStage::none;
   TissueCase tcase;
   SimGeometry geo;
   Conductivity sigma;  // φσ when the case has a phase field
@@ -82,11 +99,25 @@ struct SimSetup {
   std::vector<StimulusSchedule> schedules;
   std::vector<ResolvedInitial> initial;  // applied by the engine, then dropped
   std::size_t tissue_cells = 0;
+  // Explicit diffusion's dt limit in ms (infinity: no bound), set by prepare_diffusion for
+  // forward Euler; 0 for the implicit schemes (no limit, not computed).
+  double stable_dt = 0;
+  // Per-voxel fibres from the geometry, held from prepare_setup until σ is made.
+  std::optional<FibreField> fibres;
+  // Each distinct model of the case, by resolved path, loaded once (with the default load
+  // options: the tissue set-up uses no others) and shared by every region naming it.
+  std::map<std::string, std::shared_ptr<const model::LoadedModel>> models;
 };
 
-// Validates c and resolves it (loads the models). InputError at the offending key.
+// The stages (see the top of this file); each runs the stages before it that s has not
+// run, and does nothing when s is already past it. InputError at the offending key.
+SimSetup prepare_setup(const TissueCase& c);
+void prepare_diffusion(SimSetup& s);
 // cpu_kernels: also build each part's CellKernel (built-in, JIT C++ or interpreter) for the
 // cpu and reference engines; the CUDA engine prints its own kernels from Part::analysed.
+void resolve_setup(SimSetup& s, bool cpu_kernels = true);
+
+// All the stages at once: c validated and resolved.
 SimSetup make_sim_setup(const TissueCase& c, bool cpu_kernels = true);
 
 // The run's diffusion operator set-up alone (grid, mask, σ or φσ, order, the row layout),
@@ -99,5 +130,10 @@ DiffusionSetup diffusion_setup(const SimSetup& s, RowLayout layout = {});
 
 // See stable_dt_limit in simulation.hpp (estimate_memory is defined with these too).
 double sim_stable_dt(const TissueCase& c);
+
+struct MemoryEstimate;  // tissue/simulation.hpp
+// The memory a run of a prepared set-up (prepare_setup) will hold: reads its geometry and
+// models, builds nothing.
+MemoryEstimate estimate_memory(const SimSetup& prepared);
 
 }  // namespace hw::tissue

@@ -6,28 +6,18 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "core/bytes.hpp"
 #include "tissue/engine.hpp"
+#include "mesh/row_layout.hpp"
 #include "tissue/reaction.hpp"
 
 namespace hw::tissue {
 
 namespace {
-
-template <class T>
-void put(std::vector<std::uint8_t>& out, const T* p, std::size_t n) {
-  const auto* b = reinterpret_cast<const std::uint8_t*>(p);
-  out.insert(out.end(), b, b + n * sizeof(T));
-}
-
-template <class T>
-std::size_t get(const std::vector<std::uint8_t>& in, std::size_t pos, T* p, std::size_t n) {
-  if (pos + n * sizeof(T) > in.size()) throw Error("load_state: the saved state is truncated");
-  std::memcpy(p, in.data() + pos, n * sizeof(T));
-  return pos + n * sizeof(T);
-}
 
 // Version 03: the canonical state (tissue/engine.hpp), V on tissue cells in grid order; 02
 // held V in the cpu engine's row layout, 01 on the whole box.
@@ -39,21 +29,32 @@ struct Simulation::Impl {
   SimulationOptions opt;
   std::unique_ptr<Engine> engine;
   long steps = 0;
+  std::optional<DiffusionSetup> ecg_diffusion;  // see diffusion()
 };
 
 Simulation::Simulation(const TissueCase& c, const SimulationOptions& opt)
+    : Simulation(prepare_setup(c), opt) {}
+
+Simulation::Simulation(SimSetup&& setup, const SimulationOptions& opt)
     : impl_(std::make_unique<Impl>()) {
   impl_->opt = opt;
+  impl_->s = std::move(setup);
+  setup.stage = SetupStage::none;  // taken: a second Simulation must set its case up again
   // Only the cpu engine runs the set-up's CellKernels; the reference interprets the IR and
   // the CUDA engine prints its own kernels from it.
-  impl_->s = make_sim_setup(c, opt.backend == Backend::cpu);
+  resolve_setup(impl_->s, opt.backend == Backend::cpu);
   impl_->engine = make_engine(impl_->s, {opt.backend, opt.threads, opt.adapt_threads, opt.device, nullptr});
+  // Only the GPU engine sums the pseudo-ECG itself (Engine::ecg_sums); with the others the
+  // outputs apply the operator on the host, from this (diffusion()).
+  if (!impl_->s.tcase.output.electrodes.empty() && opt.backend != Backend::cuda)
+    impl_->ecg_diffusion = diffusion_setup(impl_->s, row_layout(impl_->s.geo.grid, impl_->s.geo.mask));
   // Set-up data the engine has copied into its own arrays (per-voxel σ and φ are box-sized:
   // keeping them would make a heart's memory follow its box, not its tissue).
   impl_->s.initial.clear();
   impl_->s.initial.shrink_to_fit();
   impl_->s.sigma = Conductivity{};
   impl_->s.phi = Field<double>();
+  impl_->s.models.clear();  // the parts keep the analysed models they run
   for (Part& p : impl_->s.parts) {
     p.pcell.clear();
     p.pcell.shrink_to_fit();
@@ -100,6 +101,11 @@ const Grid& Simulation::grid() const { return impl_->s.geo.grid; }
 const Mask& Simulation::mask() const { return impl_->s.geo.mask; }
 const TissueCase& Simulation::tissue_case() const { return impl_->s.tcase; }
 std::size_t Simulation::tissue_cells() const { return impl_->s.tissue_cells; }
+std::vector<int> Simulation::part_states() const {
+  std::vector<int> ns;
+  for (const Part& p : impl_->s.parts) ns.push_back(p.ns);
+  return ns;
+}
 
 void Simulation::voltage(Field<float>& out) const { impl_->engine->voltage(out); }
 double Simulation::voltage_at(std::size_t n) const { return impl_->engine->voltage_at(n); }
@@ -203,34 +209,29 @@ bool Simulation::set_field(const std::string& variable, const std::vector<double
 }
 
 std::vector<std::uint8_t> Simulation::save_state() const {
-  std::vector<std::uint8_t> out;
-  put(out, kMagic, 8);
-  const std::int64_t steps = impl_->steps;
-  const double dt = impl_->s.time.dt;
-  const std::uint64_t cells = impl_->s.geo.grid.size(), tissue = impl_->s.tissue_cells;
-  put(out, &steps, 1);
-  put(out, &dt, 1);
-  put(out, &cells, 1);
-  put(out, &tissue, 1);
+  ByteWriter out;
+  out.put_bytes(kMagic, 8);
+  out.put<std::int64_t>(impl_->steps);
+  out.put<double>(impl_->s.time.dt);
+  out.put<std::uint64_t>(impl_->s.geo.grid.size());
+  out.put<std::uint64_t>(impl_->s.tissue_cells);
   write_canonical(impl_->engine->save(), out);
-  return out;
+  return out.take();
 }
 
-void Simulation::load_state(const std::vector<std::uint8_t>& in) {
+void Simulation::load_state(const std::vector<std::uint8_t>& bytes) {
+  ByteReader in(bytes, "load_state: the saved state");
   char magic[8];
-  std::size_t pos = get(in, 0, magic, 8);
+  in.get_bytes(magic, 8);
   if (std::memcmp(magic, kMagic, 6) == 0 &&
       (std::memcmp(magic + 6, "01", 2) == 0 || std::memcmp(magic + 6, "02", 2) == 0))
     throw Error("load_state: the state was written by an older heartwave (voltage stored in that "
                 "version's own layout); start the run again without --restart");
   if (std::memcmp(magic, kMagic, 8) != 0) throw Error("load_state: not a heartwave tissue state");
-  std::int64_t steps = 0;
-  double dt = 0;
-  std::uint64_t cells = 0, tissue = 0;
-  pos = get(in, pos, &steps, 1);
-  pos = get(in, pos, &dt, 1);
-  pos = get(in, pos, &cells, 1);
-  pos = get(in, pos, &tissue, 1);
+  const auto steps = in.get<std::int64_t>();
+  const auto dt = in.get<double>();
+  const auto cells = in.get<std::uint64_t>();
+  const auto tissue = in.get<std::uint64_t>();
   if (dt != impl_->s.time.dt || cells != impl_->s.geo.grid.size() || tissue != impl_->s.tissue_cells)
     throw Error(fmt::format(
         "load_state: the saved state is of another case (dt {} ms, {} cells, {} tissue; this "
@@ -239,8 +240,8 @@ void Simulation::load_state(const std::vector<std::uint8_t>& in) {
   std::vector<std::size_t> sizes;
   for (const Part& p : impl_->s.parts) sizes.push_back(std::size_t(p.ns - 1) * p.n);
   CanonicalState st;
-  pos = read_canonical(in, pos, sizes, impl_->s.tissue_cells, st);
-  if (pos != in.size()) throw Error("load_state: the saved state has trailing bytes");
+  read_canonical(in, sizes, impl_->s.tissue_cells, st);
+  if (!in.at_end()) throw Error("load_state: the saved state has trailing bytes");
   impl_->engine->load(st);
   impl_->steps = steps;
 }
@@ -276,8 +277,16 @@ bool Simulation::ecg_sums(const std::vector<std::array<double, 3>>& at, double r
   return impl_->engine->ecg_sums(at, rmin, sums);
 }
 
-// Built again from the case: the set-up's σ is dropped once the engine has its own copy.
-DiffusionSetup Simulation::diffusion() const { return make_case_diffusion(impl_->s.tcase); }
+// The set-up's σ is dropped once the engine has its own copy; a case with electrodes kept
+// the operator's set-up for the pseudo-ECG, any other builds it again from the case.
+DiffusionSetup Simulation::diffusion() const {
+  if (impl_->ecg_diffusion) {
+    DiffusionSetup d = std::move(*impl_->ecg_diffusion);
+    impl_->ecg_diffusion.reset();
+    return d;
+  }
+  return make_case_diffusion(impl_->s.tcase);
+}
 
 double stable_dt_limit(const TissueCase& c) { return sim_stable_dt(c); }
 

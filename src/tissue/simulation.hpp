@@ -26,7 +26,8 @@
 
 namespace hw::tissue {
 
-class Snapshot;  // tissue/engine.hpp
+class Snapshot;   // tissue/engine.hpp
+struct SimSetup;  // tissue/reaction.hpp
 
 struct SimulationOptions {
   Backend backend = Backend::cpu;
@@ -53,6 +54,9 @@ class Simulation {
   // Validates the whole case first (InputError at the offending key's SourceLoc), loads
   // the models, builds kernels and the diffusion operator.
   explicit Simulation(const TissueCase& c, const SimulationOptions& opt = {});
+  // The same from a set-up already begun (run::plan prepares one to estimate the memory
+  // and check dt): only the stages it has not run are run, so nothing is built twice.
+  Simulation(SimSetup&& setup, const SimulationOptions& opt);
   ~Simulation();
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
@@ -86,6 +90,8 @@ class Simulation {
   // The snapshot must be read or dropped before this simulation goes.
   std::unique_ptr<Snapshot> snapshot(const std::vector<std::string>& variables) const;
   std::size_t tissue_cells() const;
+  // States per cell (V included) of each model region's part, in the order describe() lists them.
+  std::vector<int> part_states() const;
   // Sets V (mV) or a state by name (model units) from grid-sized values (grid order);
   // cells whose value is not finite, and cells off tissue, keep theirs. Works through the
   // canonical state, so every engine takes it alike (to start a spiral by hand). False if
@@ -111,8 +117,9 @@ class Simulation {
   // false when it leaves them to the caller, who then applies diffusion() to V.
   bool ecg_sums(const std::vector<std::array<double, 3>>& at, double rmin, std::vector<double>& sums) const;
   // The run's diffusion operator as a set-up (σ with the phase field's weight, the mask,
-  // stored in rows around the tissue), for outputs that apply it to V on the host. Built
-  // again from the case (a heart's geometry is resampled): call it once.
+  // stored in rows around the tissue), for outputs that apply it to V on the host. Kept from
+  // the run's own set-up when the case has electrodes (the pseudo-ECG); for a case without,
+  // built again from the case (a heart's geometry is resampled): call it once.
   DiffusionSetup diffusion() const;
 
  private:

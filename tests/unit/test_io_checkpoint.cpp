@@ -65,6 +65,40 @@ TEST(IoCheckpoint, RoundTripKeepsBytesAndMetadata) {
   EXPECT_EQ(files, 1);
 }
 
+// The frame's layout, written out by hand at the documented offsets (checkpoint.hpp): the
+// file must stay byte-for-byte what earlier builds wrote and read.
+TEST(IoCheckpoint, FrameIsTheDocumentedLayoutByteForByte) {
+  // Arrange
+  ScratchDir dir("ckpt");
+  const std::string path = dir / "layout.hwck";
+  const std::vector<unsigned char> state{1, 2, 3}, outputs{9, 8};
+  const CheckpointMeta meta{0x1122334455667788ull, 12.5, -3};
+  std::vector<unsigned char> want(72 + 5, 0);
+  auto at = [&](std::size_t off, const auto& v) { std::memcpy(want.data() + off, &v, sizeof(v)); };
+  std::memcpy(want.data(), "HWCKPT\r\n", 8);
+  at(8, std::uint32_t(2));
+  at(12, std::uint32_t(72));
+  at(16, meta.case_hash);
+  at(24, meta.time);
+  at(32, meta.step);
+  at(40, std::uint64_t(5));
+  const unsigned char payload_bytes[5] = {1, 2, 3, 9, 8};
+  at(48, fnv1a64(payload_bytes, 5));
+  at(56, std::uint64_t(3));
+  at(64, fnv1a64(want.data(), 64));
+  std::memcpy(want.data() + 72, payload_bytes, 5);
+
+  // Act
+  write_checkpoint(path, state, meta, outputs);
+
+  // Assert
+  EXPECT_EQ(read_file_bytes(path), want);
+  const Checkpoint c = read_checkpoint(path, meta.case_hash);
+  EXPECT_EQ(c.bytes, state);
+  EXPECT_EQ(c.outputs, outputs);
+  EXPECT_EQ(c.meta.step, -3);
+}
+
 TEST(IoCheckpoint, FlippedBytesAreDetectedAnywhere) {
   ScratchDir dir("ckpt_flip");
   const std::string path = dir / "s.hwck";
