@@ -29,6 +29,8 @@ TISSUE_SUITES = [
     ('TissueDiffusion', 'Diffusion operators: convergence, symmetry, cpu vs reference'),
     ('TissueStepping', 'Time stepping of diffusion: charge, explicit vs implicit'),
     ('TissueCg', 'Conjugate gradients: the Poisson problem of seed 003'),
+    ('TissueReferenceImplicit', "The reference engine's own implicit solver (the oracle's oracle): "
+                                'dense and exact answers'),
     ('Engines/Backends', 'Monodomain: each engine against the reference (tests/backends; V compared as float fields)'),
     ('TissueSim', 'Monodomain: conduction velocity, fronts, memory, N-version'),
     ('TissuePhase', 'Phase-field boundaries'),

@@ -18,7 +18,6 @@
 
 #include "core/error.hpp"
 #include "tissue/diffusion.hpp"
-#include "tissue/diffusion_stepper.hpp"
 #include "mesh/geometry_spec.hpp"
 #include "mesh/grid.hpp"
 

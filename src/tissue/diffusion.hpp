@@ -23,6 +23,9 @@ namespace hw::tissue {
 
 enum class Backend { reference, cpu, cuda };
 enum class StencilOrder { second, fourth };
+// Time scheme of the diffusion half-step (the maths: diffusion_stepper.hpp). Here, not with
+// the stepper, so that a case and the reference engine name it without the fast solver.
+enum class DiffusionScheme { forward_euler, backward_euler, crank_nicolson };
 
 const char* backend_name(Backend b);
 

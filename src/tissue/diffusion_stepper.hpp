@@ -28,8 +28,6 @@
 
 namespace hw::tissue {
 
-enum class DiffusionScheme { forward_euler, backward_euler, crank_nicolson };
-
 // Largest dt (ms) for which forward Euler is stable for this operator: 2·χ·Cm / bound,
 // bound = DiffusionOperator::spectral_bound() ≥ λ_max(−L). +infinity when L = 0.
 double explicit_dt_limit(const DiffusionOperator& op, double chi, double cm);

@@ -2,7 +2,9 @@
 //
 // Why an interface in the open: the reference oracle, the cpu engine and the CUDA engine
 // own their arrays in their own layouts (the box, compressed rows on the host, the same rows
-// in device memory) and share nothing but the set-up (tissue/reaction.hpp). Simulation, the
+// in device memory) and share the set-up (tissue/reaction.hpp), not their stepping; what the
+// reference oracle still shares with the fast engines (the set-up, the link walker, the
+// model IR) and why that is safe is listed in tissue/reference_engine.cpp. Simulation, the
 // outputs and checkpoints talk to this and nothing else, so a state saved by one engine
 // loads into any other (the canonical state format below).
 #pragma once

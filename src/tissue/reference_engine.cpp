@@ -1,20 +1,49 @@
 // The reference engine: the oracle every fast engine is tested against.
 //
 // Why its own short file: an oracle that shares the fast engines' structure shares their
-// mistakes. This one keeps V on the whole box in double, diffuses with the reference
-// operator (plain loops over every link, kernels/reference) or the diffusion stepper for the
-// implicit schemes, and steps each model region's cells through the IR interpreter
-// (model/emit/interpreter), which shares no code with the printed C++ and CUDA. No row
-// layout, no fusion, no blocks, no threads, no flushing of subnormals. It is slow; it is for
-// tests and small cases.
+// mistakes. This one keeps V on the whole box in double (float cases too: it never computes
+// in float), diffuses with the reference operator (kernels/reference: plain loops, one
+// scatter per link) and, for the implicit schemes, solves with its own naive CG
+// (tissue/reference_implicit.*: serial double loops, stopped on the true residual, at least
+// 1e-12 tighter than the case's time.cg_tolerance allows the fast engines); it steps each
+// model region's cells through the IR interpreter (model/emit/interpreter), which shares no
+// code with the printed C++ and CUDA. No row layout, no fusion, no blocks, no threads, no
+// flushing of subnormals. It is slow; it is for tests and small cases.
+//
+// What it still shares with the cpu and CUDA engines, and why each is safe:
+//   * The set-up (SimSetup, tissue/reaction.*): the case read and checked, the geometry and
+//     mask, σ (or φσ) per voxel, φ, the parts with their cells, parameters and initial
+//     states, the stimulus schedules. This is the problem statement, not the method: a bug
+//     there poses every engine the same wrong problem, and is tested on its own (geometry,
+//     conductivity, case and phase-field tests against shapes and hand values).
+//   * The link walker (kernels/diffusion_links.hpp) and the face/edge weights
+//     (kernels/diffusion_k.hpp): which links exist (mask, walls, periodic wrap) and their
+//     coefficients from σ. The reference applies L by scattering along the walker's links;
+//     the cpu and CUDA engines store the same walk as coefficient arrays (build_link_coeffs)
+//     and gather. So an error in a weight or a missing link would pass both: the operator is
+//     checked against analytic answers instead (TissueDiffusion: second-order convergence on
+//     manufactured solutions, symmetry, conservation, zero flux through walls). The
+//     fourth-order stencil's d2_fourth and mirror_or_wrap are shared likewise and checked by
+//     its fourth-order convergence.
+//   * The DiffusionOperator wrapper (tissue/diffusion.*): argument checks, and the
+//     diagonal/Gershgorin bound that the forward-Euler dt limit uses (the reference computes
+//     its own Jacobi diagonal from the walker).
+//   * The model: the parsed and analysed IR (model/) that the interpreter evaluates and the
+//     printers print; and the cell integrators' maths (runtime/) that the interpreter's step
+//     calls, as the printed kernels do. The IR is checked against CVODE and Myokit goldens;
+//     the integrators by their convergence orders.
+//   * throw_numerical_error's message and the canonical state format (engine.hpp).
+// It shares nothing of the fast path: not the row layout, fused passes or block batches,
+// not tissue/cg.hpp or tissue/diffusion_stepper.* (the implicit solve), not the CUDA
+// kernels.
 #include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
 
 #include "model/emit/interpreter.hpp"
-#include "tissue/diffusion_stepper.hpp"
 #include "tissue/engine.hpp"
+#include "tissue/reference_implicit.hpp"
 
 namespace hw::tissue {
 
@@ -49,11 +78,12 @@ class ReferenceEngine final : public Engine {
         for (std::uint32_t i : ic.cells) regions_[ic.part].y[std::size_t(ic.state) * p.n + i] = ic.value;
       }
     }
-    op_ = make_diffusion_operator(diffusion_setup(s), Backend::reference);
+    const DiffusionSetup ds = diffusion_setup(s);
+    op_ = make_diffusion_operator(ds, Backend::reference);
     if (s.time.diffusion != DiffusionScheme::forward_euler) {
-      CgOptions cg;
-      cg.rel_tol = s.time.cg_tolerance;
-      stepper_ = std::make_unique<DiffusionStepper<double>>(*op_, s.chi, s.cm, s.time.dt, s.time.diffusion, cg, s.phi);
+      implicit_ = std::make_unique<reference::ImplicitDiffusion>(*op_, ds, s.chi, s.cm, s.time.dt,
+                                                                 s.time.diffusion, s.phi,
+                                                                 s.time.cg_tolerance);
     } else if (!s.phi.empty()) {
       phi_ = s.phi;
     }
@@ -134,7 +164,9 @@ class ReferenceEngine final : public Engine {
     info.storage = fmt::format("the whole box ({} cells per field)", v_.size());
     info.kernels = fmt::format("reference diffusion operator on the whole field{}{}, then the reaction",
                                phase_ ? ", phase-field no-flux boundary" : "",
-                               stepper_ ? " (implicit, Jacobi-preconditioned CG)" : phi_.empty() ? "" : " (L(phi sigma) V / phi)");
+                               implicit_ ? fmt::format(" (implicit: the reference's own naive CG in double, true "
+                                                       "relative residual <= {:.0e})", implicit_->rel_tol())
+                                         : phi_.empty() ? "" : " (L(phi sigma) V / phi)");
     for (std::size_t q = 0; q < regions_.size(); ++q) info.part_kernels.push_back("interpreter (the oracle)");
     return info;
   }
@@ -149,8 +181,8 @@ class ReferenceEngine final : public Engine {
 
   // V ← V + a·L V (or its phase-field form), or the implicit step.
   void diffuse(Field<double>& v) const {
-    if (stepper_) {
-      stepper_->step(v);
+    if (implicit_) {
+      implicit_->step(v);
       return;
     }
     const double a = s_.time.dt / (s_.chi * s_.cm);
@@ -205,7 +237,7 @@ class ReferenceEngine final : public Engine {
   Field<double> v_;
   std::vector<Region> regions_;
   std::unique_ptr<DiffusionOperator> op_;
-  std::unique_ptr<DiffusionStepper<double>> stepper_;
+  std::unique_ptr<reference::ImplicitDiffusion> implicit_;
   Field<double> phi_;  // explicit phase field: φ per cell (> 0 on tissue)
   bool phase_ = false;
 };

@@ -1,8 +1,10 @@
 // One cross-backend test source, instantiated for every engine this build has: each case
 // runs on the engine under test in double and in float and is compared with the reference
-// engine (plain double loops over the box, the interpreter per cell: tissue/engine.hpp),
-// which shares none of the fast engines' structure. ctest label `backends`; the cuda
-// instantiation skips, with the reason, where no GPU is usable (CI).
+// engine (plain double loops over the box, its own naive CG for implicit diffusion, the
+// interpreter per cell), which shares none of the fast path (what it does share, the set-up
+// and the link walker, and why that is safe: tissue/reference_engine.cpp, docs/tissue.md).
+// ctest label `backends`; the cuda instantiation skips, with the reason, where no GPU is
+// usable (CI).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -35,6 +37,14 @@ double max_vdiff(const Field<float>& a, const Field<float>& b) {
   return d;
 }
 
+// What float runs must meet: V within v mV; with front_slack, a cell activated by one engine
+// only passes when it crosses within two dt of t_end (a front cell whose last-step rounding
+// decides).
+struct FloatBars {
+  double v = 0.5;
+  bool front_slack = false;
+};
+
 class Backends : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
@@ -44,7 +54,7 @@ class Backends : public ::testing::TestWithParam<Backend> {
 
   // The engine under test against the reference: double to rounding, float within one dt
   // of activation and a fraction of a mV (rounding amplified on the upstroke only).
-  void compare(TissueCase c, double t_end, const char* what) {
+  void compare(TissueCase c, double t_end, const char* what, FloatBars fb = {}) {
     const Backend b = GetParam();
     c.time.precision = Precision::f64;
     const ActivationRun ref = run_with_activation(c, Backend::reference, t_end);
@@ -64,9 +74,19 @@ class Backends : public ::testing::TestWithParam<Backend> {
     EXPECT_TRUE(nan64) << "activated cells differ (double)";
     EXPECT_LT(a64, 1e-6);
     EXPECT_LT(v64, 1e-6);
-    EXPECT_TRUE(nan32) << "activated cells differ (float)";
+    std::size_t at_front = 0, elsewhere = 0;
+    for (std::size_t n = 0; n < ref.act.size(); ++n)
+      if (std::isnan(ref.act[n]) != std::isnan(e32.act[n]))
+        ++((std::isnan(ref.act[n]) ? e32.act[n] : ref.act[n]) >= t_end - 2 * c.time.dt ? at_front : elsewhere);
+    if (at_front + elsewhere > 0)
+      std::printf("[measured] %s, float: %zu cells activated by one engine only within 2 dt of "
+                  "t_end, %zu elsewhere\n", what, at_front, elsewhere);
+    if (fb.front_slack)
+      EXPECT_EQ(elsewhere, 0u) << "activated cells differ away from the front (float)";
+    else
+      EXPECT_TRUE(nan32) << "activated cells differ (float)";
     EXPECT_LE(a32, c.time.dt);
-    EXPECT_LT(v32, 0.5);
+    EXPECT_LT(v32, fb.v);
   }
 };
 
@@ -130,6 +150,32 @@ TEST_P(Backends, ShellInCompressedRows) {
   compare(c, 16, "3D ellipsoidal shell in compressed rows, rotating fibres, BO epi + endo");
   c.time.splitting = Splitting::strang;
   compare(c, 16, "the shell with Strang splitting");
+}
+
+// Implicit diffusion: the engine's CG (cpu: tissue/cg.hpp through DiffusionStepper; cuda:
+// the device CG) against the reference engine's own naive CG (tissue/reference_implicit.*),
+// on a slab with a hole and oblique fibres (mask, edge links), backward Euler with Godunov
+// and Crank-Nicolson with Strang. time.cg_tolerance 1e-12 so that the double comparison sees
+// the solvers, not their stopping tests. Float runs raise it to 1e-6 themselves, which moves
+// the upstroke by up to 0.005 ms: measured on the cpu, float vs reference V 1.11 mV (backward
+// Euler) and 0.22 mV (Crank-Nicolson) at the front, and a front cell or two crossing the
+// threshold in one engine only in the last step; hence V within 2 mV and slack at the front
+// (double: the usual 1e-6, met with 0 difference in V as float).
+TEST_P(Backends, ImplicitDiffusionMaskedObliqueFibres) {
+  TissueCase c = sheet(30, 20, 1, 0.2, "bueno_orovio_2008_epi");
+  c.geometry.kind = GeometrySpec::Kind::slab_with_hole;
+  c.geometry.centre = {3, 2, 0.1};
+  c.geometry.hole_radius = 1.0;
+  c.fibres.kind = FibreSpec::Kind::uniform;
+  c.fibres.direction = {1, 0.6, 0};
+  c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.6, 4, 1}));
+  c.time.diffusion = DiffusionScheme::backward_euler;
+  c.time.cg_tolerance = 1e-12;
+  const FloatBars fb{2.0, true};
+  compare(c, 12, "2D 30x20 slab with a hole, oblique fibres, backward Euler (CG)", fb);
+  c.time.diffusion = DiffusionScheme::crank_nicolson;
+  c.time.splitting = Splitting::strang;
+  compare(c, 12, "the same with Crank-Nicolson and Strang splitting", fb);
 }
 
 // Every engine this build has (the reference is what they are compared with).
