@@ -32,9 +32,11 @@
 //     printers print; and the cell integrators' maths (runtime/) that the interpreter's step
 //     calls, as the printed kernels do. The IR is checked against CVODE and Myokit goldens;
 //     the integrators by their convergence orders.
-//   * throw_numerical_error's message and the canonical state format (engine.hpp).
+//   * throw_numerical_error's message, failing_variable's naming, the canonical state format
+//     and the initial state it is made from (engine.hpp): the problem's statement, not the
+//     method.
 // It shares nothing of the fast path: not the row layout, fused passes or block batches,
-// not tissue/cg.hpp or tissue/diffusion_stepper.* (the implicit solve), not the CUDA
+// not tissue/pcg.hpp, tissue/cg.hpp or tissue/diffusion_stepper.* (the implicit solve), not the CUDA
 // kernels.
 #include <cmath>
 #include <limits>
@@ -62,22 +64,13 @@ class ReferenceEngine final : public Engine {
       r.y.assign(std::size_t(p.ns) * p.n, 0.0);  // all states, V included, state-major
       for (int k = 0; k < p.ns; ++k)
         for (std::size_t i = 0; i < p.n; ++i) r.y[std::size_t(k) * p.n + i] = p.setup.initial_states[k];
-      for (std::size_t i = 0; i < p.n; ++i) v_[p.grid_index(i)] = p.setup.initial_states[p.kv] * p.v2mV;
       r.p = p.per_cell ? p.pcell : p.params;
       r.stim.assign(p.stim.size(), std::vector<bool>(p.n, false));
       for (std::size_t st = 0; st < p.stim.size(); ++st)
         for (std::uint32_t i : p.stim[st]) r.stim[st][i] = true;
       regions_.push_back(std::move(r));
     }
-    for (const ResolvedInitial& ic : s.initial) {
-      if (ic.part < 0) {
-        for (std::uint32_t n : ic.cells)
-          if (is_tissue(&s.geo.mask, n)) v_[n] = ic.value;
-      } else {
-        const Part& p = s.parts[ic.part];
-        for (std::uint32_t i : ic.cells) regions_[ic.part].y[std::size_t(ic.state) * p.n + i] = ic.value;
-      }
-    }
+    load(initial_state(s));  // V and the states but V: the defaults, then the initial conditions
     const DiffusionSetup ds = diffusion_setup(s);
     op_ = make_diffusion_operator(ds, Backend::reference);
     if (s.time.diffusion != DiffusionScheme::forward_euler) {
@@ -220,12 +213,7 @@ class ReferenceEngine final : public Engine {
           v[g] = yv[i] * p.v2mV;
         } else if (g < bad) {
           bad = g;
-          var = "V";
-          for (int k = 0; k < p.ns; ++k)
-            if (k != p.kv && !std::isfinite(yq[std::size_t(k) * p.n + i])) {
-              var = p.setup.state_names[k];
-              break;
-            }
+          var = failing_variable(p, [&](int k) { return yq[std::size_t(k) * p.n + i]; });
         }
       }
     }

@@ -14,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "formats/nrrd.hpp"
+#include "tissue/case.hpp"
 #include "tissue/diffusion.hpp"
 #include "mesh/fibres_rule_based.hpp"
 #include "mesh/geometry.hpp"
