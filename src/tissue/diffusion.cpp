@@ -200,7 +200,8 @@ std::unique_ptr<DiffusionOperator> make_diffusion_operator(DiffusionSetup setup,
     case Backend::reference: return std::make_unique<ReferenceDiffusion>(std::move(setup));
     case Backend::cpu: return std::make_unique<CpuDiffusion>(std::move(setup));
     case Backend::cuda:
-      throw Error("diffusion: the cuda backend is not built into this heartwave");
+      throw Error("diffusion: there is no stand-alone CUDA diffusion operator; the CUDA engine applies the "
+                  "stencil in its own kernels (tissue/cuda/)");
   }
   throw Error("diffusion: unknown backend");
 }

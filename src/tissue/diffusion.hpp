@@ -1,9 +1,11 @@
 // The diffusion operator L v ≈ ∇·(σ∇v) behind one interface, for every backend.
 //
-// Why an abstract class with one factory: steppers and the CG solver are written once
-// against DiffusionOperator; the backend (reference oracle, cpu, later cuda) is a choice at
-// construction (STYLE.md: no backend #ifdef in algorithm code). A backend that is not built
-// fails at construction with a clear hw::Error.
+// Why an abstract class with one factory: the host steppers and the CG (pcg.hpp, cg.hpp)
+// are written against DiffusionOperator; the backend (the reference oracle's plain loops,
+// or the cpu's) is a choice at construction (STYLE.md: no backend #ifdef in algorithm
+// code). The CUDA engine applies the same stencil in its own kernels
+// (kernels/cuda/monodomain.cuh) and builds its CG preconditioner from the cpu operator's
+// diagonal.
 //
 // Guarantees of every second-order operator (tested): L is symmetric (⟨u, Lv⟩ = ⟨Lu, v⟩ in
 // the plain dot product, cells all of one volume), L·1 = 0 and 1ᵀL = 0 (exact conservation

@@ -4,10 +4,10 @@
 //   χ (Cm ∂V/∂t + I_ion) = ∇·(σ∇V) + I_stim          (mV, ms, mm; case.hpp units)
 //
 // Why one class with a backend option: the CLI, the outputs, checkpoints and benchmarks
-// talk to Simulation only; Backend::reference (plain sequential double loops, the oracle)
-// and Backend::cpu (OpenMP, float or double, diffusion and reaction fused in one pass)
-// sit behind it, and a CUDA backend is a third engine, not a rewrite. docs/tissue.md has
-// the splitting, units, storage layout and NaN policy.
+// talk to Simulation only; Backend::reference (plain sequential double loops, the oracle),
+// Backend::cpu (OpenMP, float or double, diffusion and reaction fused in one pass) and
+// Backend::cuda (tissue/cuda/, on a gpu::Device) sit behind it (tissue/engine.hpp).
+// docs/tissue.md has the splitting, units, storage layout and NaN policy.
 #pragma once
 
 #include <algorithm>

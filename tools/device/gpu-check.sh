@@ -88,7 +88,8 @@ if runs cell; then
   row "gpu tests (*CudaCell*)" "$(tally "$out/gpu-tests-cell.log") ($(( $(date +%s) - start )) s, $shards shards)"
 fi
 if runs tests; then
-  if [ -n "${tests_pid:-}" ]; then wait "$tests_pid"; else run_tests; fi
+  # The shards' `wait` above has already reaped the tests run beside them when both ran.
+  if [ -n "${tests_pid:-}" ]; then wait "$tests_pid" 2>/dev/null; else run_tests; fi
   grep -E '^\[( +OK|  FAILED|  SKIPPED|  PASSED|==========)|measured' "$out/gpu-tests.log" | tail -40
   row "gpu tests (-*CudaCell*)" "$(tally "$out/gpu-tests.log") ($(cat "$out/gpu-tests.seconds") s$( [ -n "${tests_pid:-}" ] && echo ', beside the shards'))"
   rm -f "$out/gpu-tests.seconds"

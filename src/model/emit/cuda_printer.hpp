@@ -14,8 +14,10 @@
 //   <prefix>_step(int method, ...)   method = static_cast<int>(hw::cell::Integrator)
 //   extern "C" __global__ <prefix>_demo_step(int n, int steps, int method, real t, real dt,
 //                                            real* y /*SoA, n per state*/, const real* p)
-// plus constexpr ints <prefix>_n_states, _n_params, _n_constants. The integrators are the
-// same formulas as runtime/integrators.hpp (which NVRTC cannot include: it uses <cmath>).
+// plus constexpr ints <prefix>_n_states, _n_params, _n_constants. The steps call
+// runtime/integrators.hpp's step_cell, the very header the cpu kernels use: NVRTC compiles
+// it from the copy embedded in heartwave (device/embedded.hpp), so there is no second copy
+// of the integrators.
 #pragma once
 
 #include <string>
