@@ -43,9 +43,9 @@ double max_abs(const std::vector<double>& a) {
   return m;
 }
 
-// Double: V after 100 steps within 1e-10 relative of the reference, activation times
-// within 1e-6 ms; float: activation within one dt.
-void compare_with_reference(TissueCase c, double t_end, const char* what) {
+// Double: V after 100 steps within v_tol (default 1e-10) relative of the reference,
+// activation times within 1e-6 ms; float: activation within one dt.
+void compare_with_reference(TissueCase c, double t_end, const char* what, double v_tol = 1e-10) {
   c.time.precision = Precision::f64;
   const ActivationRun ref = run(c, Backend::reference, t_end);
   const ActivationRun gpu64 = run(c, Backend::cuda, t_end);
@@ -64,7 +64,7 @@ void compare_with_reference(TissueCase c, double t_end, const char* what) {
   ASSERT_FALSE(ref.v_early.empty()) << "the run is shorter than 100 steps";
   EXPECT_GT(activated, tissue / 2);
   EXPECT_TRUE(nanv);
-  EXPECT_LE(v100, 1e-10);
+  EXPECT_LE(v100, v_tol);
   EXPECT_TRUE(nan64);
   EXPECT_LT(a64, 1e-6);
   EXPECT_TRUE(nan32);
@@ -294,7 +294,11 @@ TEST(CudaTissue, FourthOrderStencil) {
   cn.time.diffusion = DiffusionScheme::crank_nicolson;
   cn.time.cg_tolerance = 1e-12;
   cn.stimuli.push_back(box_stimulus({0, 0, 0}, {0.75, 3, 1}));
-  compare_with_reference(cn, 12, "31x9 sheet, fourth-order stencil, Crank-Nicolson");
+  // The reference solves with a CG of its own (unpreconditioned for the fourth-order
+  // stencil, stopped on the true residual), the GPU with Jacobi-PCG stopped on the
+  // recurrence residual, both to 1e-12: their solutions differ within that tolerance, and
+  // 100 steps through an upstroke left 4.0e-10 of V (H200, 7cf11d0). The bar is 1e-8.
+  compare_with_reference(cn, 12, "31x9 sheet, fourth-order stencil, Crank-Nicolson", 1e-8);
 }
 
 // Implicit diffusion by CG on the device: backward Euler and Crank-Nicolson, on a box, on a
