@@ -63,7 +63,7 @@ def test_user_model_compiles_against_the_packaged_headers(tmp_path):
     import subprocess
     import sys
     include = pathlib.Path(hw.__file__).with_name("include")
-    assert (include / "cell" / "integrators.hpp").is_file()
+    assert (include / "runtime" / "integrators.hpp").is_file()
     assert os.environ["HEARTWAVE_RUNTIME_INCLUDE"] == str(include)
     model = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "hwm" / "markov_channel.hwm"
     code = ("import heartwave as hw; r = hw.pace(%r, kernel='compiled', beats=1, bcl=500, stim_amplitude=1, "
