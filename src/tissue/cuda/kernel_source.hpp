@@ -8,6 +8,7 @@
 #include "device/compile.hpp"
 #include "mesh/row_layout.hpp"
 #include "tissue/cuda/variants.hpp"
+#include "tissue/engine.hpp"
 #include "tissue/reaction.hpp"
 
 namespace hw::tissue::cuda {
@@ -27,10 +28,10 @@ namespace hw::tissue {
 // `threads` as its __launch_bounds__, and the variants the part is offered. Tests compile
 // it without a GPU. caps[q] > 0: part q also gets its variants capped at caps[q] registers
 // per thread (64 or 128) and fenced (the model's step a block of its own), hw_part<q>_capped,
-// _fenced and _fenced_capped. asked: the variant forced by name (CudaEngineOptions::kernel),
-// by default HEARTWAVE_CUDA_KERNEL's.
+// _fenced and _fenced_capped. asked: the variant forced by name (CudaEngineOptions::kernel,
+// whose default is HEARTWAVE_CUDA_KERNEL's).
 gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads = 256,
                                    const std::vector<int>& caps = {},
-                                   const std::string& asked = cuda::asked_kernel());
+                                   const std::string& asked = CudaEngineOptions::from_environment().kernel);
 
 }  // namespace hw::tissue

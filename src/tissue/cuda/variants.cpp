@@ -1,7 +1,6 @@
 #include "tissue/cuda/variants.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -29,11 +28,6 @@ const std::vector<KernelVariant>& kernel_variants() {
       {"tower", "tower", "_tower", true, false, false, true, true, whole_box_godunov_explicit},
   };
   return table;
-}
-
-std::string asked_kernel() {
-  const char* e = std::getenv("HEARTWAVE_CUDA_KERNEL");
-  return e ? e : "";
 }
 
 std::vector<const KernelVariant*> offered_variants(const PartContext& c, const std::string& asked) {

@@ -70,9 +70,6 @@ const std::vector<KernelVariant>& kernel_variants();
 // that names no variant.
 std::vector<const KernelVariant*> offered_variants(const PartContext& c, const std::string& asked);
 
-// HEARTWAVE_CUDA_KERNEL ("" when unset).
-std::string asked_kernel();
-
 // The register cap of the variants for a kernel of `registers` per thread; 0: none.
 int register_cap(int registers);
 
