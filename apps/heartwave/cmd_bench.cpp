@@ -46,7 +46,7 @@ int run_bench_niederer(const BenchNiedererFlags& f) {
                      : f.diffusion == "crank-nicolson" ? DiffusionScheme::crank_nicolson
                                                        : niederer_auto_scheme(c);
   std::string backend_note;
-  opt.backend = choose_backend(f.backend, &c, &backend_note);
+  opt.backend = choose_backend(f.backend, &backend_note);
   const char* scheme = c.time.diffusion == DiffusionScheme::forward_euler    ? "explicit"
                        : c.time.diffusion == DiffusionScheme::backward_euler ? "backward-euler"
                                                                              : "crank-nicolson";

@@ -33,7 +33,7 @@ struct TissueBenchFlags {
 int run_tissue_bench(const std::string& what, const TissueBenchFlags& f) {
   using namespace hw::tissue;
   std::string note;
-  const Backend backend = choose_backend(f.backend, nullptr, &note);
+  const Backend backend = choose_backend(f.backend, &note);
   std::cout << note << "\n";
   const bool gpu = backend == Backend::cuda;
   const double roof = gpu ? gpu::measure_copy_roof(*gpu::Device::open(0)) / 1e9 : measure_copy_bandwidth_gbs(f.threads);

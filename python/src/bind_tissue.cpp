@@ -53,7 +53,7 @@ class PySimulation {
  public:
   PySimulation(const Case& c, const std::string& backend, int threads) : case_(c.c) {
     tissue::SimulationOptions o;
-    o.backend = tissue::choose_backend(backend, &case_, &note_);
+    o.backend = tissue::choose_backend(backend, &note_);
     o.threads = threads;
     sim_ = std::make_unique<tissue::Simulation>(case_, o);
   }

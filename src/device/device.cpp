@@ -81,6 +81,8 @@ Device::~Device() {
   if (priority_) a.stream_synchronize(raw(*priority_));
   compute_.reset();
   priority_.reset();
+  for (const auto& list : free_events_)
+    for (void* e : list) a.event_destroy(static_cast<CUevent>(e));
   if (pool_) a.pool_destroy(static_cast<CUmemoryPool>(pool_));
   CUdevice dev = 0;
   if (a.device_get(&dev, info_.ordinal) == CUDA_SUCCESS) a.primary_release(dev);
@@ -101,6 +103,73 @@ void Device::synchronize() const {
   make_current();
   compute_->synchronize();
   priority_->synchronize();
+}
+
+Event Device::event(bool timing) {
+  {
+    std::lock_guard<std::mutex> lock(events_m_);
+    std::vector<void*>& list = free_events_[timing];
+    if (!list.empty()) {
+      void* e = list.back();
+      list.pop_back();
+      return Event(shared_from_this(), e, timing);
+    }
+  }
+  make_current();
+  CUevent e = nullptr;
+  check(api().event_create(&e, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  return Event(shared_from_this(), e, timing);
+}
+
+void Device::give_back(void* e, bool timing) noexcept {
+  try {
+    std::lock_guard<std::mutex> lock(events_m_);
+    free_events_[timing].push_back(e);
+  } catch (...) {
+    detail::api_unchecked().event_destroy(static_cast<CUevent>(e));
+  }
+}
+
+// ---- Event -----------------------------------------------------------------------------
+
+Event::~Event() {
+  if (e_) dev_->give_back(e_, timing_);
+}
+
+Event::Event(Event&& o) noexcept : dev_(std::move(o.dev_)), e_(std::exchange(o.e_, nullptr)), timing_(o.timing_) {}
+
+Event& Event::operator=(Event&& o) noexcept {
+  if (this != &o) {
+    if (e_) dev_->give_back(e_, timing_);
+    dev_ = std::move(o.dev_);
+    e_ = std::exchange(o.e_, nullptr);
+    timing_ = o.timing_;
+  }
+  return *this;
+}
+
+void Event::record(const Stream& on) { record(on.handle()); }
+
+void Event::record(void* raw_stream) {
+  check(api().event_record(static_cast<CUevent>(e_), static_cast<CUstream>(raw_stream)), "cuEventRecord");
+}
+
+void Event::wait_on(const Stream& s) const { wait_on(s.handle()); }
+
+void Event::wait_on(void* raw_stream) const {
+  check(api().stream_wait_event(static_cast<CUstream>(raw_stream), static_cast<CUevent>(e_), 0), "cuStreamWaitEvent");
+}
+
+void Event::synchronize() const {
+  dev_->make_current();
+  check(api().event_synchronize(static_cast<CUevent>(e_)), "cuEventSynchronize");
+}
+
+double Event::ms_since(const Event& start) const {
+  synchronize();
+  float ms = 0;
+  check(api().event_elapsed(&ms, static_cast<CUevent>(start.e_), static_cast<CUevent>(e_)), "cuEventElapsedTime");
+  return ms;
 }
 
 // ---- DeviceBuffer ----------------------------------------------------------------------
@@ -204,11 +273,8 @@ HostCopy::HostCopy(Device& dev, std::size_t bytes, const char* what)
   CUstream st = nullptr;
   check(a.stream_create(&st, CU_STREAM_NON_BLOCKING, 0), "cuStreamCreateWithPriority");
   stream_ = st;
-  CUevent e1 = nullptr, e2 = nullptr;
-  check(a.event_create(&e1, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
-  staged_ = e1;
-  check(a.event_create(&e2, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
-  landed_ = e2;
+  staged_ = dev.event();
+  landed_ = dev.event();
 }
 
 HostCopy::~HostCopy() {
@@ -218,11 +284,10 @@ HostCopy::~HostCopy() {
   } catch (...) {
     return;
   }
-  if (landed_) {
-    a.event_synchronize(static_cast<CUevent>(landed_));  // nothing may land in freed memory
-    a.event_destroy(static_cast<CUevent>(landed_));
+  try {
+    landed_.synchronize();  // nothing may land in freed memory
+  } catch (...) {
   }
-  if (staged_) a.event_destroy(static_cast<CUevent>(staged_));
   if (stream_) a.stream_destroy(static_cast<CUstream>(stream_));
   if (host_) a.host_free(host_);
 }
@@ -235,17 +300,16 @@ void HostCopy::start(DevicePtr src, std::size_t bytes) {
   auto* st = static_cast<CUstream>(stream_);
   // A copy dropped unread may still be reading stage_ on stream_ (an event never recorded
   // is complete: the first start() waits for nothing).
-  check(a.stream_wait_event(compute, static_cast<CUevent>(landed_), 0), "cuStreamWaitEvent");
+  landed_.wait_on(compute);
   check(a.dtod_async(CUdeviceptr(stage_.ptr()), CUdeviceptr(src), bytes, compute), "cuMemcpyDtoDAsync");
-  check(a.event_record(static_cast<CUevent>(staged_), compute), "cuEventRecord");
-  check(a.stream_wait_event(st, static_cast<CUevent>(staged_), 0), "cuStreamWaitEvent");
+  staged_.record(compute);
+  staged_.wait_on(st);
   check(a.dtoh_async(host_, CUdeviceptr(stage_.ptr()), bytes, st), "cuMemcpyDtoHAsync");
-  check(a.event_record(static_cast<CUevent>(landed_), st), "cuEventRecord");
+  landed_.record(st);
 }
 
 const void* HostCopy::wait() {
-  dev_->make_current();
-  check(api().event_synchronize(static_cast<CUevent>(landed_)), "cuEventSynchronize (a field copy)");
+  landed_.synchronize();
   return host_;
 }
 
@@ -353,29 +417,13 @@ KernelResources kernel_resources(void* f) {
 
 // ---- Timer, the copy roof --------------------------------------------------------------
 
-Timer::Timer(const Stream& on) : on_(&on) {
-  on.device().make_current();
-  CUevent a = nullptr, b = nullptr;
-  check(api().event_create(&a, CU_EVENT_DEFAULT), "cuEventCreate");
-  check(api().event_create(&b, CU_EVENT_DEFAULT), "cuEventCreate");
-  a_ = a;
-  b_ = b;
-}
+Timer::Timer(const Stream& on) : on_(&on), a_(on.device().event(true)), b_(on.device().event(true)) {}
 
-Timer::~Timer() {
-  const detail::Api& a = detail::api_unchecked();
-  if (a_) a.event_destroy(static_cast<CUevent>(a_));
-  if (b_) a.event_destroy(static_cast<CUevent>(b_));
-}
-
-void Timer::start() { check(api().event_record(static_cast<CUevent>(a_), raw(*on_)), "cuEventRecord"); }
+void Timer::start() { a_.record(*on_); }
 
 double Timer::stop_ms() {
-  check(api().event_record(static_cast<CUevent>(b_), raw(*on_)), "cuEventRecord");
-  check(api().event_synchronize(static_cast<CUevent>(b_)), "cuEventSynchronize");
-  float ms = 0;
-  check(api().event_elapsed(&ms, static_cast<CUevent>(a_), static_cast<CUevent>(b_)), "cuEventElapsedTime");
-  return ms;
+  b_.record(*on_);
+  return b_.ms_since(a_);
 }
 
 double measure_copy_roof(Device& dev, std::size_t bytes, int repeats) {
@@ -415,6 +463,17 @@ Device::~Device() = default;
 void Device::make_current() const { unbuilt(); }
 std::pair<std::size_t, std::size_t> Device::memory_info() const { unbuilt(); }
 void Device::synchronize() const { unbuilt(); }
+Event Device::event(bool) { unbuilt(); }
+void Device::give_back(void*, bool) noexcept {}
+Event::~Event() = default;
+Event::Event(Event&&) noexcept {}
+Event& Event::operator=(Event&&) noexcept { return *this; }
+void Event::record(const Stream&) { unbuilt(); }
+void Event::record(void*) { unbuilt(); }
+void Event::wait_on(const Stream&) const { unbuilt(); }
+void Event::wait_on(void*) const { unbuilt(); }
+void Event::synchronize() const { unbuilt(); }
+double Event::ms_since(const Event&) const { unbuilt(); }
 DeviceBuffer::DeviceBuffer(Device&, std::size_t, const char*) { unbuilt(); }
 void DeviceBuffer::release() noexcept {}
 DeviceBuffer::~DeviceBuffer() = default;
@@ -439,7 +498,6 @@ void KernelGraph::add(void*, Dim3, Dim3, void**) { unbuilt(); }
 void KernelGraph::launch(const Stream&) { unbuilt(); }
 KernelResources kernel_resources(void*) { unbuilt(); }
 Timer::Timer(const Stream& on) : on_(&on) { unbuilt(); }
-Timer::~Timer() = default;
 void Timer::start() { unbuilt(); }
 double Timer::stop_ms() { unbuilt(); }
 double measure_copy_roof(Device&, std::size_t, int) { unbuilt(); }

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +32,36 @@ using DevicePtr = std::uint64_t;  // CUdeviceptr
 using Dim3 = std::array<unsigned, 3>;
 
 class Device;
+class Stream;
+
+// A point in a stream's work, from its Device's pool of events: record() it on one stream,
+// and another stream (wait_on) or the host (synchronize) waits for the work before it.
+// Why events belong to the Device: streams of one Device hand work to each other by them
+// (a snapshot's copy stream, the boundary layers of a split run), and a run's timers and
+// copies take and give back events without creating them per use.
+class Event {
+ public:
+  Event() = default;
+  ~Event();
+  Event(Event&& o) noexcept;
+  Event& operator=(Event&& o) noexcept;
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  void record(const Stream& on);
+  void wait_on(const Stream& s) const;  // work queued on s after this waits for the event
+  void wait_on(void* raw_stream) const;  // the same for a stream the Device does not own
+  void record(void* raw_stream);
+  void synchronize() const;  // the host waits (an event never recorded is complete)
+  // Milliseconds from `start` to this event, both recorded and timing events; synchronises.
+  double ms_since(const Event& start) const;
+
+ private:
+  friend class Device;
+  Event(std::shared_ptr<Device> dev, void* e, bool timing) : dev_(std::move(dev)), e_(e), timing_(timing) {}
+  std::shared_ptr<Device> dev_;
+  void* e_ = nullptr;  // CUevent
+  bool timing_ = false;
+};
 
 // A stream of a Device: launches and copies on it run in order; streams run side by side.
 class Stream {
@@ -69,10 +100,17 @@ class Device : public std::enable_shared_from_this<Device> {
   std::pair<std::size_t, std::size_t> memory_info() const;  // free and total bytes
   void synchronize() const;  // both streams
   void* pool() const { return pool_; }  // CUmemoryPool
+  // An event from the Device's pool (timing: it can time a region, Event::ms_since; events
+  // without timing are cheaper to record and wait on).
+  Event event(bool timing = false);
 
  private:
+  friend class Event;
   explicit Device(const DeviceInfo& info);
+  void give_back(void* e, bool timing) noexcept;
   DeviceInfo info_;
+  std::mutex events_m_;  // events come back from any thread (a snapshot read by a writer)
+  std::array<std::vector<void*>, 2> free_events_;  // [timing]: CUevents given back
   void* ctx_ = nullptr;   // CUcontext: the primary context, retained
   void* pool_ = nullptr;  // CUmemoryPool
   std::unique_ptr<Stream> compute_, priority_;
@@ -136,8 +174,8 @@ class HostCopy {
   DeviceBuffer stage_;
   void* host_ = nullptr;
   void* stream_ = nullptr;
-  void* staged_ = nullptr;  // event on the compute stream: stage_ holds the bytes
-  void* landed_ = nullptr;  // event on stream_: host_ holds them
+  Event staged_;  // on the compute stream: stage_ holds the bytes
+  Event landed_;  // on stream_: host_ holds them
   std::size_t capacity_ = 0;
 };
 
@@ -193,7 +231,6 @@ KernelResources kernel_resources(void* f);
 class Timer {
  public:
   explicit Timer(const Stream& on);
-  ~Timer();
   Timer(const Timer&) = delete;
   Timer& operator=(const Timer&) = delete;
   void start();
@@ -201,8 +238,7 @@ class Timer {
 
  private:
   const Stream* on_;
-  void* a_ = nullptr;
-  void* b_ = nullptr;
+  Event a_, b_;
 };
 
 // Device-to-device copy rate in bytes/s (read + written), the memory roof the benchmarks

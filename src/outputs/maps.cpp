@@ -15,7 +15,8 @@
 #include "outputs/checkpoint.hpp"
 #include "kernels/diffusion_k.hpp"
 #include "parallel/team.hpp"
-#include "tissue/engine.hpp"
+#include "tissue/sinks.hpp"
+#include "tissue/simulation.hpp"
 
 namespace hw::io {
 namespace {
@@ -75,15 +76,16 @@ bool ActivationTracker::attach(const tissue::Simulation& sim) {
     m.v_rest = v_rest_.vec();
     m.v_peak = v_peak_.vec();
   }
-  if (sim.attach_activation(m)) sim_ = &sim;
+  sink_ = sim.attach_activation(m);
+  if (sink_) sim_ = &sim;
   return attached();
 }
 
 void ActivationTracker::sync() const {
-  if (!sim_) return;
+  if (!sink_) return;
   tissue::ActivationMaps m;
   m.with_apd = with_apd_;
-  sim_->read_activation(m);
+  sink_->read(m);
   act_.vec() = std::move(m.act);
   if (with_apd_) {
     apd_.vec() = std::move(m.apd);
@@ -207,8 +209,15 @@ PseudoEcg::PseudoEcg(const tissue::Grid& g, std::vector<ElectrodePoint> electrod
 }
 
 std::vector<double> PseudoEcg::compute(const tissue::Simulation& sim) {
-  std::vector<double> sums;
-  if (sim.ecg_sums(positions_, rmin_, sums)) return potentials(std::move(sums));
+  if (sim_ != &sim) {
+    sink_ = sim.attach_ecg(positions_, rmin_);
+    sim_ = &sim;
+  }
+  if (sink_) {
+    std::vector<double> sums;
+    sink_->sums(sums);
+    return potentials(std::move(sums));
+  }
   if (!op_) op_ = tissue::make_diffusion_operator(sim.diffusion(), tissue::Backend::cpu);
   sim.voltage(v_);
   return compute(*op_, v_);

@@ -44,11 +44,12 @@ class ActivationTracker {
                     bool with_apd = true);
   // Feeds one sample of V at time t (ms); times must increase.
   void update(double t, const tissue::Field<float>& v);
-  // Hands the maps to sim's engine when it can keep them where V lives (the GPU): from then
-  // on it updates them after every step of sim, and update() is not to be called. Call it
-  // right after a sample at sim's current time. Returns whether the engine took them.
+  // Hands the maps to a sink where sim's V lives (tissue/sinks.hpp: the GPU's step kernel,
+  // the cpu engine's step): from then on it follows them after every step of sim, and
+  // update() is not to be called. Call it right after a sample at sim's current time.
+  // Returns whether sim took them (the reference engine does not).
   bool attach(const tissue::Simulation& sim);
-  bool attached() const { return sim_ != nullptr; }
+  bool attached() const { return sink_ != nullptr; }
   // T per cell (ms), NaN where not activated or not tissue.
   const tissue::Field<float>& activation() const { sync(); return act_; }
   // APD90 per cell (ms), NaN where unavailable. Empty if with_apd was false.
@@ -62,15 +63,16 @@ class ActivationTracker {
   void load(StateReader& r);
 
  private:
-  // Pulls the maps from the engine they are attached to (no-op otherwise).
+  // Pulls the maps from the sink they are attached to (no-op otherwise).
   void sync() const;
 
   tissue::Grid grid_;
   tissue::Mask mask_;
   double threshold_;
   bool with_apd_;
-  const tissue::Simulation* sim_ = nullptr;  // the engine keeps the maps (attach)
-  // Mutable: an attached tracker's state lives in the engine and is copied in on reading.
+  const tissue::Simulation* sim_ = nullptr;  // attached: the simulation and the sink
+  std::shared_ptr<tissue::ActivationSink> sink_;
+  // Mutable: an attached tracker's state lives in the sink and is copied in on reading.
   mutable bool first_ = true;
   mutable double t_prev_ = 0;
   mutable tissue::Field<float> v_prev_, act_, apd_, v_rest_, v_peak_;
@@ -98,9 +100,9 @@ class PseudoEcg {
   // closer than half the smallest cell size is clamped to that (an electrode inside the
   // tissue stays finite).
   PseudoEcg(const tissue::Grid& g, std::vector<ElectrodePoint> electrodes, double sigma_e = 1.0);
-  // φ at every electrode (mV) for the simulation's current V: summed by the engine where V
-  // lives when it can (the GPU: a few doubles cross to the host), else from a copy of V
-  // through the run's operator, built on first use.
+  // φ at every electrode (mV) for the simulation's current V: summed by a sink where V lives
+  // when the simulation offers one (the GPU: a few doubles cross to the host), else from a
+  // copy of V through the run's operator, built on first use.
   std::vector<double> compute(const tissue::Simulation& sim);
   // φ at every electrode for v through op (L v ≈ ∇·σ∇v, mS/mm · mV/mm², on this grid).
   std::vector<double> compute(const tissue::DiffusionOperator& op, const tissue::Field<float>& v);
@@ -115,6 +117,8 @@ class PseudoEcg {
   double sigma_e_, rmin_;
   tissue::Field<float> lv_, vs_, v_;
   std::unique_ptr<tissue::DiffusionOperator> op_;  // the host path's operator
+  const tissue::Simulation* sim_ = nullptr;        // the simulation sink_ sums on
+  std::shared_ptr<tissue::EcgSink> sink_;
 };
 
 // Writes `path` as CSV: header `name,value,unit` then rows (maps' summaries).

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "tissue/sinks.hpp"
 #include "core/error.hpp"
 #include "outputs/checkpoint.hpp"
 #include "tissue/engine.hpp"
@@ -241,7 +242,11 @@ void OutputManager::sample(bool force_fields) {
   }
   if (probes_ && t >= due_.next_probe - eps) {
     // In float, as the fields are written.
-    probes_->sample(t, [&](std::size_t v, std::size_t n) { return double(float(sim_.value_at(o_.variables[v], n))); });
+    if (!probe_sink_) probe_sink_ = sim_.attach_probes(probes_->reads());
+    std::vector<double> row;
+    probe_sink_->read(row);
+    for (double& x : row) x = double(float(x));
+    probes_->sample(t, row);
     while (due_.next_probe <= t + eps) due_.next_probe += o_.probe_interval;
   }
   if (ecg_ && t >= due_.next_ecg - eps) {

@@ -103,6 +103,7 @@ class OutputManager {
   // write_last_good(), finish().
   std::unique_ptr<WriteQueue> writer_;
   std::unique_ptr<ProbeWriter> probes_;
+  std::shared_ptr<tissue::ProbeSink> probe_sink_;  // attached at the first sample
   std::unique_ptr<ActivationTracker> act_;
   std::unique_ptr<PseudoEcg> ecg_;
   std::unique_ptr<CsvTraceWriter> ecg_csv_;

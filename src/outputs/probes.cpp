@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/atomic_file.hpp"
+#include "core/error.hpp"
 
 namespace hw::io {
 
@@ -112,6 +113,19 @@ void ProbeWriter::sample(double t, const std::function<double(std::size_t, std::
   for (std::size_t v = 0; v < vars_.size(); ++v)
     for (std::size_t c : cells_) row.push_back(value(v, c));
   csv_.row(t, row);
+}
+
+void ProbeWriter::sample(double t, const std::vector<double>& row) {
+  if (row.size() != vars_.size() * cells_.size())
+    throw Error(fmt::format("probes: {} values for {} columns", row.size(), vars_.size() * cells_.size()));
+  csv_.row(t, row);
+}
+
+std::vector<std::pair<std::string, std::size_t>> ProbeWriter::reads() const {
+  std::vector<std::pair<std::string, std::size_t>> r;
+  for (const std::string& v : vars_)
+    for (std::size_t c : cells_) r.emplace_back(v, c);
+  return r;
 }
 
 }  // namespace hw::io

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -69,6 +70,11 @@ class ProbeWriter {
   // value(v, n): variable v (the order of `variables`) at grid cell n. A callback rather
   // than whole fields: on the GPU a probe reads its cells, not a copy of every field.
   void sample(double t, const std::function<double(std::size_t, std::size_t)>& value);
+  // The same from the values in row order: for each variable, each probe (reads()).
+  void sample(double t, const std::vector<double>& row);
+  // What each column after t reads: (variable name, grid cell), in row order (a sink of
+  // probes is attached with these: tissue::Simulation::attach_probes).
+  std::vector<std::pair<std::string, std::size_t>> reads() const;
   std::size_t cell_of(std::size_t probe) const { return cells_[probe]; }
   const std::string& path() const { return csv_.path(); }
   const std::string& text() const { return csv_.text(); }

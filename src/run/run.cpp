@@ -78,7 +78,7 @@ Plan plan(const TissueCase& c, const std::string& backend, int device) {
   // σ and the explicit dt limit, checked there (a plan, --check, reports it before any run).
   prepare_diffusion(*p.setup);
   if (std::isfinite(p.setup->stable_dt)) p.stable_dt = p.setup->stable_dt;
-  p.backend = choose_backend(backend, &c, &p.backend_note);
+  p.backend = choose_backend(backend, &p.backend_note);
   if (p.backend == Backend::cuda) {
     std::tie(p.gpu_free, p.gpu_total) = gpu::Device::open(device)->memory_info();
     if (p.gpu_need() > p.gpu_free)

@@ -90,13 +90,7 @@ void throw_numerical_error(const Grid& g, std::size_t cell, const std::string& v
       t + dt, ijk, variable);
 }
 
-void check_cuda_support(const TissueCase& c) {
-  if (c.stimuli.size() > 32)
-    throw InputError(c.time.loc, fmt::format("backend cuda: {} stimuli; the GPU engine takes at most "
-                                             "32 per case", c.stimuli.size()));
-}
-
-Backend choose_backend(const std::string& name, const TissueCase* c, std::string* note) {
+Backend choose_backend(const std::string& name, std::string* note) {
   const gpu::GpuStatus& g = gpu::gpu_status();
   auto say = [&](std::string s) {
     if (note) *note = std::move(s);
@@ -110,15 +104,8 @@ Backend choose_backend(const std::string& name, const TissueCase* c, std::string
   }
   if (name == "auto") {
     if (g.usable) {
-      try {
-        if (c) check_cuda_support(*c);
-        say(fmt::format("backend auto: cuda on {} ({})", g.device.name, g.device.arch()));
-        return Backend::cuda;
-      } catch (const InputError& e) {
-        say(fmt::format("backend auto: cpu, as the case needs what the GPU engine lacks: {}",
-                        e.diagnostics().empty() ? e.what() : e.diagnostics().front().message));
-        return Backend::cpu;
-      }
+      say(fmt::format("backend auto: cuda on {} ({})", g.device.name, g.device.arch()));
+      return Backend::cuda;
     }
     say(fmt::format("backend auto: cpu ({})", g.why));
     return Backend::cpu;

@@ -21,6 +21,7 @@
 #include "tissue/diffusion.hpp"
 #include "mesh/grid.hpp"
 #include "tissue/reaction.hpp"
+#include "tissue/sinks.hpp"
 
 namespace hw::gpu {
 class Device;
@@ -51,32 +52,6 @@ void write_canonical(const CanonicalState& st, ByteWriter& out);
 void read_canonical(ByteReader& in, const std::vector<std::size_t>& parts, std::size_t tissue,
                     CanonicalState& st);
 
-// Activation and APD90 maps on the whole grid (outputs/maps.hpp defines them; NaN = not yet),
-// for an engine that keeps them up to date where V lives.
-struct ActivationMaps {
-  float threshold = -20;
-  bool with_apd = false;
-  std::vector<float> act, apd, v_rest, v_peak;  // grid-sized; apd, v_rest, v_peak with_apd only
-};
-
-// Fields as they were at one step, read later (Simulation::snapshot): the outputs write a
-// snapshot on a host thread while the steps after it go on.
-class Snapshot {
- public:
-  virtual ~Snapshot() = default;
-  // Waits for the copy if it is still under way; out[i] is the i-th field asked for
-  // (grid-sized, NaN where it has no value). Once only.
-  virtual void read(std::vector<Field<float>>& out) = 0;
-};
-
-// One field as the engine stores it: V (part < 0) or state k of a part.
-struct FieldRef {
-  int part = -1;
-  int state = -1;
-};
-// A variable of the outputs: V, or a state name found in one or more parts.
-using FieldRefs = std::vector<FieldRef>;
-
 class Engine {
  public:
   virtual ~Engine() = default;
@@ -94,32 +69,10 @@ class Engine {
   virtual CanonicalState save() const = 0;
   virtual void load(const CanonicalState& st) = 0;
   virtual EngineInfo describe() const = 0;
-  // Takes over the activation maps from m (their state after the last sample, which is the
-  // current V) and updates them after every step from then on; false when the engine
-  // leaves that to the caller (the cpu engines: V is at hand there).
-  virtual bool attach_activation(const ActivationMaps& m) {
-    (void)m;
-    return false;
-  }
-  // The maps as they stand (after attach_activation returned true).
-  virtual void read_activation(ActivationMaps& m) const { (void)m; }
-  // Bytes the engine holds for the run (device memory for a GPU engine).
+  // Bytes the engine holds for the run, its sinks' included (device memory for a GPU engine).
   virtual std::size_t memory_bytes() const { return 0; }
-  // The fields `what` as they stand, copied where the engine keeps them and read later
-  // (the snapshot must be read or dropped before the engine goes); null when the engine
-  // has nothing better than copying to the host now (Simulation::snapshot then does).
-  virtual std::unique_ptr<Snapshot> snapshot(const std::vector<FieldRefs>& what) const {
-    (void)what;
-    return nullptr;
-  }
-  // The pseudo-ECG's integrals from V where it lives (outputs/maps.hpp): sums[e] = Σ over the
-  // tissue cells of (∇·σ∇V)_c / max(|x_c − at[e]|, rmin), lengths in mm, with the operator
-  // the steps use; false when the engine leaves that to the caller (a copy of V then).
-  virtual bool ecg_sums(const std::vector<std::array<double, 3>>& at, double rmin,
-                        std::vector<double>& sums) const {
-    (void)at, (void)rmin, (void)sums;
-    return false;
-  }
+  // Where the observers the run attaches live (tissue/sinks.hpp).
+  virtual SinkHost& sinks() const = 0;
 };
 
 // The CUDA engine's choices a test or a benchmark may force. Each defaults to its
@@ -155,13 +108,9 @@ std::unique_ptr<Engine> make_cuda_engine(const SimSetup& s, std::shared_ptr<gpu:
                                          const CudaEngineOptions& opt = CudaEngineOptions::from_environment());
 
 // A backend by name: reference, cpu, cuda, or auto (cuda where a usable GPU and driver are
-// found and the case, when given, asks for nothing the GPU engine lacks; else cpu). *note
-// receives one line for the user: what was chosen, on what device, or why not the GPU.
-// hw::Error for an unknown name or for cuda without a usable GPU.
-Backend choose_backend(const std::string& name, const TissueCase* c = nullptr,
-                       std::string* note = nullptr);
-// InputError at the key when case c asks for something the CUDA engine cannot do yet.
-void check_cuda_support(const TissueCase& c);
+// found, else cpu). *note receives one line for the user: what was chosen, on what device,
+// or why not the GPU. hw::Error for an unknown name or for cuda without a usable GPU.
+Backend choose_backend(const std::string& name, std::string* note = nullptr);
 
 // The initial state of set-up s in the canonical form, which every engine loads when it is
 // made: each part's states at the model's defaults, V = the voltage state's default (mV) on

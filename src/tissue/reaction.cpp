@@ -165,6 +165,17 @@ std::string resolve_model_path(const TissueCase& c, const std::string& m) {
 
 // The case's numbers, every problem collected (a case built in C++ or from Python has not
 // been through the case-file reader). The one check of dt > 0 in a set-up.
+// A stimulus's numbers (`what`: "stimulus[2]").
+void check_stimulus_numbers(const Stimulus& st, const std::string& what, DiagnosticSink& sink) {
+  auto bad = [&](std::string msg) { sink.add(case_code::problem(st.loc, std::move(msg), case_code::out_of_range)); };
+  if (!std::isfinite(st.amplitude)) bad(fmt::format("{}.amplitude must be finite", what));
+  if (!finite_pos(st.duration)) bad(fmt::format("{}.duration = {} ms must be > 0", what, st.duration));
+  if (!(st.start >= 0) || !std::isfinite(st.start)) bad(fmt::format("{}.start = {} ms must be >= 0", what, st.start));
+  if (!(st.period >= 0) || !std::isfinite(st.period))
+    bad(fmt::format("{}.period = {} ms must be >= 0", what, st.period));
+  if (st.count < 1) bad(fmt::format("{}.count = {} must be >= 1", what, st.count));
+}
+
 void check_numbers(const TissueCase& c, DiagnosticSink& sink) {
   auto bad = [&](const SourceLoc& loc, std::string msg) {
     sink.add(case_code::problem(loc, std::move(msg), case_code::out_of_range));
@@ -184,16 +195,8 @@ void check_numbers(const TissueCase& c, DiagnosticSink& sink) {
     bad(cl, fmt::format("conductivity sigma_t = {} mS/mm must be >= 0", k.sigma_t));
   if (k.sigma_n && (!(*k.sigma_n >= 0) || !std::isfinite(*k.sigma_n)))
     bad(cl, fmt::format("conductivity sigma_n = {} mS/mm must be >= 0", *k.sigma_n));
-  for (std::size_t q = 0; q < c.stimuli.size(); ++q) {
-    const Stimulus& st = c.stimuli[q];
-    if (!std::isfinite(st.amplitude)) bad(st.loc, fmt::format("stimulus[{}].amplitude must be finite", q));
-    if (!finite_pos(st.duration)) bad(st.loc, fmt::format("stimulus[{}].duration = {} ms must be > 0", q, st.duration));
-    if (!(st.start >= 0) || !std::isfinite(st.start))
-      bad(st.loc, fmt::format("stimulus[{}].start = {} ms must be >= 0", q, st.start));
-    if (!(st.period >= 0) || !std::isfinite(st.period))
-      bad(st.loc, fmt::format("stimulus[{}].period = {} ms must be >= 0", q, st.period));
-    if (st.count < 1) bad(st.loc, fmt::format("stimulus[{}].count = {} must be >= 1", q, st.count));
-  }
+  for (std::size_t q = 0; q < c.stimuli.size(); ++q)
+    check_stimulus_numbers(c.stimuli[q], fmt::format("stimulus[{}]", q), sink);
   for (std::size_t q = 0; q < c.gradients.size(); ++q) {
     const ParameterGradient& gr = c.gradients[q];
     if (gr.axis < 0 || gr.axis > 2) bad(gr.loc, fmt::format("gradient[{}].axis = {} must be 0, 1 or 2", q, gr.axis));
@@ -513,22 +516,11 @@ void resolve_setup(SimSetup& s, bool cpu_kernels) {
 
   // Stimuli: cells per part and the rate dV/dt = amplitude/(χ Cm) in model units.
   for (std::size_t q = 0; q < c.stimuli.size(); ++q) {
-    const Stimulus& st = c.stimuli[q];
-    validate_region(st.where, g, have_labels, "stimulus");
-    const auto cells = region_cells(st.where, g, s.geo.mask, s.geo.labels);
-    if (cells.empty())
-      sink.add(case_code::problem(st.where.loc.line ? st.where.loc : st.loc,
-                                  fmt::format("stimulus[{}].region contains no tissue cell (outside the domain?)", q),
-                                  case_code::outside));
-    for (Part& p : s.parts) {
-      p.stim.emplace_back();
-      p.stim_rate.push_back(st.amplitude / (s.chi * s.cm) / p.v2mV);
+    try {
+      s.stimuli.add(resolve_stimulus(s, c.stimuli[q], fmt::format("stimulus[{}]", q)));
+    } catch (const InputError& e) {
+      for (const Diagnostic& d : e.diagnostics()) sink.add(d);
     }
-    for (std::uint32_t n : cells) {
-      Part& p = s.parts[part_index(n)];
-      p.stim[q].push_back(compact(p, n));
-    }
-    s.schedules.emplace_back(st, c.time.dt);
   }
 
   // Initial conditions, resolved to cells now and applied by the engine in order.
@@ -585,6 +577,36 @@ double sim_stable_dt(const TissueCase& c) {
     bound = apply_phase_field(c, geo, sigma, phi);
   if (bound < 0) bound = diffusion_bound(c, geo, sigma);
   return bound > 0 ? 2.0 * c.conductivity.chi * c.conductivity.cm / bound : INFINITY;
+}
+
+ResolvedStimulus resolve_stimulus(const SimSetup& s, const Stimulus& st, const std::string& what) {
+  DiagnosticSink sink;
+  check_stimulus_numbers(st, what, sink);
+  sink.throw_if_errors();
+  const Grid& g = s.geo.grid;
+  validate_region(st.where, g, !s.geo.labels.empty(), "stimulus");
+  const std::vector<std::uint32_t> cells = region_cells(st.where, g, s.geo.mask, s.geo.labels);
+  if (cells.empty())
+    throw InputError({case_code::problem(st.where.loc.line ? st.where.loc : st.loc,
+                                         fmt::format("{}.region contains no tissue cell (outside the domain?)", what),
+                                         case_code::outside)});
+  ResolvedStimulus r{st, StimulusSchedule(st, s.time.dt), {}, {}};
+  // The parts own disjoint cells, each list ascending: one merge per part.
+  for (const Part& p : s.parts) {
+    std::vector<std::uint32_t>& mine = r.cells.emplace_back();
+    r.rate.push_back(st.amplitude / (s.chi * s.cm) / p.v2mV);
+    if (p.identity) {
+      mine = cells;
+      continue;
+    }
+    auto it = p.cells.begin();
+    for (std::uint32_t n : cells) {
+      it = std::lower_bound(it, p.cells.end(), n);
+      if (it == p.cells.end()) break;
+      if (*it == n) mine.push_back(std::uint32_t(it - p.cells.begin()));
+    }
+  }
+  return r;
 }
 
 MemoryEstimate estimate_memory(const TissueCase& c) { return estimate_memory(prepare_setup(c)); }

@@ -54,8 +54,6 @@ struct Part {
   std::vector<double> params;            // uniform values (region params and scales applied)
   bool per_cell = false;                 // gradients: np·n values in pcell, parameter-major
   std::vector<double> pcell;
-  std::vector<std::vector<std::uint32_t>> stim;  // per case stimulus: compact indices
-  std::vector<double> stim_rate;                 // per stimulus: amplitude/(χCm)/v2mV
 
   std::size_t grid_index(std::size_t i) const { return identity ? i : cells[i]; }
   std::size_t row_begin(std::size_t r, int nx) const {
@@ -96,7 +94,7 @@ struct SimSetup {
   cell::Integrator integrator = cell::Integrator::rl1;
   std::string integrator_note;  // time.integrator = "auto": what it chose and why
   std::vector<Part> parts;
-  std::vector<StimulusSchedule> schedules;
+  StimulusSet stimuli;  // the case's, then any added while running (Simulation::add_stimulus)
   std::vector<ResolvedInitial> initial;  // applied by the engine, then dropped
   std::size_t tissue_cells = 0;
   // Explicit diffusion's dt limit in ms (infinity: no bound), set by prepare_diffusion for
@@ -116,6 +114,11 @@ void prepare_diffusion(SimSetup& s);
 // cpu_kernels: also build each part's CellKernel (built-in, JIT C++ or interpreter) for the
 // cpu and reference engines; the CUDA engine prints its own kernels from Part::analysed.
 void resolve_setup(SimSetup& s, bool cpu_kernels = true);
+
+// Stimulus st resolved on set-up s (resolved: its parts made): its schedule, its cells in
+// each part, its rate per part. InputError at st's key for bad numbers or a region with no
+// tissue cell; `what` names it in messages ("stimulus[2]").
+ResolvedStimulus resolve_stimulus(const SimSetup& s, const Stimulus& st, const std::string& what);
 
 // All the stages at once: c validated and resolved.
 SimSetup make_sim_setup(const TissueCase& c, bool cpu_kernels = true);

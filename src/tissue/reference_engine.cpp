@@ -13,7 +13,8 @@
 // What it still shares with the cpu and CUDA engines, and why each is safe:
 //   * The set-up (SimSetup, tissue/reaction.*): the case read and checked, the geometry and
 //     mask, σ (or φσ) per voxel, φ, the parts with their cells, parameters and initial
-//     states, the stimulus schedules. This is the problem statement, not the method: a bug
+//     states, the stimuli's schedules and cell lists (tissue/stimuli.hpp; it adds them cell
+//     by cell itself, not through kernels/stimulus_k.hpp). This is the problem statement, not the method: a bug
 //     there poses every engine the same wrong problem, and is tested on its own (geometry,
 //     conductivity, case and phase-field tests against shapes and hand values).
 //   * The link walker (kernels/diffusion_links.hpp) and the face/edge weights
@@ -55,7 +56,7 @@ class ReferenceEngine final : public Engine {
  public:
   // The set-up's box-sized φ and σ are freed once the engines are built (simulation.cpp):
   // what is needed of them is copied here.
-  explicit ReferenceEngine(const SimSetup& s) : s_(s), phase_(!s.phi.empty()) {
+  explicit ReferenceEngine(const SimSetup& s) : s_(s), sinks_(*this, s.geo.grid.size()), phase_(!s.phi.empty()) {
     const Grid& g = s.geo.grid;
     v_ = Field<double>(g.size(), 0.0);
     for (const Part& p : s.parts) {
@@ -65,9 +66,6 @@ class ReferenceEngine final : public Engine {
       for (int k = 0; k < p.ns; ++k)
         for (std::size_t i = 0; i < p.n; ++i) r.y[std::size_t(k) * p.n + i] = p.setup.initial_states[k];
       r.p = p.per_cell ? p.pcell : p.params;
-      r.stim.assign(p.stim.size(), std::vector<bool>(p.n, false));
-      for (std::size_t st = 0; st < p.stim.size(); ++st)
-        for (std::uint32_t i : p.stim[st]) r.stim[st][i] = true;
       regions_.push_back(std::move(r));
     }
     load(initial_state(s));  // V and the states but V: the defaults, then the initial conditions
@@ -84,8 +82,8 @@ class ReferenceEngine final : public Engine {
 
   void step(long n) override {
     const double dt = s_.time.dt, t = double(n) * dt;
-    std::vector<bool> active(s_.schedules.size());
-    for (std::size_t q = 0; q < active.size(); ++q) active[q] = s_.schedules[q].on(n);
+    std::vector<int> active;
+    s_.stimuli.active(n, active);
     // Godunov: D(dt) then R(dt). Strang: R(dt/2), D(dt), R(dt/2). A failure leaves v_ and
     // every state as they were.
     Field<double> v = v_;
@@ -151,6 +149,8 @@ class ReferenceEngine final : public Engine {
       if (is_tissue(&s_.geo.mask, n)) v_[n] = st.v[i++];
   }
 
+  SinkHost& sinks() const override { return sinks_; }
+
   EngineInfo describe() const override {
     EngineInfo info;
     info.backend = "reference (double, 1 thread)";
@@ -169,7 +169,6 @@ class ReferenceEngine final : public Engine {
     std::unique_ptr<cell::CellKernel> kernel;
     std::vector<double> y;                // ns·n, state-major; V's slot holds model units
     std::vector<double> p;                // np (uniform) or np·n (per cell)
-    std::vector<std::vector<bool>> stim;  // per stimulus: covers compact cell i
   };
 
   // V ← V + a·L V (or its phase-field form), or the implicit step.
@@ -192,17 +191,17 @@ class ReferenceEngine final : public Engine {
   // Every region's cells over h: V* (+ stimulus) into the model, the interpreter's step, V
   // back. Throws NumericalError for the first cell (grid order) whose V is not finite.
   void react(Field<double>& v, std::vector<std::vector<double>>& y, double h, double t,
-             const std::vector<bool>& active, long n) const {
+             const std::vector<int>& active, long n) const {
     std::size_t bad = std::numeric_limits<std::size_t>::max();
     std::string var;
     for (std::size_t q = 0; q < regions_.size(); ++q) {
       const Part& p = s_.parts[q];
       std::vector<double>& yq = y[q];
       double* yv = yq.data() + std::size_t(p.kv) * p.n;
-      for (std::size_t i = 0; i < p.n; ++i) {
-        yv[i] = v[p.grid_index(i)] / p.v2mV;
-        for (std::size_t st = 0; st < active.size(); ++st)
-          if (active[st] && regions_[q].stim[st][i]) yv[i] += h * p.stim_rate[st];
+      for (std::size_t i = 0; i < p.n; ++i) yv[i] = v[p.grid_index(i)] / p.v2mV;
+      for (int st : active) {
+        const ResolvedStimulus& r = s_.stimuli.list()[std::size_t(st)];
+        for (std::uint32_t i : r.cells[q]) yv[i] += h * r.rate[q];
       }
       const int sub = s_.time.ode_substeps;
       const cell::Batch<double> b{p.n, p.n, yq.data(), regions_[q].p.data(), p.per_cell};
@@ -222,6 +221,7 @@ class ReferenceEngine final : public Engine {
   }
 
   const SimSetup& s_;
+  mutable SinkHost sinks_;  // the host forms only: the outputs feed the maps and the ECG from V
   Field<double> v_;
   std::vector<Region> regions_;
   std::unique_ptr<DiffusionOperator> op_;

@@ -19,9 +19,53 @@ namespace hw::tissue {
 
 namespace {
 
-// Version 03: the canonical state (tissue/engine.hpp), V on tissue cells in grid order; 02
-// held V in the cpu engine's row layout, 01 on the whole box.
-constexpr char kMagic[8] = {'H', 'W', 'T', 'I', 'S', 'S', '0', '3'};
+// Version 04: the canonical state (tissue/engine.hpp), V on tissue cells in grid order, then
+// the stimuli added while running (write_added_stimuli); 03 had no stimuli; 02 held V in the
+// cpu engine's row layout, 01 on the whole box.
+constexpr char kMagic[8] = {'H', 'W', 'T', 'I', 'S', 'S', '0', '4'};
+
+// The stimuli after the case's own: each one's numbers and its resolved cells per part, so
+// a restart stimulates the same cells whatever the region was.
+void write_added_stimuli(const SimSetup& s, ByteWriter& out) {
+  const auto& list = s.stimuli.list();
+  out.put<std::uint64_t>(list.size() - s.tcase.stimuli.size());
+  for (std::size_t q = s.tcase.stimuli.size(); q < list.size(); ++q) {
+    const ResolvedStimulus& r = list[q];
+    out.put<double>(r.given.amplitude);
+    out.put<double>(r.given.start);
+    out.put<double>(r.given.duration);
+    out.put<double>(r.given.period);
+    out.put<std::int64_t>(r.given.count);
+    for (const auto& cells : r.cells) {
+      out.put<std::uint64_t>(cells.size());
+      out.put_bytes(cells.data(), cells.size() * sizeof(std::uint32_t));
+    }
+  }
+}
+
+void read_added_stimuli(SimSetup& s, ByteReader& in) {
+  const auto count = in.get<std::uint64_t>();
+  s.stimuli.keep_first(s.tcase.stimuli.size());
+  for (std::uint64_t q = 0; q < count; ++q) {
+    Stimulus st;
+    st.amplitude = in.get<double>();
+    st.start = in.get<double>();
+    st.duration = in.get<double>();
+    st.period = in.get<double>();
+    st.count = int(in.get<std::int64_t>());
+    ResolvedStimulus r{st, StimulusSchedule(st, s.time.dt), {}, {}};
+    for (const Part& p : s.parts) {
+      const auto n = in.get<std::uint64_t>();
+      if (n > in.remaining() / sizeof(std::uint32_t)) throw Error("load_state: the saved state is truncated (an added stimulus)");
+      std::vector<std::uint32_t>& cells = r.cells.emplace_back(n);
+      in.get_bytes(cells.data(), n * sizeof(std::uint32_t));
+      for (std::uint32_t c : cells)
+        if (c >= p.n) throw Error("load_state: an added stimulus names a cell outside its model region");
+      r.rate.push_back(st.amplitude / (s.chi * s.cm) / p.v2mV);
+    }
+    s.stimuli.add(std::move(r));
+  }
+}
 }  // namespace
 
 struct Simulation::Impl {
@@ -125,14 +169,37 @@ FieldRefs refs_of(const SimSetup& s, const std::string& variable) {
   return refs;
 }
 
-// What an engine without a copy of its own gives: the fields copied to the host now.
-class HostSnapshot : public Snapshot {
+FieldRefs refs_or_throw(const SimSetup& s, const std::string& variable, const char* who) {
+  FieldRefs refs = refs_of(s, variable);
+  if (refs.empty()) throw Error(fmt::format("{}: no model region has a state '{}'", who, variable));
+  return refs;
+}
+
+// Compact index of grid cell n in part p (nullopt: not one of its cells).
+std::optional<std::size_t> compact_index(const Part& p, std::size_t n) {
+  if (p.identity) return n;
+  const auto it = std::lower_bound(p.cells.begin(), p.cells.end(), std::uint32_t(n));
+  if (it == p.cells.end() || *it != n) return std::nullopt;
+  return std::size_t(it - p.cells.begin());
+}
+
+// A probe that reads nothing (its cell has no such state, or is not tissue): NaN.
+class ProbesWithGaps final : public ProbeSink {
  public:
-  explicit HostSnapshot(std::vector<Field<float>> f) : f_(std::move(f)) {}
-  void read(std::vector<Field<float>>& out) override { out = std::move(f_); }
+  ProbesWithGaps(std::shared_ptr<ProbeSink> inner, std::vector<long> where, std::size_t n)
+      : inner_(std::move(inner)), where_(std::move(where)), n_(n) {}
+  void read(std::vector<double>& out) const override {
+    if (inner_) inner_->read(got_);
+    out.assign(n_, std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t i = 0; i < n_; ++i)
+      if (where_[i] >= 0) out[i] = got_[std::size_t(where_[i])];
+  }
 
  private:
-  std::vector<Field<float>> f_;
+  std::shared_ptr<ProbeSink> inner_;
+  std::vector<long> where_;  // per probe: its read in inner_, or −1
+  std::size_t n_;
+  mutable std::vector<double> got_;
 };
 
 }  // namespace
@@ -150,31 +217,55 @@ bool Simulation::field(const std::string& variable, Field<float>& out) const {
 
 std::unique_ptr<Snapshot> Simulation::snapshot(const std::vector<std::string>& variables) const {
   std::vector<FieldRefs> what;
-  for (const std::string& name : variables) {
-    FieldRefs refs = refs_of(impl_->s, name);
-    if (refs.empty()) throw Error(fmt::format("snapshot: no model region has a state '{}'", name));
-    what.push_back(std::move(refs));
-  }
-  if (auto s = impl_->engine->snapshot(what)) return s;
-  std::vector<Field<float>> f(variables.size());
-  for (std::size_t i = 0; i < variables.size(); ++i) field(variables[i], f[i]);
-  return std::make_unique<HostSnapshot>(std::move(f));
+  for (const std::string& name : variables) what.push_back(refs_or_throw(impl_->s, name, "snapshot"));
+  return impl_->engine->sinks().snapshot(what);
 }
 
 double Simulation::value_at(const std::string& variable, std::size_t n) const {
   if (variable == "V") return voltage_at(n);
-  for (const FieldRef& r : refs_of(impl_->s, variable)) {
-    const Part& p = impl_->s.parts[std::size_t(r.part)];
-    std::size_t i = n;
-    if (!p.identity) {
-      const auto it = std::lower_bound(p.cells.begin(), p.cells.end(), std::uint32_t(n));
-      if (it == p.cells.end() || *it != n) continue;
-      i = std::size_t(it - p.cells.begin());
-    }
-    return impl_->engine->state_at(std::size_t(r.part), r.state, i);  // parts do not overlap
-  }
+  for (const FieldRef& r : refs_of(impl_->s, variable))
+    if (const auto i = compact_index(impl_->s.parts[std::size_t(r.part)], n))
+      return impl_->engine->state_at(std::size_t(r.part), r.state, *i);  // parts do not overlap
   return std::numeric_limits<double>::quiet_NaN();
 }
+
+std::shared_ptr<ActivationSink> Simulation::attach_activation(const ActivationMaps& m) const {
+  return impl_->engine->sinks().activation(m);
+}
+
+std::shared_ptr<EcgSink> Simulation::attach_ecg(const std::vector<std::array<double, 3>>& at, double rmin) const {
+  return impl_->engine->sinks().ecg(at, rmin);
+}
+
+std::shared_ptr<ProbeSink> Simulation::attach_probes(const std::vector<std::pair<std::string, std::size_t>>& reads) const {
+  const SimSetup& s = impl_->s;
+  std::vector<ProbeRead> found;
+  std::vector<long> where;
+  for (const auto& [variable, n] : reads) {
+    where.push_back(-1);
+    if (n >= s.geo.grid.size() || !is_tissue(&s.geo.mask, n)) {
+      refs_or_throw(s, variable, "probe");
+      continue;
+    }
+    for (const FieldRef& r : refs_or_throw(s, variable, "probe")) {
+      std::optional<std::size_t> i = n;
+      if (r.part >= 0) i = compact_index(s.parts[std::size_t(r.part)], n);
+      if (!i) continue;
+      where.back() = long(found.size());
+      found.push_back({r, *i});
+      break;
+    }
+  }
+  auto inner = found.empty() ? nullptr : impl_->engine->sinks().probes(found);
+  return std::make_shared<ProbesWithGaps>(std::move(inner), std::move(where), reads.size());
+}
+
+void Simulation::add_stimulus(const Stimulus& st) {
+  SimSetup& s = impl_->s;
+  s.stimuli.add(resolve_stimulus(s, st, fmt::format("stimulus[{}]", s.stimuli.size())));
+}
+
+std::size_t Simulation::stimuli() const { return impl_->s.stimuli.size(); }
 
 bool Simulation::set_field(const std::string& variable, const std::vector<double>& values) {
   const Grid& g = grid();
@@ -216,6 +307,7 @@ std::vector<std::uint8_t> Simulation::save_state() const {
   out.put<std::uint64_t>(impl_->s.geo.grid.size());
   out.put<std::uint64_t>(impl_->s.tissue_cells);
   write_canonical(impl_->engine->save(), out);
+  write_added_stimuli(impl_->s, out);
   return out.take();
 }
 
@@ -223,11 +315,12 @@ void Simulation::load_state(const std::vector<std::uint8_t>& bytes) {
   ByteReader in(bytes, "load_state: the saved state");
   char magic[8];
   in.get_bytes(magic, 8);
+  const bool v03 = std::memcmp(magic, kMagic, 6) == 0 && std::memcmp(magic + 6, "03", 2) == 0;
   if (std::memcmp(magic, kMagic, 6) == 0 &&
       (std::memcmp(magic + 6, "01", 2) == 0 || std::memcmp(magic + 6, "02", 2) == 0))
     throw Error("load_state: the state was written by an older heartwave (voltage stored in that "
                 "version's own layout); start the run again without --restart");
-  if (std::memcmp(magic, kMagic, 8) != 0) throw Error("load_state: not a heartwave tissue state");
+  if (!v03 && std::memcmp(magic, kMagic, 8) != 0) throw Error("load_state: not a heartwave tissue state");
   const auto steps = in.get<std::int64_t>();
   const auto dt = in.get<double>();
   const auto cells = in.get<std::uint64_t>();
@@ -241,6 +334,11 @@ void Simulation::load_state(const std::vector<std::uint8_t>& bytes) {
   for (const Part& p : impl_->s.parts) sizes.push_back(std::size_t(p.ns - 1) * p.n);
   CanonicalState st;
   read_canonical(in, sizes, impl_->s.tissue_cells, st);
+  SimSetup& s = impl_->s;
+  if (v03)
+    s.stimuli.keep_first(s.tcase.stimuli.size());
+  else
+    read_added_stimuli(s, in);
   if (!in.at_end()) throw Error("load_state: the saved state has trailing bytes");
   impl_->engine->load(st);
   impl_->steps = steps;
@@ -264,17 +362,6 @@ std::string Simulation::describe() const {
                      e.part_kernels[q], p.per_cell ? ", per-cell parameters" : "");
   }
   return d;
-}
-
-bool Simulation::attach_activation(const ActivationMaps& m) const {
-  return impl_->engine->attach_activation(m);
-}
-
-void Simulation::read_activation(ActivationMaps& m) const { impl_->engine->read_activation(m); }
-
-bool Simulation::ecg_sums(const std::vector<std::array<double, 3>>& at, double rmin,
-                          std::vector<double>& sums) const {
-  return impl_->engine->ecg_sums(at, rmin, sums);
 }
 
 // The set-up's σ is dropped once the engine has its own copy; a case with electrodes kept

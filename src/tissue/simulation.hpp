@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -26,7 +27,11 @@
 
 namespace hw::tissue {
 
-class Snapshot;   // tissue/engine.hpp
+class Snapshot;  // tissue/sinks.hpp: the observers the run attaches
+class ActivationSink;
+class EcgSink;
+class ProbeSink;
+struct ActivationMaps;
 struct SimSetup;  // tissue/reaction.hpp
 
 struct SimulationOptions {
@@ -46,8 +51,6 @@ class NumericalError : public hw::Error {
   std::array<int, 3> cell;     // (i, j, k)
   std::string variable;        // state name ("V" for the voltage)
 };
-
-struct ActivationMaps;  // tissue/engine.hpp
 
 class Simulation {
  public:
@@ -108,14 +111,28 @@ class Simulation {
   // load, parallel/governor.hpp); 0 on other backends.
   double mean_threads() const;
 
-  // Activation maps kept by the engine where V lives (the GPU), so following them needs no
-  // copy of V per step; false when the engine does not (the caller then feeds V itself).
-  // Attaching an observer leaves the simulation's state as it is, hence const.
-  bool attach_activation(const ActivationMaps& m) const;
-  void read_activation(ActivationMaps& m) const;
-  // The pseudo-ECG's integrals computed by the engine where V lives (Engine::ecg_sums);
-  // false when it leaves them to the caller, who then applies diffusion() to V.
-  bool ecg_sums(const std::vector<std::array<double, 3>>& at, double rmin, std::vector<double>& sums) const;
+  // Observers as sinks (tissue/sinks.hpp), made where V lives and fed by the engine after
+  // every step from now on; null when the engine leaves them to the caller. Attaching an
+  // observer leaves the simulation's state as it is, hence const. A sink dropped by its
+  // holder is no longer fed.
+  //
+  // The activation/APD90 maps from the state m (after the last sample, the current V);
+  // null: the caller feeds them from copies of V (the reference engine).
+  std::shared_ptr<ActivationSink> attach_activation(const ActivationMaps& m) const;
+  // The pseudo-ECG's integrals; null: the caller applies diffusion() to V.
+  std::shared_ptr<EcgSink> attach_ecg(const std::vector<std::array<double, 3>>& at, double rmin) const;
+  // The values of `variable` at grid cell `cell` for each pair, read together (NaN where the
+  // cell's model has no such state). hw::Error for a variable no model has.
+  std::shared_ptr<ProbeSink> attach_probes(const std::vector<std::pair<std::string, std::size_t>>& reads) const;
+
+  // Adds a stimulus from the next step on (the live view's click, a scripted protocol): the
+  // same table as the case's [[stimulus]], its times on the run's clock (a pulse before
+  // time() is never seen). InputError at st.loc for bad numbers or a region with no tissue;
+  // no limit on how many. A checkpoint carries it (save_state).
+  void add_stimulus(const Stimulus& st);
+  // The stimuli of the run: the case's, then those added.
+  std::size_t stimuli() const;
+
   // The run's diffusion operator as a set-up (σ with the phase field's weight, the mask,
   // stored in rows around the tissue), for outputs that apply it to V on the host. Kept from
   // the run's own set-up when the case has electrodes (the pseudo-ECG); for a case without,

@@ -15,6 +15,7 @@
 
 #include "kernels/cuda/part_args.hpp"
 #include "kernels/activation_k.hpp"
+#include "kernels/stimulus_k.hpp"
 #include "kernels/stencil_k.hpp"
 
 namespace hw::cuda {
@@ -195,7 +196,7 @@ __device__ __forceinline__ Real laplacian(const PartArgs<Real>& a, const Real* v
 // and the states, and the maps. M: the instantiation's model (static ns, np, nc, kv;
 // constants(); step()). V: what the case needs, known when the kernel is compiled, so a box
 // with uniform σ carries no code for row tables, link coefficients, phase fields or cell
-// lists (static bool box, links, fourth, phase, cells, per_cell, stimuli, periodic_x,
+// lists (static bool box, links, fourth, phase, cells, per_cell, periodic_x,
 // periodic_y, periodic_z; static unsigned nx, ny, nz; static int substeps, 0 for a loop
 // over a.substeps). Returns the V written (the tower layout passes it on to its neighbours).
 template <class Real, class M, class V>
@@ -218,10 +219,7 @@ __device__ __forceinline__ Real react(const PartArgs<Real>& a, const PassTime<Re
     y[M::kv] = v * M::to_model;
   else
     y[M::kv] = v;
-  if (V::stimuli && a.stim_active) {
-    const unsigned int bits = a.stim_mask[c] & a.stim_active;
-    for (unsigned int b = bits; b; b &= b - 1) y[M::kv] += a.stim_add[__ffs(b) - 1];
-  }
+  if (a.stim_on) y[M::kv] = kernels::add_stimulus(y[M::kv], a.stim, c);
 #pragma unroll
   for (int q = 0; q < M::ns; ++q)
     if (q != M::kv) y[q] = a.y[unsigned(q < M::kv ? q : q - 1) * n + c];

@@ -35,10 +35,10 @@ struct PartArgs {
   Real* y;
   const Real* p;
   int per_cell;
-  // Stimuli: bit s of mask[c] says stimulus s covers cell c; add[s] = h·rate (model units).
-  const unsigned int* stim_mask;
-  unsigned int stim_active;
-  Real stim_add[32];
+  // Stimuli (kernels/stimulus_k.hpp): when stim_on, stim[c] is what the stimuli on add to
+  // cell c's V over this pass (model units), laid by hw_stimulus.
+  const Real* stim;
+  int stim_on;
   // The sub-step in model units, and their number (the voltage unit is compiled in).
   Real hs;
   int substeps;

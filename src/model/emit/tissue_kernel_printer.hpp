@@ -47,7 +47,6 @@ struct TissueKernelSpec {
   bool phase = false;    // phase-field boundary
   bool cells = false;    // whole-tissue kernels walk a cell list (the box is not all tissue)
   bool implicit = false; // the CG kernels of implicit diffusion
-  bool stimuli = false;  // some stimulus schedule
   int substeps = 1;
   std::string integrator;  // the model step's name: step_<integrator>
   std::vector<Part> parts;

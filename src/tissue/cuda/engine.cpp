@@ -27,7 +27,8 @@
 #include "tissue/cuda/fields.hpp"
 #include "tissue/cuda/implicit.hpp"
 #include "tissue/cuda/kernel_source.hpp"
-#include "tissue/cuda/observers.hpp"
+#include "tissue/cuda/sinks.hpp"
+#include "tissue/cuda/stimuli.hpp"
 #include "tissue/cuda/variants.hpp"
 #include "tissue/engine.hpp"
 
@@ -60,6 +61,7 @@ struct CompiledKernels {
   gpu::Module module;
   std::vector<PartKernels> parts;
   void* ecg = nullptr;
+  void* stimulus = nullptr;
   cuda::CgKernels cg;
   bool tower = false;  // some part is offered the tower (it needs halo slots)
 };
@@ -86,6 +88,7 @@ CompiledKernels compile_kernels(gpu::Device& dev, const SimSetup& s, const RowLa
   }
   const gpu::Module& m = out.module;
   out.ecg = m.function("hw_ecg");
+  out.stimulus = m.function("hw_stimulus");
   if (s.time.diffusion != DiffusionScheme::forward_euler)
     out.cg = {m.function("hw_cg_apply"), m.function("hw_cg_residual"), m.function("hw_cg_start"),
               m.function("hw_cg_update"), m.function("hw_cg_direction"), m.function("hw_cg_weighted_copy")};
@@ -121,13 +124,14 @@ class CudaEngine final : public Engine {
  public:
   CudaEngine(const SimSetup& s, std::shared_ptr<gpu::Device> dev, const CudaEngineOptions& opt)
       : s_(s), opt_(opt), dev_(std::move(dev)), on_(dev_->compute()), f_((check(s), *dev_), s, opt.kernel),
-        copies_(std::make_shared<cuda::HostCopyPool>(*dev_)) {
+        stim_(*dev_), sinks_(*this, *dev_, s, f_, cur_) {
     load(initial_state(s));
     if (s.time.diffusion != DiffusionScheme::forward_euler)
       implicit_ = std::make_unique<cuda::DeviceImplicit<Real>>(*dev_, s, f_);
     compile();
     fail_ = gpu::DeviceBuffer(*dev_, 2 * sizeof(unsigned long long), "the failure flag");
     reset_failure();
+    sinks_.set_ecg_kernel(ecg_fn_, fail_.ptr());
     batch_clock_ = gpu::DeviceBuffer(*dev_, std::size_t(kMaxBatch) * 2 * s.parts.size() * sizeof(hw::cuda::PassTime<Real>),
                                      "the step clock");
     use_graphs_ = opt.graphs;
@@ -157,10 +161,6 @@ class CudaEngine final : public Engine {
     out.resize(g.size());
     for (std::size_t n = 0; n < g.size(); ++n)
       out[n] = is_tissue(&s_.geo.mask, n) ? float(host_v_[f_.layout().index(n)]) : std::numeric_limits<float>::quiet_NaN();
-  }
-
-  std::unique_ptr<Snapshot> snapshot(const std::vector<FieldRefs>& what) const override {
-    return cuda::start_snapshot<Real>(s_, f_, cur_, copies_, what);
   }
 
   double voltage_at(std::size_t n) const override {
@@ -244,25 +244,13 @@ class CudaEngine final : public Engine {
     return info;
   }
 
-  std::size_t memory_bytes() const override { return f_.bytes() + maps_.bytes(); }
+  std::size_t memory_bytes() const override { return f_.bytes() + stim_.bytes() + sinks_.bytes(); }
 
-  bool attach_activation(const ActivationMaps& m) override {
-    graphs_.clear();  // built with the old maps' pointers (or none)
-    maps_.attach(*dev_, s_.geo.grid, m);
-    return true;
-  }
-
-  void read_activation(ActivationMaps& m) const override { maps_.read(s_.geo.grid, m); }
-
-  bool ecg_sums(const std::vector<std::array<double, 3>>& at, double rmin, std::vector<double>& sums) const override {
-    cuda::ecg_sums<Real>(*dev_, f_, s_.geo.grid, ecg_fn_, fail_.ptr(), f_.v(cur_), ecg_sums_, at, rmin, sums);
-    return true;
-  }
+  SinkHost& sinks() const override { return sinks_; }
 
  private:
   // The case's limits on the GPU, checked before anything is allocated.
   static const SimSetup& check(const SimSetup& s) {
-    check_cuda_support(s.tcase);
     const Grid& g = s.geo.grid;
     const std::size_t stored = row_layout(g, s.geo.mask).size();
     if (stored >= (std::size_t(1) << 32) || g.size() >= (std::size_t(1) << 32))
@@ -282,6 +270,7 @@ class CudaEngine final : public Engine {
     module_ = std::move(k.module);
     kernels_ = std::move(k.parts);
     ecg_fn_ = k.ecg;
+    stim_fn_ = k.stimulus;
     if (implicit_) implicit_->set_kernels(k.cg);
     if (k.tower) {
       const Grid& g = s_.geo.grid;
@@ -294,6 +283,14 @@ class CudaEngine final : public Engine {
   // whole batch queued and never waits for the host inside it. Adds the steps done to `done`.
   void queue_and_check(long n, long count, long& done) {
     batch_start_ = n;
+    // Between batches no kernel runs: stimuli added since are uploaded, and graphs built
+    // with maps that came or went since are dropped.
+    stim_.upload_new(s_);
+    maps_ = sinks_.maps();
+    if (sinks_.generation() != graphs_generation_) {
+      graphs_.clear();
+      graphs_generation_ = sinks_.generation();
+    }
     write_clock(n, count);
     for (long m = n; m < n + count;) {
       const long chunk = std::min(kGraphSteps, n + count - m);
@@ -370,9 +367,8 @@ class CudaEngine final : public Engine {
       // A graph's tower passes read their halo slots (halo_valid is fixed in it).
       if (k.variant().tower && halo_block_[std::size_t(cur_of(n))] != k.tuner.launch().block) return false;
     }
-    for (const StimulusSchedule& sch : s_.schedules)
-      for (long m = n; m < n + count; ++m)
-        if (sch.on(m)) return false;
+    for (long m = n; m < n + count; ++m)
+      if (s_.stimuli.any_on(m)) return false;
     return true;
   }
 
@@ -380,9 +376,8 @@ class CudaEngine final : public Engine {
   // the Strang field, then a diffusing pass with the second half.
   void enqueue(long n) {
     const double dt = s_.time.dt;
-    unsigned active = 0;
-    for (std::size_t q = 0; q < s_.schedules.size(); ++q)
-      if (s_.schedules[q].on(n)) active |= 1u << q;
+    // Every reaction pass spans dt (Godunov) or dt/2 (Strang), implicit or not.
+    const bool stim = stim_.prepare(stim_fn_, s_, n, s_.time.splitting == Splitting::godunov ? dt : 0.5 * dt);
     const gpu::DeviceBuffer& cur = f_.v(cur_of(n));
     const gpu::DeviceBuffer& next = f_.v(1 - cur_of(n));
     const gpu::DeviceBuffer& tmp = f_.strang();
@@ -392,7 +387,7 @@ class CudaEngine final : public Engine {
       double h = dt;
       int second = 0;
       if (s_.time.splitting == Splitting::strang) {
-        pass(cur, tmp, false, 0.5 * dt, 0, active, n, nullptr);
+        pass(cur, tmp, false, 0.5 * dt, 0, stim, n, nullptr);
         if (failed()) return;
         from = &tmp;
         h = 0.5 * dt;
@@ -400,14 +395,14 @@ class CudaEngine final : public Engine {
       }
       gpu::copy_device(on_, next.ptr(), from->ptr(), f_.layout().size() * sizeof(Real));
       implicit_->solve(next, fail_.ptr());
-      pass(next, next, false, h, second, active, n, &cur);
+      pass(next, next, false, h, second, stim, n, &cur);
       return;
     }
     if (s_.time.splitting == Splitting::godunov) {
-      pass(cur, next, true, dt, 0, active, n, &cur);
+      pass(cur, next, true, dt, 0, stim, n, &cur);
     } else {
-      pass(cur, tmp, false, 0.5 * dt, 0, active, n, nullptr);
-      pass(tmp, next, true, 0.5 * dt, 1, active, n, &cur);
+      pass(cur, tmp, false, 0.5 * dt, 0, stim, n, nullptr);
+      pass(tmp, next, true, 0.5 * dt, 1, stim, n, &cur);
     }
   }
 
@@ -424,7 +419,7 @@ class CudaEngine final : public Engine {
   // Pass `second` of step n (1: Strang's second, half a step in). track: V at the step's
   // start, when this pass ends the step (the maps are updated then).
   void pass(const gpu::DeviceBuffer& vin, const gpu::DeviceBuffer& vout, bool diffuse, double h, int second,
-            unsigned active, long n, const gpu::DeviceBuffer* track) {
+            bool stim, long n, const gpu::DeviceBuffer* track) {
     const Grid& g = s_.geo.grid;
     for (std::size_t q = 0; q < s_.parts.size(); ++q) {
       const Part& p = s_.parts[q];
@@ -439,20 +434,15 @@ class CudaEngine final : public Engine {
       a.y = reinterpret_cast<Real*>(d.y.ptr());
       a.p = reinterpret_cast<const Real*>(d.p.ptr());
       a.per_cell = p.per_cell;
-      a.stim_mask = reinterpret_cast<const unsigned*>(d.stim_mask.ptr());
-      a.stim_active = 0;
-      for (std::size_t st = 0; st < p.stim.size(); ++st)
-        if ((active >> st & 1u) && !p.stim[st].empty()) {
-          a.stim_active |= 1u << st;
-          a.stim_add[st] = Real(h * p.stim_rate[st]);
-        }
+      a.stim_on = stim;
+      a.stim = stim ? reinterpret_cast<const Real*>(stim_.field(q).ptr()) : nullptr;
       a.clock = reinterpret_cast<const hw::cuda::PassTime<Real>*>(batch_clock_.ptr());
       a.slot = unsigned((std::size_t(n - batch_start_) * 2 + std::size_t(second)) * s_.parts.size() + q);
       a.dt_ms = s_.time.dt;
       a.hs = Real(h / s_.time.ode_substeps / p.t2ms);
       a.substeps = s_.time.ode_substeps;
       a.max_finite = std::numeric_limits<Real>::max();
-      if (track && maps_.attached()) maps_.set_args(a, *track);
+      if (track && maps_) maps_->set_args(a, *track);
       void* args[] = {&a};
       // The diffusing passes time the block shapes under trial (tuner_timer_ synchronises).
       const bool timed = diffuse && k.tuner.tuning();
@@ -502,21 +492,23 @@ class CudaEngine final : public Engine {
   std::shared_ptr<gpu::Device> dev_;  // first: everything below lives on it
   const gpu::Stream& on_;             // the compute stream every step runs on
   mutable DeviceFields<Real> f_;
-  std::shared_ptr<cuda::HostCopyPool> copies_;
+  int cur_ = 0;  // V's current field (before sinks_, which reads it)
+  cuda::DeviceStimuli<Real> stim_;
+  mutable cuda::DeviceSinks<Real> sinks_;
   std::unique_ptr<cuda::DeviceImplicit<Real>> implicit_;
   std::vector<PartKernels> kernels_;
-  cuda::DeviceMaps maps_;  // empty until attach_activation
+  std::shared_ptr<const cuda::ActivationMapsSink> maps_;  // the maps of this batch (sinks_.maps())
+  long graphs_generation_ = 0;  // sinks_.generation() when graphs_ was built
   // The tower layout's x-halo slots of V's two fields, and the block shape each holds them
   // for ({0, 0, 0}: none; the slots' places depend on the shape).
   std::array<gpu::DeviceBuffer, 2> halo_;
   std::array<gpu::Dim3, 2> halo_block_{};
   gpu::DeviceBuffer fail_;
   std::unique_ptr<gpu::Timer> tuner_timer_;  // times the block shapes under trial
-  mutable gpu::DeviceBuffer ecg_sums_;
   void* ecg_fn_ = nullptr;
+  void* stim_fn_ = nullptr;  // hw_stimulus
   gpu::CompiledImage image_;
   gpu::Module module_;
-  int cur_ = 0;
   long batch_start_ = 0;
   // Chunks of kGraphSteps steps as CUDA graphs (graph_fits); without (CudaEngineOptions::graphs)
   // every kernel is launched on its own (the tests compare both ways).

@@ -1,6 +1,6 @@
 // The CUDA engine's arrays in device memory, built once from the set-up: V (twice: the
 // steps swap them), the Strang field, the row table, 1/φ, the stencil's coefficients, and
-// per part its states, parameters, cell list and stimulus masks.
+// per part its states, parameters and cell list (the stimuli: tissue/cuda/stimuli.hpp).
 //
 // The layout is the cpu engine's (compressed rows, SoA states per part): a state saved by
 // one engine loads into the other (tissue/engine.hpp, CanonicalState).
@@ -25,7 +25,7 @@ namespace hw::tissue::cuda {
 
 // A part's arrays.
 struct DevicePart {
-  gpu::DeviceBuffer y, p, cells, stim_mask;
+  gpu::DeviceBuffer y, p, cells;
 };
 
 template <class Real>
@@ -123,7 +123,9 @@ class DeviceFields {
       need += std::size_t(p.ns - 1) * p.n * sizeof(Real);
       need += (p.per_cell ? std::size_t(p.np) * p.n : std::size_t(p.np)) * sizeof(Real);
       if (!p.identity) need += p.n * 4;
-      if (!s_.schedules.empty()) need += p.n * 4;
+      // The stimulus field and the stimuli's cell lists (at most every cell once each).
+      if (!s_.stimuli.empty()) need += p.n * sizeof(Real);
+      for (const ResolvedStimulus& r : s_.stimuli.list()) need += r.cells[std::size_t(&p - s_.parts.data())].size() * 4;
     }
     const auto [free, total] = dev_.memory_info();
     if (need > free)
@@ -167,7 +169,7 @@ class DeviceFields {
     }
   }
 
-  // Per part: states (loaded later), parameters, cell list and stimulus masks.
+  // Per part: states (loaded later), parameters and cell list.
   void build_parts() {
     parts_.resize(s_.parts.size());
     for (std::size_t q = 0; q < s_.parts.size(); ++q) {
@@ -177,12 +179,6 @@ class DeviceFields {
       const auto& pv = p.per_cell ? p.pcell : p.params;
       d.p = put(std::vector<Real>(pv.begin(), pv.end()), "the cell parameters");
       if (!p.identity) d.cells = put(p.cells, "the cell lists");
-      if (!s_.schedules.empty()) {
-        std::vector<std::uint32_t> mask(p.n, 0);
-        for (std::size_t st = 0; st < p.stim.size(); ++st)
-          for (std::uint32_t i : p.stim[st]) mask[i] |= 1u << st;
-        d.stim_mask = put(mask, "the stimulus masks");
-      }
     }
   }
 

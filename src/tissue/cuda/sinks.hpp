@@ -1,9 +1,11 @@
-// What the CUDA engine keeps where V lives for the outputs: the activation/APD90 maps
+// The CUDA engine's sinks (tissue/sinks.hpp), where V lives: the activation/APD90 maps
 // (updated by the step kernel's last pass), the pseudo-ECG's sums (one kernel, a few doubles
-// back), and field snapshots copied beside the steps (gpu::HostCopy).
+// back), and field snapshots copied beside the steps (gpu::HostCopy). Probes take the host
+// form (a few bytes copied per value).
 #pragma once
 
 #include <array>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -14,16 +16,16 @@
 #include "kernels/cuda/part_args.hpp"
 #include "tissue/cuda/fields.hpp"
 #include "tissue/engine.hpp"
+#include "tissue/sinks.hpp"
 
 namespace hw::tissue::cuda {
 
 // The activation/APD90 maps on the device, grid-indexed (NaN: not yet).
-class DeviceMaps {
+class ActivationMapsSink final : public ActivationSink {
  public:
-  bool attached() const { return !act_.empty(); }
   std::size_t bytes() const { return act_.bytes() + apd_.bytes() + v_rest_.bytes() + v_peak_.bytes(); }
 
-  void attach(gpu::Device& dev, const Grid& g, const ActivationMaps& m) {
+  ActivationMapsSink(gpu::Device& dev, const Grid& g, const ActivationMaps& m) : grid_(g) {
     const std::size_t N = g.size();
     if (m.act.size() != N || (m.with_apd && (m.apd.size() != N || m.v_rest.size() != N || m.v_peak.size() != N)))
       throw Error("activation maps: arrays of the wrong size for this grid");
@@ -37,8 +39,8 @@ class DeviceMaps {
     }
   }
 
-  void read(const Grid& g, ActivationMaps& m) const {
-    const std::size_t N = g.size();
+  void read(ActivationMaps& m) const override {
+    const std::size_t N = grid_.size();
     m.threshold = threshold_;
     m.with_apd = with_apd_;
     auto get = [&](const gpu::DeviceBuffer& b, std::vector<float>& v) {
@@ -66,6 +68,7 @@ class DeviceMaps {
   }
 
  private:
+  const Grid& grid_;
   float threshold_ = -20;
   bool with_apd_ = false;
   gpu::DeviceBuffer act_, apd_, v_rest_, v_peak_;
@@ -192,5 +195,85 @@ std::unique_ptr<Snapshot> start_snapshot(const SimSetup& s, const DeviceFields<R
     }
   return snap;
 }
+
+// The pseudo-ECG's electrodes, summed where V lives when asked.
+template <class Real>
+class EcgSumsSink final : public EcgSink {
+ public:
+  using Run = std::function<void(const std::vector<std::array<double, 3>>&, double, std::vector<double>&)>;
+  EcgSumsSink(Run run, std::vector<std::array<double, 3>> at, double rmin)
+      : run_(std::move(run)), at_(std::move(at)), rmin_(rmin) {}
+  void sums(std::vector<double>& out) const override { run_(at_, rmin_, out); }
+
+ private:
+  Run run_;
+  std::vector<std::array<double, 3>> at_;
+  double rmin_;
+};
+
+// What the CUDA engine offers the sinks. `current` names V's current field (the engine's
+// parity); the ECG kernel and the failure flag come once the kernels are compiled.
+template <class Real>
+class DeviceSinks final : public SinkHost {
+ public:
+  DeviceSinks(const Engine& e, gpu::Device& dev, const SimSetup& s, DeviceFields<Real>& f, const int& current)
+      : SinkHost(e, s.geo.grid.size()), dev_(dev), s_(s), f_(f), cur_(current),
+        copies_(std::make_shared<HostCopyPool>(dev)) {}
+
+  void set_ecg_kernel(void* fn, gpu::DevicePtr fail) {
+    ecg_fn_ = fn;
+    fail_ = fail;
+  }
+
+  // One set of maps rides the step kernel (it has one slot): a second, while the first is
+  // held, takes the host form (null).
+  std::shared_ptr<ActivationSink> activation(const ActivationMaps& m) override {
+    if (!maps_.expired()) return nullptr;
+    auto sink = std::make_shared<ActivationMapsSink>(dev_, s_.geo.grid, m);
+    maps_ = sink;
+    ++generation_;
+    return sink;
+  }
+  // At the start of a batch: the maps the step kernel updates (null when none is held),
+  // kept by the engine for the batch.
+  std::shared_ptr<const ActivationMapsSink> maps() {
+    auto m = maps_.lock();
+    if (!m && held_) ++generation_;  // dropped since
+    held_ = bool(m);
+    return m;
+  }
+  // Changes whenever the maps come or go (CUDA graphs hold their pointers).
+  long generation() const { return generation_; }
+
+  std::shared_ptr<EcgSink> ecg(const std::vector<std::array<double, 3>>& at, double rmin) override {
+    return std::make_shared<EcgSumsSink<Real>>(
+        [this](const std::vector<std::array<double, 3>>& p, double r, std::vector<double>& out) {
+          ecg_sums<Real>(dev_, f_, s_.geo.grid, ecg_fn_, fail_, f_.v(cur_), sums_, p, r, out);
+        },
+        at, rmin);
+  }
+
+  std::unique_ptr<Snapshot> snapshot(const std::vector<FieldRefs>& what) override {
+    return start_snapshot<Real>(s_, f_, cur_, copies_, what);
+  }
+
+  std::size_t bytes() const override {
+    const auto m = maps_.lock();
+    return (m ? m->bytes() : 0) + sums_.bytes();
+  }
+
+ private:
+  gpu::Device& dev_;
+  const SimSetup& s_;
+  DeviceFields<Real>& f_;
+  const int& cur_;
+  std::shared_ptr<HostCopyPool> copies_;
+  std::weak_ptr<ActivationMapsSink> maps_;
+  bool held_ = false;
+  long generation_ = 0;
+  void* ecg_fn_ = nullptr;
+  gpu::DevicePtr fail_ = 0;
+  gpu::DeviceBuffer sums_;
+};
 
 }  // namespace hw::tissue::cuda
