@@ -287,6 +287,11 @@ class CudaEngine final : public Engine {
     // with maps that came or went since are dropped.
     stim_.upload_new(s_);
     maps_ = sinks_.maps();
+    // Held for this batch only: its holder may drop it between batches.
+    const struct Release {
+      std::shared_ptr<const cuda::ActivationMapsSink>& held;
+      ~Release() { held.reset(); }
+    } release{maps_};
     if (sinks_.generation() != graphs_generation_) {
       graphs_.clear();
       graphs_generation_ = sinks_.generation();
