@@ -377,31 +377,37 @@ TEST(CudaTissue, ManyStimuliAndOneAddedWhileRunning) {
   compare_with_reference(c, 8, "24x40 sheet, 40 stimuli, two models");
   Stimulus later = box_stimulus({4, 8, 0}, {5, 9, 0.25}, 60, 1);
   later.start = 12;
-  TissueCase with = c;
-  with.stimuli.push_back(later);
-  for (const char* graphs : {"1", "0"}) {
-    setenv("HEARTWAVE_CUDA_GRAPHS", graphs, 1);
-    SimulationOptions o;
-    o.backend = Backend::cuda;
-    Simulation a(with, o), live(c, o);
-    a.run_until(10);
-    live.run_until(10);
-    live.add_stimulus(later);
-    const std::vector<std::uint8_t> saved = live.save_state();
-    a.run_until(30);
-    live.run_until(30);
-    Field<float> va, vl, vr;
-    a.voltage(va);
-    live.voltage(vl);
-    EXPECT_EQ(va.vec(), vl.vec()) << "graphs " << graphs;
-    EXPECT_GT(live.voltage_at(c.grid.index(18, 34, 0)), -60) << "the added stimulus did not fire";
-    // Through a checkpoint: a simulation of the case alone continues with it.
-    Simulation resumed(c, o);
-    resumed.load_state(saved);
-    resumed.run_until(30);
-    resumed.voltage(vr);
-    EXPECT_EQ(va.vec(), vr.vec()) << "graphs " << graphs;
-  }
+  // A case with stimuli, and one with none (its kernels compiled without the stimulus
+  // field, compiled again when the first is added).
+  TissueCase bare = c;
+  bare.stimuli.clear();
+  for (const char* graphs : {"1", "0"})
+    for (const TissueCase* base : {&c, &bare}) {
+      SCOPED_TRACE(base == &c ? "a case with 40 stimuli" : "a case with none");
+      setenv("HEARTWAVE_CUDA_GRAPHS", graphs, 1);
+      TissueCase with = *base;
+      with.stimuli.push_back(later);
+      SimulationOptions o;
+      o.backend = Backend::cuda;
+      Simulation a(with, o), live(*base, o);
+      a.run_until(10);
+      live.run_until(10);
+      live.add_stimulus(later);
+      const std::vector<std::uint8_t> saved = live.save_state();
+      a.run_until(30);
+      live.run_until(30);
+      Field<float> va, vl, vr;
+      a.voltage(va);
+      live.voltage(vl);
+      EXPECT_EQ(va.vec(), vl.vec()) << "graphs " << graphs;
+      EXPECT_GT(live.voltage_at(base->grid.index(18, 34, 0)), -60) << "the added stimulus did not fire";
+      // Through a checkpoint: a simulation of the case alone continues with it.
+      Simulation resumed(*base, o);
+      resumed.load_state(saved);
+      resumed.run_until(30);
+      resumed.voltage(vr);
+      EXPECT_EQ(va.vec(), vr.vec()) << "graphs " << graphs;
+    }
   unsetenv("HEARTWAVE_CUDA_GRAPHS");
 }
 

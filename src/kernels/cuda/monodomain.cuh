@@ -196,7 +196,7 @@ __device__ __forceinline__ Real laplacian(const PartArgs<Real>& a, const Real* v
 // and the states, and the maps. M: the instantiation's model (static ns, np, nc, kv;
 // constants(); step()). V: what the case needs, known when the kernel is compiled, so a box
 // with uniform σ carries no code for row tables, link coefficients, phase fields or cell
-// lists (static bool box, links, fourth, phase, cells, per_cell, periodic_x,
+// lists (static bool box, links, fourth, phase, cells, per_cell, stimuli, periodic_x,
 // periodic_y, periodic_z; static unsigned nx, ny, nz; static int substeps, 0 for a loop
 // over a.substeps). Returns the V written (the tower layout passes it on to its neighbours).
 template <class Real, class M, class V>
@@ -219,7 +219,9 @@ __device__ __forceinline__ Real react(const PartArgs<Real>& a, const PassTime<Re
     y[M::kv] = v * M::to_model;
   else
     y[M::kv] = v;
-  if (a.stim_on) y[M::kv] = kernels::add_stimulus(y[M::kv], a.stim, c);
+  // Compiled out for a run without stimuli: the test and the load it guards cost Karma 18 %
+  // of its steps on the H200 (docs/benchmarks.md), though the branch is never taken.
+  if (V::stimuli && a.stim_on) y[M::kv] = kernels::add_stimulus(y[M::kv], a.stim, c);
 #pragma unroll
   for (int q = 0; q < M::ns; ++q)
     if (q != M::kv) y[q] = a.y[unsigned(q < M::kv ? q : q - 1) * n + c];

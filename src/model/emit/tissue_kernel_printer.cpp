@@ -17,7 +17,8 @@ std::string print_tissue_kernels(const TissueKernelSpec& s) {
   // a box launch where the box is all tissue, else a launch over the tissue cell list.
   t += "#include \"kernels/cuda/ecg.cuh\"\n";
   t += fmt::format("struct hw_tissue_V {{\n"
-                   "  static constexpr bool box = {}, links = {}, fourth = {}, phase = {}, cells = {}, per_cell = false;\n"
+                   "  static constexpr bool box = {}, links = {}, fourth = {}, phase = {}, cells = {}, per_cell = false,\n"
+                   "                        stimuli = false;\n"
                    "{}}};\n",
                    s.box, s.links, s.fourth, s.phase, s.cells, periodic);
   t += "#include \"kernels/cuda/stimulus.cuh\"\n";
@@ -50,16 +51,17 @@ std::string print_tissue_kernels(const TissueKernelSpec& s) {
     t += fmt::format(
         "struct {0}_M {{\n"
         "  static constexpr int ns = {0}_n_states, np = {0}_n_params, nc = {0}_n_constants, kv = {1};\n"
-        "  static constexpr {2} to_model = {2}({10:a}), to_mv = {2}({11:a});  // from mV, to mV\n"
+        "  static constexpr {2} to_model = {2}({11:a}), to_mv = {2}({12:a});  // from mV, to mV\n"
         "  static __device__ __forceinline__ void constants(const {2}* p, {2}* c) {{ {0}_constants(p, c); }}\n"
         "  static __device__ __forceinline__ void step({2} t, {2} dt, {2}* y, const {2}* p, const {2}* c) {{\n"
         "    {0}_step_{3}(t, dt, y, p, c);\n  }}\n}};\n"
         "struct {0}_V {{\n"
-        "  static constexpr bool box = {4}, links = {5}, fourth = {9}, phase = {6}, cells = {7}, per_cell = {8};\n"
-        "  static constexpr int substeps = {12};\n"
-        "{13}}};\n"
+        "  static constexpr bool box = {4}, links = {5}, fourth = {10}, phase = {6}, cells = {7}, per_cell = {8},\n"
+        "                        stimuli = {9};\n"
+        "  static constexpr int substeps = {13};\n"
+        "{14}}};\n"
         "struct {0}_V_fenced : {0}_V {{ static constexpr int substeps = 0; }};\n",
-        pre, p.kv, real, s.integrator, s.box, s.links, s.phase, !p.identity, p.per_cell, s.fourth,
+        pre, p.kv, real, s.integrator, s.box, s.links, s.phase, !p.identity, p.per_cell, s.stimuli, s.fourth,
         1.0 / p.v2mV, p.v2mV, s.substeps, periodic);
     for (const TissueKernelSpec::Kernel& k : p.kernels)
       t += fmt::format(

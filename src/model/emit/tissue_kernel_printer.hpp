@@ -47,6 +47,7 @@ struct TissueKernelSpec {
   bool phase = false;    // phase-field boundary
   bool cells = false;    // whole-tissue kernels walk a cell list (the box is not all tissue)
   bool implicit = false; // the CG kernels of implicit diffusion
+  bool stimuli = false;  // the step kernels add the stimulus field (the run has stimuli)
   int substeps = 1;
   std::string integrator;  // the model step's name: step_<integrator>
   std::vector<Part> parts;

@@ -128,10 +128,9 @@ class CudaEngine final : public Engine {
     load(initial_state(s));
     if (s.time.diffusion != DiffusionScheme::forward_euler)
       implicit_ = std::make_unique<cuda::DeviceImplicit<Real>>(*dev_, s, f_);
-    compile();
     fail_ = gpu::DeviceBuffer(*dev_, 2 * sizeof(unsigned long long), "the failure flag");
     reset_failure();
-    sinks_.set_ecg_kernel(ecg_fn_, fail_.ptr());
+    compile();
     batch_clock_ = gpu::DeviceBuffer(*dev_, std::size_t(kMaxBatch) * 2 * s.parts.size() * sizeof(hw::cuda::PassTime<Real>),
                                      "the step clock");
     use_graphs_ = opt.graphs;
@@ -265,12 +264,14 @@ class CudaEngine final : public Engine {
 
   // Compiles the kernels and sets up each part's tuner (compile_kernels, above).
   void compile() {
+    compiled_for_stimuli_ = !s_.stimuli.empty();
     CompiledKernels k = compile_kernels<Real>(*dev_, s_, f_.layout(), opt_.kernel);
     image_ = std::move(k.image);
     module_ = std::move(k.module);
     kernels_ = std::move(k.parts);
     ecg_fn_ = k.ecg;
     stim_fn_ = k.stimulus;
+    sinks_.set_ecg_kernel(ecg_fn_, fail_.ptr());
     if (implicit_) implicit_->set_kernels(k.cg);
     if (k.tower) {
       const Grid& g = s_.geo.grid;
@@ -286,6 +287,13 @@ class CudaEngine final : public Engine {
     // Between batches no kernel runs: stimuli added since are uploaded, and graphs built
     // with maps that came or went since are dropped.
     stim_.upload_new(s_);
+    // The first stimulus of a run whose kernels were compiled without any: compiled again
+    // with the stimulus field (seconds; from the cache after the first time).
+    if (!s_.stimuli.empty() && !compiled_for_stimuli_) {
+      compile();
+      graphs_.clear();
+      halo_block_ = {};
+    }
     maps_ = sinks_.maps();
     // Held for this batch only: its holder may drop it between batches.
     const struct Release {
@@ -512,6 +520,7 @@ class CudaEngine final : public Engine {
   std::unique_ptr<gpu::Timer> tuner_timer_;  // times the block shapes under trial
   void* ecg_fn_ = nullptr;
   void* stim_fn_ = nullptr;  // hw_stimulus
+  bool compiled_for_stimuli_ = false;  // the step kernels add the stimulus field
   gpu::CompiledImage image_;
   gpu::Module module_;
   long batch_start_ = 0;

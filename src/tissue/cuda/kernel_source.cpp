@@ -40,6 +40,7 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
   spec.phase = !s.phi.empty();
   spec.cells = !(layout.box && s.geo.mask.empty());
   spec.implicit = s.time.diffusion != DiffusionScheme::forward_euler;
+  spec.stimuli = !s.stimuli.empty();
   spec.substeps = s.time.ode_substeps;
   spec.integrator = cell::integrator_name(s.integrator);
   for (std::size_t q = 0; q < s.parts.size(); ++q) {
