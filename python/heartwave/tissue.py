@@ -192,6 +192,22 @@ class Simulation:
         self._s.add_probe(p.tolist(), name)
         self._probe_names.append(name)
 
+    def stimulate(self, lo, hi, amplitude: float = 50.0, *, start: float | None = None,
+                  duration: float = 1.0, period: float = 0.0, count: int = 1) -> None:
+        """Adds a stimulus on the box [lo, hi] (x, y, z in mm, cell centres inside) while the
+        run goes on: amplitude µA/mm³ for duration ms from `start` (default: now), again every
+        `period` ms (0: once) `count` times, as a case's [[stimulus]] table would. Any number
+        may be added; save_state() keeps them. A box with no tissue cell, or bad numbers,
+        raise heartwave.InputError."""
+        lo_a = _check.array("lo", lo).ravel()
+        hi_a = _check.array("hi", hi).ravel()
+        if lo_a.size != 3 or hi_a.size != 3:
+            raise ValueError("lo and hi must be (x, y, z) in mm")
+        t0 = self.time if start is None else _check.number("start", start, nonnegative=True)
+        self._s.stimulate(lo_a.tolist(), hi_a.tolist(), _check.number("amplitude", amplitude), t0,
+                          _check.number("duration", duration, positive=True),
+                          _check.number("period", period, nonnegative=True), _check.integer("count", count, minimum=1))
+
     def probes(self):
         """The probes' traces: a DataFrame with t and a column per probe (a dict of arrays
         without pandas). Adding a probe starts the record again."""

@@ -189,6 +189,22 @@ void bind_tissue(nb::module_& m) {
       .def("advance", &PySimulation::advance, nb::arg("steps"), nb::call_guard<nb::gil_scoped_release>())
       .def("track_activation", &PySimulation::track_activation, nb::arg("threshold"), nb::arg("apd"))
       .def("add_probe", &PySimulation::add_probe, nb::arg("position"), nb::arg("name"))
+      .def("stimulate",
+           [](PySimulation& s, std::array<double, 3> lo, std::array<double, 3> hi, double amplitude, double start,
+              double duration, double period, int count) {
+             tissue::Stimulus st;
+             st.where.kind = tissue::Region::Kind::box;
+             st.where.lo = lo;
+             st.where.hi = hi;
+             st.amplitude = amplitude;
+             st.start = start;
+             st.duration = duration;
+             st.period = period;
+             st.count = count;
+             s.sim().add_stimulus(st);
+           },
+           nb::arg("lo"), nb::arg("hi"), nb::arg("amplitude"), nb::arg("start"), nb::arg("duration"),
+           nb::arg("period"), nb::arg("count"))
       .def_prop_ro("backend_note", &PySimulation::note)
       .def_prop_ro("time", [](PySimulation& s) { return s.sim().time(); })
       .def_prop_ro("steps", [](PySimulation& s) { return s.sim().steps_done(); })

@@ -136,3 +136,24 @@ def test_numerical_error_keeps_state(tmp_path):
     assert e.value.variable and len(e.value.cell) == 3
     assert s.time >= good_t  # the simulation is still usable
     s.time
+
+
+def test_stimulate_while_running_equals_a_stimulus_in_the_case(tmp_path):
+    d = copy.deepcopy(SMALL_CASE)
+    d.pop("stimulus")
+    d["output"]["directory"] = str(tmp_path / "o")
+    later = {"region": {"kind": "box", "lo": [0, 0], "hi": [1.5, 9]}, "amplitude": 1.0,
+             "start": 2.0, "duration": 1.0}
+    with_it = copy.deepcopy(d)
+    with_it["stimulus"] = [later]
+    a = hw.Simulation(hw.Case.from_dict(with_it), backend="cpu")
+    b = hw.Simulation(hw.Case.from_dict(d), backend="cpu")
+    a.run(1, progress=False)
+    b.run(1, progress=False)
+    b.stimulate((0, 0, 0), (1.5, 9.0, 1.0), 1.0, start=2.0, duration=1.0)
+    a.run(8, progress=False)
+    b.run(8, progress=False)
+    np.testing.assert_array_equal(a.voltage(), b.voltage())
+    assert np.nanmax(b.voltage()) > 0.5
+    with pytest.raises(hw.InputError, match="no tissue cell"):
+        b.stimulate((50, 50, 0), (60, 60, 1))

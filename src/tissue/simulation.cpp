@@ -43,16 +43,21 @@ void write_added_stimuli(const SimSetup& s, ByteWriter& out) {
   }
 }
 
-void read_added_stimuli(SimSetup& s, ByteReader& in) {
-  const auto count = in.get<std::uint64_t>();
-  s.stimuli.keep_first(s.tcase.stimuli.size());
-  for (std::uint64_t q = 0; q < count; ++q) {
+// Read whole before anything changes: a damaged state leaves the run as it was.
+std::vector<ResolvedStimulus> read_added_stimuli(const SimSetup& s, ByteReader& in) {
+  const auto stimuli = in.get<std::uint64_t>();
+  std::vector<ResolvedStimulus> added;
+  for (std::uint64_t q = 0; q < stimuli; ++q) {
     Stimulus st;
     st.amplitude = in.get<double>();
     st.start = in.get<double>();
     st.duration = in.get<double>();
     st.period = in.get<double>();
-    st.count = int(in.get<std::int64_t>());
+    const auto count = in.get<std::int64_t>();
+    st.count = int(std::clamp<std::int64_t>(count, 0, std::numeric_limits<int>::max()));
+    if (!std::isfinite(st.amplitude) || !(st.duration > 0) || !std::isfinite(st.duration) || !(st.start >= 0) ||
+        !std::isfinite(st.start) || !(st.period >= 0) || !std::isfinite(st.period) || count < 1)
+      throw Error("load_state: an added stimulus has numbers no stimulus can have (a damaged state?)");
     ResolvedStimulus r{st, StimulusSchedule(st, s.time.dt), {}, {}};
     for (const Part& p : s.parts) {
       const auto n = in.get<std::uint64_t>();
@@ -63,9 +68,11 @@ void read_added_stimuli(SimSetup& s, ByteReader& in) {
         if (c >= p.n) throw Error("load_state: an added stimulus names a cell outside its model region");
       r.rate.push_back(st.amplitude / (s.chi * s.cm) / p.v2mV);
     }
-    s.stimuli.add(std::move(r));
+    added.push_back(std::move(r));
   }
+  return added;
 }
+
 }  // namespace
 
 struct Simulation::Impl {
@@ -88,7 +95,7 @@ Simulation::Simulation(SimSetup&& setup, const SimulationOptions& opt)
   // the CUDA engine prints its own kernels from it.
   resolve_setup(impl_->s, opt.backend == Backend::cpu);
   impl_->engine = make_engine(impl_->s, {opt.backend, opt.threads, opt.adapt_threads, opt.device, nullptr});
-  // Only the GPU engine sums the pseudo-ECG itself (Engine::ecg_sums); with the others the
+  // Only the GPU engine sums the pseudo-ECG itself (its SinkHost's ecg sink); with the others the
   // outputs apply the operator on the host, from this (diffusion()).
   if (!impl_->s.tcase.output.electrodes.empty() && opt.backend != Backend::cuda)
     impl_->ecg_diffusion = diffusion_setup(impl_->s, row_layout(impl_->s.geo.grid, impl_->s.geo.mask));
@@ -335,11 +342,11 @@ void Simulation::load_state(const std::vector<std::uint8_t>& bytes) {
   CanonicalState st;
   read_canonical(in, sizes, impl_->s.tissue_cells, st);
   SimSetup& s = impl_->s;
-  if (v03)
-    s.stimuli.keep_first(s.tcase.stimuli.size());
-  else
-    read_added_stimuli(s, in);
+  std::vector<ResolvedStimulus> added;
+  if (!v03) added = read_added_stimuli(s, in);
   if (!in.at_end()) throw Error("load_state: the saved state has trailing bytes");
+  s.stimuli.keep_first(s.tcase.stimuli.size());
+  for (ResolvedStimulus& r : added) s.stimuli.add(std::move(r));
   impl_->engine->load(st);
   impl_->steps = steps;
 }

@@ -366,14 +366,7 @@ TEST(CudaTissue, ActivationMapsOnTheDevice) {
 // the case, graphs or not.
 TEST(CudaTissue, ManyStimuliAndOneAddedWhileRunning) {
   HW_REQUIRE_GPU();
-  TissueCase c = sheet(24, 40, 1, 0.25, "bueno_orovio_2008_epi");
-  add_box_region(c, "bueno_orovio_2008_endo", {3, 0, 0}, {6, 10, 0.25});
-  c.time.dt = 0.05;
-  for (int q = 0; q < 40; ++q) {
-    auto st = box_stimulus({0, 0.25 * q, 0}, {0.5 + 0.01 * q, 0.25 * q + 0.5, 0.25}, 40, 0.5);
-    st.start = 0.05 * (q % 7);
-    c.stimuli.push_back(st);
-  }
+  TissueCase c = hw::tissue::testing::many_stimuli_sheet();
   compare_with_reference(c, 8, "24x40 sheet, 40 stimuli, two models");
   Stimulus later = box_stimulus({4, 8, 0}, {5, 9, 0.25}, 60, 1);
   later.start = 12;

@@ -16,19 +16,6 @@ using namespace hw::tissue::testing;
 
 namespace {
 
-// 40 point-like stimuli along a sheet's left edge, staggered in time, some overlapping.
-TissueCase many_stimuli() {
-  TissueCase c = sheet(24, 40, 1, 0.25, "bueno_orovio_2008_epi");
-  add_box_region(c, "bueno_orovio_2008_endo", {3, 0, 0}, {6, 10, 0.25});
-  c.time.dt = 0.05;
-  for (int q = 0; q < 40; ++q) {
-    Stimulus s = box_stimulus({0, 0.25 * q, 0}, {0.5 + 0.01 * q, 0.25 * q + 0.5, 0.25}, 40, 0.5);
-    s.start = 0.05 * (q % 7);
-    c.stimuli.push_back(s);
-  }
-  return c;
-}
-
 double max_v_diff(const Simulation& a, const Simulation& b) {
   Field<float> va, vb;
   a.voltage(va);
@@ -43,7 +30,7 @@ double max_v_diff(const Simulation& a, const Simulation& b) {
 // More stimuli than the old GPU mask's 32 bits: the cpu engine (a laid field per part) and
 // the reference (its own cell-by-cell loop over the lists) agree.
 TEST(TissueStimuli, ManyStimuliCpuAgreesWithReference) {
-  TissueCase c = many_stimuli();
+  TissueCase c = many_stimuli_sheet();
   c.time.precision = Precision::f64;
   Simulation ref(c, {Backend::reference}), cpu(c, {Backend::cpu, 1});
   ref.run_until(3);
@@ -99,6 +86,20 @@ TEST(TissueStimuli, CheckpointCarriesAddedStimuli) {
   EXPECT_GT(live.voltage_at(c.grid.index(10, 10, 0)), -60) << "the added stimulus did not fire";
   resumed.load_state(before);
   EXPECT_EQ(resumed.stimuli(), 0u);
+  // Damaged: cut anywhere in the added stimulus, or naming a cell past its region, the
+  // state is refused with a message, and the simulation keeps what it had.
+  for (std::size_t cut = 1; cut <= 80; ++cut) {
+    std::vector<std::uint8_t> bad(with.begin(), with.end() - std::ptrdiff_t(cut));
+    EXPECT_THROW(resumed.load_state(bad), hw::Error) << "cut " << cut;
+  }
+  std::vector<std::uint8_t> bad = with;
+  for (std::size_t k = 1; k <= 4; ++k) bad[bad.size() - k] = 0xff;
+  try {
+    resumed.load_state(bad);
+    ADD_FAILURE() << "a cell index past the region was taken";
+  } catch (const hw::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("outside its model region"), std::string::npos) << e.what();
+  }
 }
 
 // A bad stimulus is refused by key and number, and the run goes on without it.

@@ -73,6 +73,20 @@ inline void add_box_region(TissueCase& c, const std::string& model, std::array<d
   c.models.push_back(r);
 }
 
+// A 24 × 40 sheet of Bueno-Orovio (epi, an endo block) with 40 point-like stimuli along its
+// left edge, staggered in time and overlapping: more than a 32-bit mask could hold.
+inline TissueCase many_stimuli_sheet() {
+  TissueCase c = sheet(24, 40, 1, 0.25, "bueno_orovio_2008_epi");
+  add_box_region(c, "bueno_orovio_2008_endo", {3, 0, 0}, {6, 10, 0.25});
+  c.time.dt = 0.05;
+  for (int q = 0; q < 40; ++q) {
+    Stimulus s = box_stimulus({0, 0.25 * q, 0}, {0.5 + 0.01 * q, 0.25 * q + 0.5, 0.25}, 40, 0.5);
+    s.start = 0.05 * (q % 7);
+    c.stimuli.push_back(s);
+  }
+  return c;
+}
+
 // The ellipsoidal shell of the compressed-row tests in a 24×20×16 grid of 0.25 mm (a third of
 // the box is tissue).
 inline void ellipsoid_shell(TissueCase& c) {

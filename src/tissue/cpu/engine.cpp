@@ -1,5 +1,7 @@
-// The cpu engine: one template that runs a step for Real = float or double. (The oracle it is
-// tested against is tissue/reference_engine.cpp, which shares none of this.)
+// The cpu engine: one template that runs a step for Real = float or double: the passes over
+// rows of the grid here, the reaction of blocks of cells in tissue/cpu/reaction.hpp, the maps
+// in tissue/cpu/sinks.hpp. (The oracle it is tested against is tissue/reference_engine.cpp,
+// which shares none of this.)
 //
 // Layout (docs/tissue.md): per model region ("part") a compact ascending list of its tissue
 // cells' grid indices (none stored when the part is the whole grid), the states other than

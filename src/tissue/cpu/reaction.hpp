@@ -1,5 +1,5 @@
 // The cpu engine's reaction: each part's states, stepped a block of cells at a time by its
-// CellKernel, with the stimuli on and the NaN check (tissue/cpu_engine.cpp runs it inside
+// CellKernel, with the stimuli on and the NaN check (tissue/cpu/engine.cpp runs it inside
 // its passes over rows of the grid).
 #pragma once
 

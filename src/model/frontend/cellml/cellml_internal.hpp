@@ -5,6 +5,7 @@
 // files into one RawModel before any variable is classified.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "model/ir/expr.hpp"
 #include "model/ir/units.hpp"
 
 namespace hw::model::cellml {
@@ -84,5 +86,11 @@ std::optional<double> parse_number(const std::string& text);
 RawModel read_document(std::string_view xml, const std::string& filename,
                        const std::string& dir, const std::string& root_dir,
                        std::vector<std::string>& stack);
+
+// The IR of the applied MathML operator n (n.name) over its lowered arguments a, lowering
+// n's degree and log base through `lower`; kNoExpr for an operator CellML models do not use
+// and the IR has not (the caller names it in its error).
+ExprId apply_operator(ExprPool& pool, const MathNode& n, const std::vector<ExprId>& a,
+                      const std::function<ExprId(const MathNode&)>& lower);
 
 }  // namespace hw::model::cellml

@@ -5,7 +5,8 @@
 // parameters, may be used before they are declared) the placeholders are resolved and
 // the expressions are copied into the Model's own pool, so the Model never holds a
 // placeholder. Syntax errors skip to the next line so that one run reports many problems;
-// recursion is bounded (kMaxDepth) so hostile input cannot exhaust the stack.
+// recursion is bounded (kMaxDepth) so hostile input cannot exhaust the stack. The names are
+// resolved by resolve.cpp, over what this gathered (parse_state.hpp).
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -16,101 +17,86 @@
 
 #include "model/frontend/hwm/hwm.hpp"
 #include "model/frontend/hwm/lexer.hpp"
+#include "model/frontend/hwm/parse_state.hpp"
 #include "model/ir/units.hpp"
 
 namespace hw::model {
 
 namespace {
 
+using hwm::Decl;
+using hwm::did_you_mean;
+using hwm::find_function;
+using hwm::FunctionInfo;
+using hwm::function_names;
+using hwm::kPlaceholder;
+using hwm::Ode;
+using hwm::ParseState;
 using hwm::Tok;
 using hwm::Token;
 
 constexpr int kMaxDepth = 256;
-constexpr std::uint32_t kPlaceholder = 0x80000000u;
-
-struct FunctionInfo {
-  std::string_view name;
-  Op op;
-  int arity;  // -1: piecewise
-};
-
-constexpr FunctionInfo kFunctions[] = {
-    {"exp", Op::exp, 1},     {"log", Op::log, 1},     {"ln", Op::log, 1},
-    {"log10", Op::log10, 1}, {"sqrt", Op::sqrt, 1},   {"abs", Op::abs, 1},
-    {"floor", Op::floor, 1}, {"ceil", Op::ceil, 1},   {"sin", Op::sin, 1},
-    {"cos", Op::cos, 1},     {"tan", Op::tan, 1},     {"asin", Op::asin, 1},
-    {"acos", Op::acos, 1},   {"atan", Op::atan, 1},   {"sinh", Op::sinh, 1},
-    {"cosh", Op::cosh, 1},   {"tanh", Op::tanh, 1},   {"asinh", Op::asinh, 1},
-    {"acosh", Op::acosh, 1}, {"atanh", Op::atanh, 1}, {"min", Op::min, 2},
-    {"max", Op::max, 2},     {"rem", Op::rem, 2},     {"pow", Op::pow, 2},
-    {"piecewise", Op::piecewise, -1},
-};
-
-const FunctionInfo* find_function(std::string_view name) {
-  for (const auto& f : kFunctions)
-    if (f.name == name) return &f;
-  return nullptr;
-}
 
 constexpr std::string_view kReserved[] = {"and", "or", "not", "xor", "if", "then", "else"};
-
-// Optimal-string-alignment distance: insertions, deletions, substitutions and swaps of
-// neighbours ("vlot" for "volt") each cost 1.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  const std::size_t w = b.size() + 1;
-  std::vector<std::size_t> d((a.size() + 1) * w);
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i * w] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i)
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      std::size_t v = std::min({d[(i - 1) * w + j] + 1, d[i * w + j - 1] + 1,
-                                d[(i - 1) * w + j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        v = std::min(v, d[(i - 2) * w + j - 2] + 1);
-      d[i * w + j] = v;
-    }
-  return d[a.size() * w + b.size()];
-}
-
-// " (did you mean 'x'?)" for the closest candidate, or "" when none is close.
-std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates) {
-  if (name.size() > 200) return "";
-  std::string best;
-  std::size_t best_d = std::max<std::size_t>(1, name.size() / 3) + 1;
-  for (const auto& c : candidates) {
-    if (c.size() > 200) continue;
-    std::string lc = c, ln(name);
-    std::transform(lc.begin(), lc.end(), lc.begin(), ::tolower);
-    std::transform(ln.begin(), ln.end(), ln.begin(), ::tolower);
-    std::size_t d = lc == ln ? 0 : edit_distance(name, c);
-    if (d < best_d) {
-      best_d = d;
-      best = c;
-    }
-  }
-  return best.empty() ? "" : " (did you mean '" + best + "'?)";
-}
 
 // Thrown after a syntax error has been recorded; the statement loop skips to the next line.
 struct SyntaxAbort {};
 
-struct Decl {
-  VarKind kind;
-  std::uint32_t index;
-  SourceLoc loc;
-  const char* what;  // "param", "state", ...
+// The tokens and a place among them, with the grammar's error reporting: a failed
+// expectation records its message and aborts the statement (SyntaxAbort).
+class Cursor {
+ protected:
+  Cursor(const std::string& path, DiagnosticSink& diag) : path_(path), diag_(diag) {}
+
+  const Token& peek(std::size_t ahead = 0) const {
+    std::size_t i = std::min(pos_ + ahead, toks_.size() - 1);
+    return toks_[i];
+  }
+  const Token& next() {
+    const Token& t = toks_[pos_];
+    if (pos_ + 1 < toks_.size()) ++pos_;
+    return t;
+  }
+  bool is_word(const Token& t, std::string_view w) const {
+    return t.kind == Tok::ident && t.text == w;
+  }
+  SourceLoc loc(const Token& t) const { return {path_, t.line, t.col}; }
+
+  [[noreturn]] void fail(const Token& t, const std::string& msg) {
+    diag_.error(loc(t), msg);
+    throw SyntaxAbort{};
+  }
+  std::string found(const Token& t) const {
+    switch (t.kind) {
+      case Tok::ident: return "'" + t.text + "'";
+      case Tok::number: return "number " + t.text;
+      default: return hwm::token_name(t.kind);
+    }
+  }
+  const Token& expect(Tok kind, const char* context) {
+    if (peek().kind != kind)
+      fail(peek(), std::string("expected ") + hwm::token_name(kind) + " " + context +
+                       ", found " + found(peek()));
+    return next();
+  }
+  void skip_newlines() {
+    while (peek().kind == Tok::newline) ++pos_;
+  }
+
+  std::vector<Token> toks_;
+  std::size_t pos_ = 0;
+
+ private:
+  const std::string& path_;
+  DiagnosticSink& diag_;
 };
 
-struct Ode {
-  std::string name;
-  SourceLoc loc;
-  ExprId expr;
-};
-
-class Parser {
+// Private bases: the grammar reads through the cursor and fills the state it resolves
+// (parse_state.hpp).
+class Parser : ParseState, Cursor {
  public:
-  Parser(std::string_view text, const std::string& file) : file_(file) {
+  Parser(std::string_view text, const std::string& file) : Cursor(file_, sink_) {
+    file_ = file;
     auto lexed = hwm::lex(text, file_, sink_);
     toks_ = std::move(lexed.tokens);
     comments_ = std::move(lexed.trailing_comments);
@@ -131,49 +117,12 @@ class Parser {
         while (peek().kind != Tok::newline && peek().kind != Tok::end) ++pos_;
       }
     }
-    if (!sink_.has_errors()) finish();
+    if (!sink_.has_errors()) resolve(*this);
     sink_.throw_if_errors();
     return std::move(m_);
   }
 
  private:
-  // ---- tokens -------------------------------------------------------------------------
-  const Token& peek(std::size_t ahead = 0) const {
-    std::size_t i = std::min(pos_ + ahead, toks_.size() - 1);
-    return toks_[i];
-  }
-  const Token& next() {
-    const Token& t = toks_[pos_];
-    if (pos_ + 1 < toks_.size()) ++pos_;
-    return t;
-  }
-  bool is_word(const Token& t, std::string_view w) const {
-    return t.kind == Tok::ident && t.text == w;
-  }
-  SourceLoc loc(const Token& t) const { return {file_, t.line, t.col}; }
-
-  std::size_t error_count() const { return sink_.all().size(); }
-
-  [[noreturn]] void fail(const Token& t, const std::string& msg) {
-    sink_.error(loc(t), msg);
-    throw SyntaxAbort{};
-  }
-  std::string found(const Token& t) const {
-    switch (t.kind) {
-      case Tok::ident: return "'" + t.text + "'";
-      case Tok::number: return "number " + t.text;
-      default: return hwm::token_name(t.kind);
-    }
-  }
-  const Token& expect(Tok kind, const char* context) {
-    if (peek().kind != kind)
-      fail(peek(), std::string("expected ") + hwm::token_name(kind) + " " + context +
-                       ", found " + found(peek()));
-    return next();
-  }
-  void skip_newlines() {
-    while (peek().kind == Tok::newline) ++pos_;
-  }
 
   // ---- statements ---------------------------------------------------------------------
   void statement() {
@@ -524,9 +473,7 @@ class Parser {
     const Token& open = next();
     const FunctionInfo* f = find_function(name.text);
     if (!f) {
-      std::vector<std::string> names;
-      for (const auto& fi : kFunctions) names.emplace_back(fi.name);
-      fail(name, "unknown function '" + name.text + "'" + did_you_mean(name.text, names));
+      fail(name, "unknown function '" + name.text + "'" + did_you_mean(name.text, function_names()));
     }
     std::vector<ExprId> args;
     if (peek().kind != Tok::rparen) {
@@ -565,122 +512,9 @@ class Parser {
     return pool_.variable(VarKind::algebraic, kPlaceholder | it->second);
   }
 
-  // ---- resolution ---------------------------------------------------------------------
-  void finish() {
-    if (!have_model_name_) m_.name = default_model_name();
-    if (!have_time_) {
-      m_.time.name = "t";
-      if (!decls_.count("t")) decls_.emplace("t", Decl{VarKind::time, 0, {}, "time"});
-    }
-    // Each state gets exactly one equation.
-    std::vector<int> ode_of(m_.states.size(), -1);
-    for (std::size_t i = 0; i < odes_.size(); ++i) {
-      const Ode& o = odes_[i];
-      auto d = decls_.find(o.name);
-      if (d == decls_.end() || d->second.kind != VarKind::state) {
-        std::string what = d == decls_.end() ? "which is not defined"
-                                             : std::string("which is a ") + d->second.what;
-        std::string hint = d == decls_.end() ? did_you_mean(o.name, state_names()) : "";
-        sink_.error(o.loc, "d/dt of '" + o.name + "', " + what + "; only a state has a "
-                           "derivative (declare it with state " + o.name + " = <initial value>)" + hint);
-        continue;
-      }
-      int& slot = ode_of[d->second.index];
-      if (slot >= 0) {
-        sink_.error(o.loc, "second equation for d/dt " + o.name + " (the first is at " +
-                               odes_[slot].loc.str() + ")");
-        continue;
-      }
-      slot = static_cast<int>(i);
-    }
-    for (std::size_t i = 0; i < m_.states.size(); ++i)
-      if (ode_of[i] < 0)
-        sink_.error(m_.states[i].loc, "state '" + m_.states[i].name + "' has no equation; add d/dt " +
-                                          m_.states[i].name + " = <expression>");
-
-    // Resolve every name once.
-    std::vector<ExprId> resolved(ref_names_.size(), kNoExpr);
-    std::vector<std::string> all_names;
-    for (const auto& [n, d] : decls_) all_names.push_back(n);
-    std::sort(all_names.begin(), all_names.end());
-    for (std::size_t k = 0; k < ref_names_.size(); ++k) {
-      if (error_count() > kMaxErrors) break;
-      const std::string& n = ref_names_[k];
-      auto d = decls_.find(n);
-      if (d != decls_.end()) {
-        resolved[k] = m_.pool.variable(d->second.kind, d->second.index);
-      } else if (n == "pi") {
-        resolved[k] = m_.pool.constant(std::numbers::pi);
-      } else if (n == "e") {
-        resolved[k] = m_.pool.constant(std::numbers::e);
-      } else if (find_function(n)) {
-        sink_.error(ref_locs_[k], "'" + n + "' is a function; call it as " + n + "(...)");
-      } else {
-        sink_.error(ref_locs_[k], "undefined name '" + n + "'" + did_you_mean(n, all_names));
-      }
-    }
-    if (sink_.has_errors()) return;
-
-    // Copy the reachable expressions into the model's pool, resolving placeholders.
-    std::vector<ExprId> roots;
-    for (const auto& a : m_.algebraics) roots.push_back(a.expr);
-    for (const auto& o : odes_) roots.push_back(o.expr);
-    std::unordered_map<ExprId, ExprId> map;
-    std::vector<ExprId> args;
-    for (ExprId id : topological_nodes(pool_, roots)) {
-      const Node& n = pool_.node(id);
-      ExprId out;
-      if (n.op == Op::constant) {
-        out = m_.pool.constant(n.value);
-      } else if (n.op == Op::variable) {
-        out = resolved[n.index & ~kPlaceholder];
-      } else {
-        args.clear();
-        for (ExprId a : n.args) args.push_back(map.at(a));
-        out = m_.pool.make(n.op, args);
-      }
-      map[id] = out;
-    }
-    for (auto& a : m_.algebraics) a.expr = map.at(a.expr);
-    m_.derivatives.assign(m_.states.size(), kNoExpr);
-    for (std::size_t i = 0; i < m_.states.size(); ++i)
-      m_.derivatives[i] = map.at(odes_[ode_of[i]].expr);
-  }
-
-  std::vector<std::string> state_names() const {
-    std::vector<std::string> v;
-    for (const auto& s : m_.states) v.push_back(s.name);
-    return v;
-  }
-
-  std::string default_model_name() const {
-    std::string stem = file_;
-    auto slash = stem.find_last_of("/\\");
-    if (slash != std::string::npos) stem = stem.substr(slash + 1);
-    auto dot = stem.find('.');
-    if (dot != std::string::npos) stem = stem.substr(0, dot);
-    for (char& c : stem)
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
-    return stem.empty() ? "model" : stem;
-  }
-
-  static constexpr std::size_t kMaxErrors = 30;
-  std::string file_;
-  DiagnosticSink sink_;
-  std::vector<Token> toks_;
   std::map<int, std::string> comments_;
-  std::size_t pos_ = 0;
   int depth_ = 0;
-
-  Model m_;
-  ExprPool pool_;  // scratch: expressions with placeholder names
-  bool have_model_name_ = false, have_time_ = false;
   bool have_citation_ = false, have_description_ = false;
-  std::unordered_map<std::string, Decl> decls_;
-  std::unordered_map<std::string, std::uint32_t> refs_;
-  std::vector<std::string> ref_names_;
-  std::vector<SourceLoc> ref_locs_;
-  std::vector<Ode> odes_;
 };
 
 }  // namespace
