@@ -227,7 +227,10 @@ void add_restitution_command(CLI::App& app, Action& action) {
   cmd->add_option("--n-s1", *n_s1, "number of S1 beats at --bcl")->check(CLI::Range(1, 100000))->capture_default_str();
   cmd->add_option("--s2", *s2, "coupling intervals LO:HI:STEP in ms")->capture_default_str();
   cmd->footer(
-      "Prints CSV: coupling interval, DI = CI - APD90(last S1), APD90 of S1 and S2 (ms).\n\n"
+      "Prints CSV: coupling interval, DI = CI - APD90(last S1) (negative: S2 came before S1\n"
+      "repolarised), APD90 of S1 (its whole beat, the same in every row) and of S2 (ms), and\n"
+      "whether S2 captured (a full action potential: at least 80 % of the S1's upstroke, back\n"
+      "to 90 %); APD90 of S2 is nan where it did not.\n\n"
       "Example:\n  heartwave restitution tentusscher_2006_epi --bcl 1000 --n-s1 10 --s2 250:800:25");
   cmd->callback([=, &action] {
     action = [=]() {
@@ -245,9 +248,9 @@ void add_restitution_command(CLI::App& app, Action& action) {
       o.n_s1 = *n_s1;
       o.duration_ms = p.stim_duration_ms;
       const auto pts = cell::run_s1s2(*p.kernel, p.setup, o, p.solver);
-      std::cout << "coupling_ms,di_ms,apd90_s1,apd90_s2\n";
+      std::cout << "coupling_ms,di_ms,apd90_s1,apd90_s2,captured\n";
       for (const auto& q : pts)
-        std::cout << fmt::format("{},{},{},{}\n", q.coupling_ms, q.di_ms, q.apd90_s1, q.apd90_s2);
+        std::cout << fmt::format("{},{},{},{},{}\n", q.coupling_ms, q.di_ms, q.apd90_s1, q.apd90_s2, int(q.captured));
       return 0;
     };
   });

@@ -149,8 +149,10 @@ def steady_state(model: Model | str, *, bcl: float = 1000.0, beats: int = 100, *
 def restitution(model: Model | str, *, bcl: float = 1000.0, n_s1: int = 10, coupling=None, **kwargs):
     """S1-S2 restitution: n_s1 beats at bcl, then one S2 at each coupling interval (ms).
 
-    Returns a DataFrame (a dict of arrays without pandas) with columns coupling_ms, di_ms,
-    apd90_s1 and apd90_s2. Other keyword arguments as pace().
+    Returns a DataFrame (a dict of arrays without pandas) with columns coupling_ms, di_ms
+    (CI - APD90 of the last S1, negative when S2 came before it repolarised), apd90_s1 (its
+    whole beat, the same in every row), apd90_s2 (NaN where S2 did not capture) and captured
+    (S2 made a full action potential). Other keyword arguments as pace().
     """
     if coupling is None:
         coupling = np.arange(250.0, 1000.0 + 1e-9, 50.0)
@@ -159,7 +161,8 @@ def restitution(model: Model | str, *, bcl: float = 1000.0, n_s1: int = 10, coup
         raise ValueError("coupling must be one or more intervals > 0 ms")
     o = _options(model, bcl=bcl, **kwargs)
     rows = _core.restitution(o, _check.integer("n_s1", n_s1, minimum=1), c.tolist())
-    cols = {"coupling_ms": rows[:, 0], "di_ms": rows[:, 1], "apd90_s1": rows[:, 2], "apd90_s2": rows[:, 3]}
+    cols = {"coupling_ms": rows[:, 0], "di_ms": rows[:, 1], "apd90_s1": rows[:, 2], "apd90_s2": rows[:, 3],
+            "captured": rows[:, 4] != 0}
     try:
         import pandas as pd
         return pd.DataFrame(cols)

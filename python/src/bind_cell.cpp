@@ -218,8 +218,9 @@ void bind_cell(nb::module_& m) {
           pts = cell::run_s1s2(*p.kernel, p.setup, r, p.solver);
         }
         std::vector<double> flat;
-        for (const auto& q : pts) flat.insert(flat.end(), {q.coupling_ms, q.di_ms, q.apd90_s1, q.apd90_s2});
-        return to_numpy(std::move(flat), {pts.size(), 4});
+        for (const auto& q : pts)
+          flat.insert(flat.end(), {q.coupling_ms, q.di_ms, q.apd90_s1, q.apd90_s2, q.captured ? 1.0 : 0.0});
+        return to_numpy(std::move(flat), {pts.size(), 5});
       },
       nb::arg("options"), nb::arg("n_s1"), nb::arg("coupling_ms"));
 }

@@ -69,9 +69,14 @@ def test_float_precision():
 
 
 def test_restitution_curve():
-    r = hw.restitution("tentusscher_2006_epi", bcl=1000, n_s1=3, coupling=[300, 500, 800])
+    r = hw.restitution("tentusscher_2006_epi", bcl=1000, n_s1=3, coupling=[150, 400, 500, 800])
     s2 = np.asarray(r["apd90_s2"])
-    assert len(s2) == 3 and np.all(np.diff(s2) > 0)  # APD grows with the coupling interval
+    captured = np.asarray(r["captured"])
+    di = np.asarray(r["di_ms"])
+    assert len(s2) == 4 and list(captured) == [False, True, True, True]
+    assert di[0] < 0 and np.isnan(s2[0])  # S2 inside the S1 action potential: no APD
+    assert np.all(np.diff(s2[1:]) > 0)  # APD grows with the coupling interval
+    assert len(set(np.asarray(r["apd90_s1"]))) == 1  # S1 measured once
 
 
 def test_stimulus_needed_for_additive_model(shared_models):

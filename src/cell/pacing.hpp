@@ -45,8 +45,12 @@ class StepSchedule {
 // S1-S2 restitution: n_s1 pulses at bcl_ms, then one S2 at each coupling interval after
 // the last S1. For each interval, the row holds the APD90 of the last S1 beat, the
 // diastolic interval DI = CI - APD90(S1), and the APD90 of the S2 beat.
+// One S1-S2 coupling interval: DI = CI − APD90(S1) (negative when S2 came before S1
+// repolarised); APD90(S1) of the last S1 beat over its whole BCL, the same in every row;
+// APD90(S2) NaN unless S2 captured (made a full action potential, restitution.hpp).
 struct RestitutionPoint {
   double coupling_ms = 0, di_ms = 0, apd90_s1 = 0, apd90_s2 = 0;
+  bool captured = false;
 };
 
 }  // namespace hw::cell

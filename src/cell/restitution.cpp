@@ -2,6 +2,7 @@
 #include "cell/restitution.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -21,6 +22,10 @@ std::vector<RestitutionPoint> run_s1s2(const CellKernel& k, const CellSetup& set
         no_trace);
     s.initial_states = pre.final_states;
   }
+  // The last S1 beat alone over its BCL: APD90(S1) and its amplitude, once.
+  const StimulusTrain last = StimulusTrain::periodic(o.s1_bcl_ms, 1, o.duration_ms);
+  const BeatBiomarkers s1 = run_single_cell(k, s, last, solver, no_trace).beats.at(0);
+  const double s1_amplitude = s1.v_peak - s1.v_rest;
   std::vector<RestitutionPoint> out;
   for (double ci : o.coupling_ms) {
     if (!(ci > o.duration_ms))
@@ -30,12 +35,13 @@ std::vector<RestitutionPoint> run_s1s2(const CellKernel& k, const CellSetup& set
     t.onsets_ms = {0.0, ci};
     t.duration_ms = o.duration_ms;
     t.end_ms = ci + o.s1_bcl_ms;
-    const auto r = run_single_cell(k, s, t, solver, no_trace);
+    const BeatBiomarkers s2 = run_single_cell(k, s, t, solver, no_trace).beats.at(1);
     RestitutionPoint p;
     p.coupling_ms = ci;
-    p.apd90_s1 = r.beats.at(0).apd90;
-    p.apd90_s2 = r.beats.at(1).apd90;
-    p.di_ms = ci - p.apd90_s1;
+    p.apd90_s1 = s1.apd90;
+    p.di_ms = ci - s1.apd90;
+    p.captured = std::isfinite(s2.apd90) && s2.v_peak - s2.v_rest >= 0.8 * s1_amplitude;
+    p.apd90_s2 = p.captured ? s2.apd90 : std::numeric_limits<double>::quiet_NaN();
     out.push_back(p);
   }
   return out;

@@ -4,6 +4,17 @@
 // stimulus CI ms after the last S1. The state at the last S1's onset is computed once and
 // shared by every CI (each CI then runs the last S1 beat and the S2 beat, BCL ms after
 // the S2 at most), so the cost is n_s1·BCL + Σ(CI + BCL) ms of simulation.
+//
+// APD90(S1) is measured once, on the last S1 beat run alone over its whole BCL: measured in
+// each CI's run it would end at S2, and an S2 before repolarisation would leave it NaN
+// (the rows then had no DI). DI = CI − APD90(S1), negative for an S2 inside the S1 action
+// potential. S2 captured: its upstroke rose at least 80 % of the S1's amplitude (V_peak −
+// V at onset) and it repolarised to 90 % within BCL; else APD90(S2) is NaN, not the width
+// of a graded response measured from a raised V (tens of ms, which read as real APDs).
+// Why 80 %: near refractoriness the response grows with the interval without a threshold
+// (LR91 at BCL 1000 ms: 38 % of the S1's amplitude at DI 1 ms, 60 % at 9, 81 % at 17); the
+// bar is a convention, and a response of four fifths of a full upstroke is an action
+// potential by any reading.
 #pragma once
 
 #include <vector>
