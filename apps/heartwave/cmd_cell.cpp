@@ -10,6 +10,7 @@
 #include "cell/population_gpu.hpp"
 #include "cell/restitution.hpp"
 #include "common.hpp"
+#include "core/atomic_file.hpp"
 
 namespace hw::cli {
 
@@ -73,6 +74,7 @@ void add_cell_command(CLI::App& app, Action& action) {
                                  "built-in model '{}', {} beats at BCL {} ms, trace to {}\n",
                                  flags.file, flags.beats, flags.bcl, out_path);
       }
+      if (!out_path.empty()) check_writable(out_path, "--output");
       run::PreparedCell p = prepare(flags);
       print_notes(p.loaded.notes);
       if (!p.integrator_note.empty()) std::cerr << p.integrator_note << '\n';
@@ -155,6 +157,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
       "  heartwave sweep tentusscher_2006_epi --lhs g_Kr=0.5:1.5 --cells 100000 --backend cuda -o bio.csv");
   cmd->callback([=, &action] {
     action = [=]() {
+      if (!output->empty()) check_writable(*output, "--output");
       const int modes = !grid->empty() + !random->empty() + !lhs->empty() + !csv->empty();
       if (modes != 1)
         throw CLI::ValidationError("sweep", "give exactly one of --grid, --random, --lhs or --csv");
@@ -219,38 +222,66 @@ void add_sweep_command(CLI::App& app, Action& action) {
 }
 
 void add_restitution_command(CLI::App& app, Action& action) {
-  auto* cmd = app.add_subcommand("restitution", "S1-S2 restitution of one cell (APD90 vs DI)");
+  auto* cmd = app.add_subcommand("restitution", "S1-S2 or dynamic restitution of one cell (APD90 vs DI)");
   auto f = std::make_shared<SimFlags>();
   auto n_s1 = std::make_shared<int>(10);
   auto s2 = std::make_shared<std::string>("250:1000:50");
+  auto dynamic = std::make_shared<std::string>();
+  auto output = std::make_shared<std::string>();
   f->add_to(*cmd, true);
   cmd->add_option("--n-s1", *n_s1, "number of S1 beats at --bcl")->check(CLI::Range(1, 100000))->capture_default_str();
   cmd->add_option("--s2", *s2, "coupling intervals LO:HI:STEP in ms")->capture_default_str();
+  cmd->add_option("--dynamic", *dynamic,
+                  "the dynamic protocol instead: --beats beats (50 unless given) at each cycle length "
+                  "LO:HI:STEP ms, from HI down to LO");
+  cmd->add_option("--output,-o", *output, "write the CSV to this file (checked before the run); default: stdout");
   cmd->footer(
-      "Prints CSV: coupling interval, DI = CI - APD90(last S1) (negative: S2 came before S1\n"
-      "repolarised), APD90 of S1 (its whole beat, the same in every row) and of S2 (ms), and\n"
+      "S1-S2 prints CSV: coupling interval, DI = CI - APD90(last S1) (negative: S2 came before\n"
+      "S1 repolarised), APD90 of S1 (its whole beat, the same in every row) and of S2 (ms), and\n"
       "whether S2 captured (a full action potential: at least 80 % of the S1's upstroke, back\n"
-      "to 90 %); APD90 of S2 is nan where it did not.\n\n"
-      "Example:\n  heartwave restitution tentusscher_2006_epi --bcl 1000 --n-s1 10 --s2 250:800:25");
+      "to 90 %); APD90 of S2 is nan where it did not.\n"
+      "--dynamic prints CSV: cycle length, DI = BCL - APD90, APD90 of the last beat, and whether\n"
+      "the last two beats were both full action potentials (nan APD90 where not: 2:1 block).\n\n"
+      "Examples:\n  heartwave restitution tentusscher_2006_epi --bcl 1000 --n-s1 10 --s2 250:800:25\n"
+      "  heartwave restitution tentusscher_2006_epi --dynamic 300:1000:100 --beats 30 -o dynamic.csv");
   cmd->callback([=, &action] {
+    const bool beats_given = cmd->count("--beats") > 0;
     action = [=]() {
       SimFlags flags = *f;
       if (flags.file.empty()) flags.file = default_model();
-      const auto r = cell::parse_range("s2=" + *s2, true);  // LO:HI:STEP, read as N
+      if (!output->empty()) check_writable(*output, "--output");
+      const bool dyn = !dynamic->empty();
+      const auto r = cell::parse_range((dyn ? "dynamic=" : "s2=") + (dyn ? *dynamic : *s2), true);  // LO:HI:STEP
       if (!(r.hi >= r.lo) || r.n <= 0)
-        throw CLI::ValidationError("--s2", "expected LO:HI:STEP with LO <= HI and STEP > 0");
-      cell::RestitutionOptions o;
-      for (double ci = r.lo; ci <= r.hi + 1e-9; ci += r.n) o.coupling_ms.push_back(ci);
+        throw CLI::ValidationError(dyn ? "--dynamic" : "--s2", "expected LO:HI:STEP with LO <= HI and STEP > 0");
+      std::vector<double> range;
+      for (double x = r.lo; x <= r.hi + 1e-9; x += r.n) range.push_back(x);
       run::PreparedCell p = prepare(flags);
       print_notes(p.loaded.notes);
       if (!p.integrator_note.empty()) std::cerr << p.integrator_note << '\n';
-      o.s1_bcl_ms = flags.bcl;
-      o.n_s1 = *n_s1;
-      o.duration_ms = p.stim_duration_ms;
-      const auto pts = cell::run_s1s2(*p.kernel, p.setup, o, p.solver);
-      std::cout << "coupling_ms,di_ms,apd90_s1,apd90_s2,captured\n";
-      for (const auto& q : pts)
-        std::cout << fmt::format("{},{},{},{},{}\n", q.coupling_ms, q.di_ms, q.apd90_s1, q.apd90_s2, int(q.captured));
+      std::string csv;
+      if (dyn) {
+        cell::DynamicOptions o;
+        o.bcl_ms.assign(range.rbegin(), range.rend());
+        o.beats = beats_given ? flags.beats : 50;
+        o.duration_ms = p.stim_duration_ms;
+        csv = "bcl_ms,di_ms,apd90,captured\n";
+        for (const auto& q : cell::run_dynamic(*p.kernel, p.setup, o, p.solver))
+          csv += fmt::format("{},{},{},{}\n", q.bcl_ms, q.di_ms, q.apd90, int(q.captured));
+      } else {
+        cell::RestitutionOptions o;
+        o.coupling_ms = range;
+        o.s1_bcl_ms = flags.bcl;
+        o.n_s1 = *n_s1;
+        o.duration_ms = p.stim_duration_ms;
+        csv = "coupling_ms,di_ms,apd90_s1,apd90_s2,captured\n";
+        for (const auto& q : cell::run_s1s2(*p.kernel, p.setup, o, p.solver))
+          csv += fmt::format("{},{},{},{},{}\n", q.coupling_ms, q.di_ms, q.apd90_s1, q.apd90_s2, int(q.captured));
+      }
+      if (output->empty())
+        std::cout << csv;
+      else
+        io::write_file_atomic(*output, csv);
       return 0;
     };
   });

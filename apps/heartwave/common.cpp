@@ -1,8 +1,11 @@
 // See common.hpp.
 #include "common.hpp"
 
+#include <unistd.h>
+
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <map>
 
@@ -170,6 +173,20 @@ void print_notes(const std::vector<Diagnostic>& notes) {
                                "inspect FILE`, lists them all)\n",
                                more, more > 1 ? "s" : "", d->code);
   }
+}
+
+void check_writable(const std::string& path, const std::string& option) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw CLI::ValidationError(option, fmt::format("{} is a folder; give a file name in it (for example {}/out.csv)",
+                                                   path, path));
+  const fs::path parent = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+  if (!fs::is_directory(parent, ec))
+    throw CLI::ValidationError(option, fmt::format("the folder {} of {} does not exist; create it first",
+                                                   parent.string(), path));
+  if (::access(parent.c_str(), W_OK) != 0 || (fs::exists(path, ec) && ::access(path.c_str(), W_OK) != 0))
+    throw CLI::ValidationError(option, fmt::format("{} cannot be written here (permissions)", path));
 }
 
 }  // namespace hw::cli

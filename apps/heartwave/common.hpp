@@ -61,6 +61,10 @@ extern const CLI::Validator kNonNegative;
 // A time in ms with at most as many decimals as dt has ("390.34", not "390.34000000000003").
 std::string format_ms(double t_ms, double dt_ms);
 
+// Refuses an output path before any work is done, rather than after: a folder, or a file in
+// a folder that does not exist or cannot be written. CLI::ValidationError naming `option`.
+void check_writable(const std::string& path, const std::string& option);
+
 // --verbose (any command): every warning, not one per kind.
 extern bool g_verbose;
 

@@ -47,4 +47,33 @@ std::vector<RestitutionPoint> run_s1s2(const CellKernel& k, const CellSetup& set
   return out;
 }
 
+std::vector<DynamicPoint> run_dynamic(const CellKernel& k, const CellSetup& setup, const DynamicOptions& o,
+                                      const SolverOptions& solver) {
+  if (o.beats < 2) throw InputError(SourceLoc{}, "the dynamic protocol needs at least 2 beats per cycle length");
+  if (o.bcl_ms.empty()) throw InputError(SourceLoc{}, "no cycle lengths given");
+  TraceOptions no_trace;
+  no_trace.record = false;
+  CellSetup s = setup;
+  double reference = std::numeric_limits<double>::quiet_NaN();  // the first BCL's last upstroke
+  std::vector<DynamicPoint> out;
+  for (double bcl : o.bcl_ms) {
+    if (!(bcl > o.duration_ms))
+      throw InputError(SourceLoc{}, fmt::format("cycle length {} ms must exceed the stimulus duration", bcl));
+    const SingleCellResult r =
+        run_single_cell(k, s, StimulusTrain::periodic(bcl, o.beats, o.duration_ms), solver, no_trace);
+    s.initial_states = r.final_states;
+    const BeatBiomarkers& last = r.beats.back();
+    const BeatBiomarkers& before = r.beats.at(r.beats.size() - 2);
+    if (std::isnan(reference)) reference = last.v_peak - last.v_rest;
+    auto full = [&](const BeatBiomarkers& b) { return std::isfinite(b.apd90) && b.v_peak - b.v_rest >= 0.8 * reference; };
+    DynamicPoint p;
+    p.bcl_ms = bcl;
+    p.captured = full(last) && full(before);
+    p.apd90 = p.captured ? last.apd90 : std::numeric_limits<double>::quiet_NaN();
+    p.di_ms = bcl - p.apd90;
+    out.push_back(p);
+  }
+  return out;
+}
+
 }  // namespace hw::cell

@@ -34,4 +34,23 @@ std::vector<RestitutionPoint> run_s1s2(const CellKernel& kernel, const CellSetup
                                        const RestitutionOptions& opt,
                                        const SolverOptions& solver);
 
+// The dynamic (steady-state) protocol: `beats` beats at each BCL in the order given (the
+// longest first), each BCL continuing from the state the one before left; per BCL the last
+// beat's APD90 and DI = BCL − APD90. captured: the last two beats each rose at least 80 % of
+// the first BCL's last upstroke and repolarised to 90 % (a 1:1 response); else (2:1 block,
+// failed beats) APD90 is NaN, as for an S2 that does not capture.
+struct DynamicOptions {
+  std::vector<double> bcl_ms;
+  int beats = 50;
+  double duration_ms = 1;
+};
+
+struct DynamicPoint {
+  double bcl_ms = 0, di_ms = 0, apd90 = 0;
+  bool captured = false;
+};
+
+std::vector<DynamicPoint> run_dynamic(const CellKernel& kernel, const CellSetup& setup, const DynamicOptions& opt,
+                                      const SolverOptions& solver);
+
 }  // namespace hw::cell

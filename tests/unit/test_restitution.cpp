@@ -10,11 +10,15 @@
 
 namespace {
 
-std::vector<hw::cell::RestitutionPoint> restitution(const std::string& model, std::vector<double> ci) {
+hw::run::PreparedCell prepared(const std::string& model) {
   hw::run::CellRunOptions o;
   o.model = model;
   o.bcl_ms = 1000;
-  hw::run::PreparedCell p = hw::run::prepare_cell(o);
+  return hw::run::prepare_cell(o);
+}
+
+std::vector<hw::cell::RestitutionPoint> restitution(const std::string& model, std::vector<double> ci) {
+  hw::run::PreparedCell p = prepared(model);
   hw::cell::RestitutionOptions r;
   r.s1_bcl_ms = 1000;
   r.n_s1 = 3;
@@ -60,4 +64,31 @@ TEST(Restitution, S1MeasuredOnceAndUncapturedS2Marked) {
   // Every captured S2 is a full action potential: none as short as the graded responses.
   for (const auto& r : rows)
     if (r.captured) EXPECT_GT(r.apd90_s2, 100) << "CI " << r.coupling_ms;
+}
+
+// The dynamic protocol: 20 beats at each cycle length, longest first, continuing. APD90
+// shortens with the cycle length, DI = BCL - APD90, and at 300 ms LR91 no longer follows
+// 1:1 (its APD90 at 400 ms is near 290 ms): not captured, APD90 NaN.
+TEST(Restitution, DynamicProtocol) {
+  hw::run::PreparedCell p = prepared("luo_rudy_1991");
+  hw::cell::DynamicOptions o;
+  o.bcl_ms = {1000, 700, 500, 400, 300};
+  o.beats = 20;
+  o.duration_ms = p.stim_duration_ms;
+  const auto rows = hw::cell::run_dynamic(*p.kernel, p.setup, o, p.solver);
+  ASSERT_EQ(rows.size(), 5u);
+  for (const auto& r : rows)
+    std::printf("[measured] LR91 dynamic: BCL %.0f  APD90 %.2f  DI %.2f  captured %d\n", r.bcl_ms, r.apd90, r.di_ms,
+                int(r.captured));
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_TRUE(rows[i].captured) << rows[i].bcl_ms;
+    EXPECT_DOUBLE_EQ(rows[i].di_ms, rows[i].bcl_ms - rows[i].apd90);
+    if (i > 0) EXPECT_LT(rows[i].apd90, rows[i - 1].apd90) << rows[i].bcl_ms;
+  }
+  EXPECT_NEAR(rows[0].apd90, restitution("luo_rudy_1991", {900})[0].apd90_s1, 1.0)
+      << "at 1000 ms the dynamic APD90 is the S1-S2 protocol's S1 APD90";
+  EXPECT_FALSE(rows[4].captured);
+  EXPECT_TRUE(std::isnan(rows[4].apd90));
+  o.beats = 1;
+  EXPECT_THROW(hw::cell::run_dynamic(*p.kernel, p.setup, o, p.solver), hw::InputError);
 }
