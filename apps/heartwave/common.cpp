@@ -178,15 +178,15 @@ void print_notes(const std::vector<Diagnostic>& notes) {
 void check_writable(const std::string& path, const std::string& option) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  const SourceLoc at{path, 0, 0};
   if (fs::is_directory(path, ec))
-    throw CLI::ValidationError(option, fmt::format("{} is a folder; give a file name in it (for example {}/out.csv)",
-                                                   path, path));
+    throw InputError(at, fmt::format("{}: {} is a folder; give a file name in it (for example {}/out.csv)", option,
+                                     path, path));
   const fs::path parent = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
   if (!fs::is_directory(parent, ec))
-    throw CLI::ValidationError(option, fmt::format("the folder {} of {} does not exist; create it first",
-                                                   parent.string(), path));
+    throw InputError(at, fmt::format("{}: the folder {} does not exist; create it first", option, parent.string()));
   if (::access(parent.c_str(), W_OK) != 0 || (fs::exists(path, ec) && ::access(path.c_str(), W_OK) != 0))
-    throw CLI::ValidationError(option, fmt::format("{} cannot be written here (permissions)", path));
+    throw InputError(at, fmt::format("{}: cannot be written here (permissions)", option));
 }
 
 }  // namespace hw::cli

@@ -62,7 +62,8 @@ extern const CLI::Validator kNonNegative;
 std::string format_ms(double t_ms, double dt_ms);
 
 // Refuses an output path before any work is done, rather than after: a folder, or a file in
-// a folder that does not exist or cannot be written. CLI::ValidationError naming `option`.
+// a folder that does not exist or cannot be written. InputError at the path (exit 1, as
+// for any file that cannot be read or written), naming `option`.
 void check_writable(const std::string& path, const std::string& option);
 
 // --verbose (any command): every warning, not one per kind.

@@ -182,17 +182,18 @@ TEST(Cli, BadCommandLinesHaveExitCodes) {
   EXPECT_EQ(cli("model convert /nonexistent.cellml -o /tmp/x.hwm").code, 1);
 }
 
-// An output path that cannot be written is refused before the run (exit 2, the option
-// named), not after it: a folder, or a file in a folder that does not exist.
+// An output path that cannot be written is refused before the run (exit 1, an input error
+// naming the option and the path), not after it: a folder, or a file in a folder that does
+// not exist.
 TEST(Cli, OutputPathsCheckedBeforeTheRun) {
   const std::string dir = std::filesystem::temp_directory_path().string();
   for (const std::string cmd : {"cell mfhn --beats 1 -o ", "sweep mfhn --grid b=1:2:2 -o ",
                                 "restitution mfhn --n-s1 1 --s2 400:400:1 -o "}) {
     const auto folder = cli_stderr(cmd + dir);
-    EXPECT_EQ(folder.code, 2) << cmd;
+    EXPECT_EQ(folder.code, 1) << cmd;
     EXPECT_NE(folder.out.find("is a folder"), std::string::npos) << cmd << folder.out;
     const auto missing = cli_stderr(cmd + dir + "/hw_no_such_folder/x.csv");
-    EXPECT_EQ(missing.code, 2) << cmd;
+    EXPECT_EQ(missing.code, 1) << cmd;
     EXPECT_NE(missing.out.find("does not exist"), std::string::npos) << cmd << missing.out;
   }
   // The dynamic protocol's CSV, written where asked.
