@@ -163,6 +163,28 @@ def restitution(model: Model | str, *, bcl: float = 1000.0, n_s1: int = 10, coup
     rows = _core.restitution(o, _check.integer("n_s1", n_s1, minimum=1), c.tolist())
     cols = {"coupling_ms": rows[:, 0], "di_ms": rows[:, 1], "apd90_s1": rows[:, 2], "apd90_s2": rows[:, 3],
             "captured": rows[:, 4] != 0}
+    return _frame_of(cols)
+
+
+def dynamic_restitution(model: Model | str, *, bcls=None, beats: int = 50, **kwargs):
+    """Dynamic (steady-state) restitution: `beats` beats at each cycle length of `bcls` (ms;
+    run longest first, each continuing from the state the one before left).
+
+    Returns a DataFrame (a dict of arrays without pandas) with columns bcl_ms, di_ms (BCL -
+    APD90), apd90 (of the last beat; NaN where the last two beats were not both full action
+    potentials, as at 2:1 block) and captured. Other keyword arguments as pace().
+    """
+    if bcls is None:
+        bcls = np.arange(1000.0, 299.0, -50.0)
+    b = np.sort(_check.array("bcls", bcls).ravel())[::-1]
+    if b.size == 0 or np.any(b <= 0):
+        raise ValueError("bcls must be one or more cycle lengths > 0 ms")
+    o = _options(model, bcl=float(b[0]), **kwargs)
+    rows = _core.dynamic_restitution(o, _check.integer("beats", beats, minimum=2), b.tolist())
+    return _frame_of({"bcl_ms": rows[:, 0], "di_ms": rows[:, 1], "apd90": rows[:, 2], "captured": rows[:, 3] != 0})
+
+
+def _frame_of(cols: dict):
     try:
         import pandas as pd
         return pd.DataFrame(cols)

@@ -223,6 +223,24 @@ void bind_cell(nb::module_& m) {
         return to_numpy(std::move(flat), {pts.size(), 5});
       },
       nb::arg("options"), nb::arg("n_s1"), nb::arg("coupling_ms"));
+  m.def(
+      "dynamic_restitution",
+      [](const run::CellRunOptions& o, int beats, const std::vector<double>& bcls) {
+        std::vector<cell::DynamicPoint> pts;
+        {
+          nb::gil_scoped_release release;
+          run::PreparedCell p = run::prepare_cell(o);
+          cell::DynamicOptions d;
+          d.bcl_ms = bcls;
+          d.beats = beats;
+          d.duration_ms = p.stim_duration_ms;
+          pts = cell::run_dynamic(*p.kernel, p.setup, d, p.solver);
+        }
+        std::vector<double> flat;
+        for (const auto& q : pts) flat.insert(flat.end(), {q.bcl_ms, q.di_ms, q.apd90, q.captured ? 1.0 : 0.0});
+        return to_numpy(std::move(flat), {pts.size(), 4});
+      },
+      nb::arg("options"), nb::arg("beats"), nb::arg("bcl_ms"));
 }
 
 }  // namespace hw::py

@@ -85,3 +85,12 @@ def test_stimulus_needed_for_additive_model(shared_models):
         hw.pace(noble, beats=1)
     r = hw.pace(noble, beats=1, bcl=600, stim_amplitude=2, stim_duration=2)
     assert r.V.max() > 0
+
+
+def test_dynamic_restitution_follows_until_block():
+    r = hw.dynamic_restitution("luo_rudy_1991", bcls=[300, 1000, 500], beats=20)
+    bcl, apd, captured = (np.asarray(r[k]) for k in ("bcl_ms", "apd90", "captured"))
+    assert list(bcl) == [1000, 500, 300]  # longest first, whatever the order given
+    assert list(captured) == [True, True, False]  # 2:1 at 300 ms
+    assert apd[0] == pytest.approx(360.7, abs=0.5) and apd[1] < apd[0] and np.isnan(apd[2])
+    np.testing.assert_allclose(np.asarray(r["di_ms"])[:2], bcl[:2] - apd[:2])
