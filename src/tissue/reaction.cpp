@@ -590,11 +590,10 @@ ResolvedStimulus resolve_stimulus(const SimSetup& s, const Stimulus& st, const s
     throw InputError({case_code::problem(st.where.loc.line ? st.where.loc : st.loc,
                                          fmt::format("{}.region contains no tissue cell (outside the domain?)", what),
                                          case_code::outside)});
-  ResolvedStimulus r{st, StimulusSchedule(st, s.time.dt), {}, {}};
   // The parts own disjoint cells, each list ascending: one merge per part.
+  std::vector<std::vector<std::uint32_t>> per_part;
   for (const Part& p : s.parts) {
-    std::vector<std::uint32_t>& mine = r.cells.emplace_back();
-    r.rate.push_back(st.amplitude / (s.chi * s.cm) / p.v2mV);
+    std::vector<std::uint32_t>& mine = per_part.emplace_back();
     if (p.identity) {
       mine = cells;
       continue;
@@ -606,6 +605,28 @@ ResolvedStimulus resolve_stimulus(const SimSetup& s, const Stimulus& st, const s
       if (*it == n) mine.push_back(std::uint32_t(it - p.cells.begin()));
     }
   }
+  return stimulus_on_cells(s, st, std::move(per_part), what);
+}
+
+ResolvedStimulus stimulus_on_cells(const SimSetup& s, const Stimulus& st,
+                                   std::vector<std::vector<std::uint32_t>> cells, const std::string& what) {
+  DiagnosticSink sink;
+  check_stimulus_numbers(st, what, sink);
+  if (cells.size() != s.parts.size())
+    sink.add(case_code::problem(st.loc, fmt::format("{}: cell lists for {} model regions, the case has {}", what,
+                                                    cells.size(), s.parts.size()),
+                                case_code::out_of_range));
+  for (std::size_t q = 0; q < cells.size() && q < s.parts.size(); ++q)
+    for (std::uint32_t c : cells[q])
+      if (c >= s.parts[q].n) {
+        sink.add(case_code::problem(st.loc, fmt::format("{}: cell {} is outside its model region ({} cells)", what, c,
+                                                        s.parts[q].n),
+                                    case_code::out_of_range));
+        break;
+      }
+  sink.throw_if_errors();
+  ResolvedStimulus r{st, StimulusSchedule(st, s.time.dt), std::move(cells), {}};
+  for (const Part& p : s.parts) r.rate.push_back(st.amplitude / (s.chi * s.cm) / p.v2mV);
   return r;
 }
 

@@ -119,6 +119,10 @@ void resolve_setup(SimSetup& s, bool cpu_kernels = true);
 // each part, its rate per part. InputError at st's key for bad numbers or a region with no
 // tissue cell; `what` names it in messages ("stimulus[2]").
 ResolvedStimulus resolve_stimulus(const SimSetup& s, const Stimulus& st, const std::string& what);
+// The same on cells already resolved (per part, compact indices), as a checkpoint stores
+// them: the numbers checked, each cell inside its part, the rates. InputError otherwise.
+ResolvedStimulus stimulus_on_cells(const SimSetup& s, const Stimulus& st,
+                                   std::vector<std::vector<std::uint32_t>> cells, const std::string& what);
 
 // All the stages at once: c validated and resolved.
 SimSetup make_sim_setup(const TissueCase& c, bool cpu_kernels = true);

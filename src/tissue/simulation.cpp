@@ -53,22 +53,20 @@ std::vector<ResolvedStimulus> read_added_stimuli(const SimSetup& s, ByteReader& 
     st.start = in.get<double>();
     st.duration = in.get<double>();
     st.period = in.get<double>();
-    const auto count = in.get<std::int64_t>();
-    st.count = int(std::clamp<std::int64_t>(count, 0, std::numeric_limits<int>::max()));
-    if (!std::isfinite(st.amplitude) || !(st.duration > 0) || !std::isfinite(st.duration) || !(st.start >= 0) ||
-        !std::isfinite(st.start) || !(st.period >= 0) || !std::isfinite(st.period) || count < 1)
-      throw Error("load_state: an added stimulus has numbers no stimulus can have (a damaged state?)");
-    ResolvedStimulus r{st, StimulusSchedule(st, s.time.dt), {}, {}};
-    for (const Part& p : s.parts) {
+    st.count = int(std::clamp<std::int64_t>(in.get<std::int64_t>(), 0, std::numeric_limits<int>::max()));
+    std::vector<std::vector<std::uint32_t>> cells;
+    for (std::size_t p = 0; p < s.parts.size(); ++p) {
       const auto n = in.get<std::uint64_t>();
       if (n > in.remaining() / sizeof(std::uint32_t)) throw Error("load_state: the saved state is truncated (an added stimulus)");
-      std::vector<std::uint32_t>& cells = r.cells.emplace_back(n);
-      in.get_bytes(cells.data(), n * sizeof(std::uint32_t));
-      for (std::uint32_t c : cells)
-        if (c >= p.n) throw Error("load_state: an added stimulus names a cell outside its model region");
-      r.rate.push_back(st.amplitude / (s.chi * s.cm) / p.v2mV);
+      cells.emplace_back(n);
+      in.get_bytes(cells.back().data(), n * sizeof(std::uint32_t));
     }
-    added.push_back(std::move(r));
+    const std::string what = fmt::format("stimulus[{}]", s.tcase.stimuli.size() + q);
+    try {
+      added.push_back(stimulus_on_cells(s, st, std::move(cells), what));
+    } catch (const InputError& e) {
+      throw Error(fmt::format("load_state: an added stimulus is damaged: {}", e.what()));
+    }
   }
   return added;
 }

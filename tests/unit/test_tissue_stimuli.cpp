@@ -98,7 +98,7 @@ TEST(TissueStimuli, CheckpointCarriesAddedStimuli) {
     resumed.load_state(bad);
     ADD_FAILURE() << "a cell index past the region was taken";
   } catch (const hw::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("outside its model region"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("is outside its model region"), std::string::npos) << e.what();
   }
 }
 
