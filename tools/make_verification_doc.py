@@ -23,7 +23,8 @@ import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..'))
 FILTER = ('AllIntegrators/ConvergenceTest.ObservedOrder*:SharedCellml/VsCvode.*:Goldens/VsMyokit.*:'
-          'Tissue*:Geometry*:IoMaps*:IoOutputManager*:StiffIntegrators.*:LinearBlocks.*:Models/StiffSet.*')
+          'Tissue*:Geometry*:IoMaps*:IoOutputManager*:StiffIntegrators.*:LinearBlocks.*:Models/StiffSet.*:'
+          'Models/RestitutionVsMyokit.*')
 # Tissue tests whose "[measured] ..." lines go into section 4, by suite, in this order.
 TISSUE_SUITES = [
     ('TissueDiffusion', 'Diffusion operators: convergence, symmetry, cpu vs reference'),
@@ -38,6 +39,9 @@ TISSUE_SUITES = [
     ('IoMaps', 'Maps: activation, APD90, conduction velocity'),
     ('IoOutputManager', 'Outputs and restart'),
 ]
+VERIFY_OUT = os.path.join('/tmp', f'hw-verify-{os.getpid()}')
+RESTITUTION_GOLDEN = os.path.join(ROOT, 'tests', 'golden', 'restitution')
+RESTITUTION_FIGURES = os.path.join(ROOT, 'docs', 'data', 'restitution')
 NIEDERER_DIR = os.path.join(ROOT, 'docs', 'data', 'niederer')
 NIEDERER_GPU_DIR = os.path.join(ROOT, 'docs', 'data', 'niederer-gpu')
 NIEDERER_LABELS = ['P1 (0,0,0)', 'P2 (20,0,0)', 'P3 (0,7,0)', 'P4 (20,7,0)', 'P5 (0,0,3)',
@@ -52,7 +56,9 @@ def run_tests(build_dir):
             sys.exit(f'heartwave_tests not found under {build_dir}: build it first')
         exe = found[0]
     cmd = [exe, f'--gtest_filter={FILTER}', '--gtest_color=no']
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    # The restitution test writes its rows there for section 3's curves.
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
+                          env=dict(os.environ, HW_VERIFY_OUT=VERIFY_OUT))
     out = proc.stdout + proc.stderr
     # The cross-backend tests (label backends) live in their own binary.
     backends = os.path.join(os.path.dirname(exe), 'heartwave_backend_tests')
@@ -393,6 +399,107 @@ def tissue_section(L, measured, status):
         L.append('')
 
 
+def read_rows(path):
+    """A restitution CSV (tests/golden/restitution or the test's own rows): header, then numbers."""
+    rows = []
+    with open(path) as f:
+        lines = [x.strip() for x in f if x.strip() and not x.startswith('#')]
+    head = lines[0].split(',')
+    for x in lines[1:]:
+        rows.append(dict(zip(head, (float(v) for v in x.split(',')))))
+    return rows
+
+
+def svg_curves(path, title, xlabel, series):
+    """A small SVG line chart (no plotting library needed): series = [(label, colour, dashed, [(x, y)])]."""
+    pts = [p for _, _, _, ps in series for p in ps]
+    x0, x1 = min(p[0] for p in pts), max(p[0] for p in pts)
+    y0, y1 = min(p[1] for p in pts), max(p[1] for p in pts)
+    pad = 0.05 * (y1 - y0 or 1)
+    y0, y1 = y0 - pad, y1 + pad
+    W, H, l, r, t, b = 560, 340, 60, 20, 30, 45
+    X = lambda x: l + (x - x0) / ((x1 - x0) or 1) * (W - l - r)
+    Y = lambda y: H - b - (y - y0) / ((y1 - y0) or 1) * (H - t - b)
+    o = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="12">',
+         f'<rect width="{W}" height="{H}" fill="white"/>',
+         f'<text x="{W / 2}" y="18" text-anchor="middle" font-size="14">{title}</text>',
+         f'<line x1="{l}" y1="{H - b}" x2="{W - r}" y2="{H - b}" stroke="black"/>',
+         f'<line x1="{l}" y1="{t}" x2="{l}" y2="{H - b}" stroke="black"/>',
+         f'<text x="{(l + W - r) / 2}" y="{H - 8}" text-anchor="middle">{xlabel}</text>',
+         f'<text x="14" y="{(t + H - b) / 2}" text-anchor="middle" transform="rotate(-90 14 {(t + H - b) / 2})">APD90 (ms)</text>']
+    for k in range(6):
+        xv, yv = x0 + k * (x1 - x0) / 5, y0 + k * (y1 - y0) / 5
+        o.append(f'<text x="{X(xv):.1f}" y="{H - b + 16}" text-anchor="middle">{xv:.0f}</text>')
+        o.append(f'<text x="{l - 6}" y="{Y(yv) + 4:.1f}" text-anchor="end">{yv:.0f}</text>')
+        o.append(f'<line x1="{l}" y1="{Y(yv):.1f}" x2="{W - r}" y2="{Y(yv):.1f}" stroke="#ddd"/>')
+    for i, (label, colour, dashed, ps) in enumerate(series):
+        d = ' '.join(f'{X(x):.1f},{Y(y):.1f}' for x, y in sorted(ps))
+        dash = ' stroke-dasharray="5,4"' if dashed else ''
+        o.append(f'<polyline points="{d}" fill="none" stroke="{colour}" stroke-width="1.5"{dash}/>')
+        for x, y in ps:
+            o.append(f'<circle cx="{X(x):.1f}" cy="{Y(y):.1f}" r="{3 if dashed else 2}" fill="{"none" if dashed else colour}" stroke="{colour}"/>')
+        o.append(f'<text x="{W - r - 150}" y="{H - b - 14 - 16 * i}" fill="{colour}">{label}</text>')
+    o.append('</svg>')
+    with open(path, 'w') as f:
+        f.write('\n'.join(o) + '\n')
+
+
+def restitution_section(L, status):
+    L.append('### Restitution curves against Myokit')
+    L.append('')
+    L.append('`heartwave restitution` (cell/restitution.hpp, RL2 dt 0.01 ms) against Myokit (CVODES, rtol 1e-8, '
+             'atol 1e-10) on the same protocols: S1-S2 with 10 S1 beats at BCL 1000 ms, and the dynamic protocol '
+             'with 20 beats per cycle length (references made by `python3 tools/myokit_restitution.py` into '
+             'tests/golden/restitution; compared by tests/unit/test_restitution_vs_myokit.cpp). Both sides use '
+             'the APD90 rule above and call an S2 captured when it rose at least 80 % of the S1 upstroke and '
+             'repolarised to 90 %. Bars: APD90 within 1 ms; capture the same at every interval except within '
+             "1 ms of Myokit's threshold.")
+    L.append('')
+    os.makedirs(RESTITUTION_FIGURES, exist_ok=True)
+    for golden in sorted(glob.glob(os.path.join(RESTITUTION_GOLDEN, '*.s1s2.csv'))):
+        model = os.path.basename(golden)[:-len('.s1s2.csv')]
+        ours_path = os.path.join(VERIFY_OUT, 'restitution', model + '.s1s2.csv')
+        dyn_ours_path = os.path.join(VERIFY_OUT, 'restitution', model + '.dynamic.csv')
+        st = test_status(status, f'Models/RestitutionVsMyokit.S1S2RowsMatch/{model}')
+        st_dyn = test_status(status, f'Models/RestitutionVsMyokit.DynamicRowsMatch/{model}')
+        L.append(f'#### {model}')
+        L.append('')
+        if not (os.path.exists(ours_path) and os.path.exists(dyn_ours_path)):
+            L.append(f'(the test did not write its rows: S1-S2 {st}, dynamic {st_dyn})')
+            L.append('')
+            continue
+        ref, ours = read_rows(golden), read_rows(ours_path)
+        dref = read_rows(os.path.join(RESTITUTION_GOLDEN, model + '.dynamic.csv'))
+        dours = read_rows(dyn_ours_path)
+        L.append(f"APD90(S1): Heartwave {ours[0]['apd90_s1']:.2f} ms, Myokit {ref[0]['apd90_s1']:.2f} ms. "
+                 f'S1-S2 test: {st}; dynamic test: {st_dyn}.')
+        L.append('')
+        L.append('| CI (ms) | DI (ms) | APD90(S2) Heartwave | APD90(S2) Myokit | captured (Heartwave / Myokit) |')
+        L.append('|---|---|---|---|---|')
+        show = lambda x: '—' if x != x else f'{x:.2f}'
+        for a, g in zip(ours, ref):
+            L.append(f"| {a['coupling_ms']:g} | {a['coupling_ms'] - a['apd90_s1']:.2f} | {show(a['apd90_s2'])} | "
+                     f"{show(g['apd90_s2'])} | {'yes' if a['captured'] else 'no'} / {'yes' if g['captured'] else 'no'} |")
+        L.append('')
+        L.append('| BCL (ms) | APD90 Heartwave | APD90 Myokit | 1:1 (Heartwave / Myokit) |')
+        L.append('|---|---|---|---|')
+        for a, g in zip(dours, dref):
+            L.append(f"| {a['bcl_ms']:g} | {show(a['apd90'])} | {show(g['apd90'])} | "
+                     f"{'yes' if a['captured'] else 'no'} / {'yes' if g['captured'] else 'no'} |")
+        L.append('')
+        di = lambda rows: [(r['coupling_ms'] - r['apd90_s1'], r['apd90_s2']) for r in rows if r['captured']]
+        svg_curves(os.path.join(RESTITUTION_FIGURES, model + '.s1s2.svg'), f'{model}: S1-S2 restitution',
+                   'DI (ms)', [('Heartwave (RL2)', '#c0392b', False, di(ours)),
+                               ('Myokit (CVODES)', '#2c3e50', True, di(ref))])
+        dyn = lambda rows: [(r['bcl_ms'], r['apd90']) for r in rows if r['captured']]
+        svg_curves(os.path.join(RESTITUTION_FIGURES, model + '.dynamic.svg'), f'{model}: dynamic restitution',
+                   'BCL (ms)', [('Heartwave (RL2)', '#c0392b', False, dyn(dours)),
+                                ('Myokit (CVODES)', '#2c3e50', True, dyn(dref))])
+        L.append(f'![S1-S2 restitution of {model}](data/restitution/{model}.s1s2.svg) '
+                 f'![dynamic restitution of {model}](data/restitution/{model}.dynamic.svg)')
+        L.append('')
+
+
 def test_status(status, name):
     # A test name appears in the final FAILED summary too; any FAILED wins.
     return status.get(name, 'not run')
@@ -532,6 +639,7 @@ def main():
                  f"{g['stimulus_duration_ms']:g} | "
                  f"{g.get('rrms_vs_100x_tighter_tolerances', float('nan')):.1e} | {g['date']} |")
     L.append('')
+    restitution_section(L, status)
     tissue_section(L, measured, status)
     niederer_section(L)
     gpu_section(L)
