@@ -76,6 +76,7 @@ struct LoadBenchFlags {
   double seconds = 10;  // runs of minutes are what a busy machine slows: long rows, 2 s warm-up
   std::vector<std::string> cases = {"karma2d", "tt06-3d"};
   std::vector<int> competitors = {0, 1, 2};
+  bool pin = false;
 };
 
 // `bench load`: each case with 1 thread, N fixed and N adaptive threads, on a quiet machine
@@ -84,8 +85,8 @@ int run_load_bench(const LoadBenchFlags& f) {
   using namespace hw::tissue;
   const int n = f.threads > 0 ? f.threads : par::usable_cores();
   std::cout << fmt::format("load benchmark on the cpu backend: {} usable core(s), up to {} threads, {} s per row;\n"
-                           "competing processes spin on one core each, started by this command\n",
-                           par::usable_cores(), n, f.seconds);
+                           "competing processes spin on one core each{}, started by this command\n",
+                           par::usable_cores(), n, f.seconds, f.pin ? " (pinned, the last CPU first)" : "");
   struct Config {
     int threads;
     bool adapt;
@@ -102,7 +103,7 @@ int run_load_bench(const LoadBenchFlags& f) {
     double quiet_n = 0;
     for (const int busy : f.competitors) {
       // Bounded by time even if this process were stopped before it ends them.
-      const par::CompetingLoad load(busy, (f.seconds + 30) * double(configs.size()) + 60);
+      const par::CompetingLoad load(busy, (f.seconds + 30) * double(configs.size()) + 60, f.pin);
       double one = 0, adaptive = 0;
       for (const Config& c : configs) {
         const BenchResult r = run_tissue_benchmark(name, {.threads = c.threads,
@@ -146,6 +147,9 @@ void add_tissue_bench_subcommands(CLI::App* bench, Action& action) {
         ->delimiter(',')
         ->check(CLI::Range(0, 64))
         ->capture_default_str();
+    cmd->add_flag("--pin", f->pin,
+                  "pin each busy process to one of this process's CPUs (the last first), as a user's program "
+                  "started with taskset is");
     cmd->footer("Each case runs with 1 thread, N threads fixed and N threads adaptive (the default of `run`:\n"
                 "fewer threads while that is faster), first on its own, then beside 1 and 2 processes that\n"
                 "each keep a core busy. Cpu backend only. Results: docs/benchmarks.md, \"A busy machine\".\n"

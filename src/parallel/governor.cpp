@@ -1,28 +1,57 @@
 #include "parallel/governor.hpp"
 
-#include <unistd.h>
+#include <sched.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
+#include <sstream>
 #include <string>
+
+#include "parallel/team.hpp"
 
 namespace hw::par {
 
+Jiffies read_jiffies(std::istream& in, const std::vector<int>& cpus) {
+  Jiffies j;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("cpu", 0) != 0 || line.size() < 4 || !std::isdigit(static_cast<unsigned char>(line[3]))) continue;
+    std::istringstream ls(line.substr(3));
+    int id = -1;
+    std::uint64_t v[8] = {};
+    if (!(ls >> id) || std::find(cpus.begin(), cpus.end(), id) == cpus.end()) continue;
+    std::uint64_t total = 0;
+    bool complete = true;
+    for (auto& x : v) {
+      if (!(ls >> x)) complete = false;
+      total += x;  // user nice system idle iowait irq softirq steal (guest is inside user)
+    }
+    if (!complete) continue;
+    j.idle += v[3] + v[4];
+    j.total += total;
+    ++j.found;
+  }
+  return j;
+}
+
+IdleCores::IdleCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) cpus_.push_back(c);
+}
+
 double IdleCores::operator()() {
   std::ifstream f("/proc/stat");
-  std::string cpu;
-  std::uint64_t v[8] = {}, total = 0;
-  if (!(f >> cpu) || cpu != "cpu") return -1;
-  for (auto& x : v) {
-    if (!(f >> x)) return -1;
-    total += x;  // user nice system idle iowait irq softirq steal (guest is inside user)
-  }
-  const std::uint64_t idle = v[3] + v[4];
-  const double d_total = double(total - total_), d_idle = double(idle - idle_);
-  idle_ = idle;
-  total_ = total;
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  return d_total > 0 && cores > 0 ? d_idle / d_total * double(cores) : -1;
+  const Jiffies j = read_jiffies(f, cpus_);
+  if (j.found == 0) return -1;
+  const double d_total = double(j.total - total_), d_idle = double(j.idle - idle_);
+  idle_ = j.idle;
+  total_ = j.total;
+  if (d_total <= 0) return -1;
+  return std::min(d_idle / d_total * double(j.found), double(usable_cores()));
 }
 
 ThreadGovernor::ThreadGovernor(int max, bool adapt, std::function<double()> idle_cores)
@@ -89,7 +118,8 @@ void ThreadGovernor::record(double seconds) {
       const double base = 0.5 * (base_per_step_ + window_time_ / window_steps_);
       const int tried = probe_team_;
       const bool down = tried < best_;
-      if (probe_per_step_ < base * (1 - kMargin) && confirming_ != tried) {
+      const bool decisive = probe_per_step_ < base * (1 - kDecisive);
+      if (probe_per_step_ < base * (1 - kMargin) && confirming_ != tried && !decisive) {
         // A first win: steps on a loaded machine stall at random, so one window can flatter
         // a team. The same probe again soon; only a second win switches.
         confirming_ = tried;

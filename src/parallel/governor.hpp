@@ -6,9 +6,10 @@
 // fixed in advance is right both on a quiet and on a loaded machine (docs/benchmarks.md,
 // "A busy machine"). So now and then the governor times a short window of steps with the
 // current team, an equal window with one thread fewer (or more), and the current team
-// again, back to back so all three see the same load, and keeps the faster. A probe that loses makes the next one wait twice
-// as long (up to kMaxInterval); one that wins is repeated soon, and only a second win in a
-// row switches the team (one window on a loaded machine can flatter a team by chance). Downward probes
+// again, back to back so all three see the same load, and keeps the faster. A probe that
+// loses makes the next one wait twice as long (up to kMaxInterval); one that wins by a little
+// is repeated soon, and only a second win in a row switches the team (one window on a loaded
+// machine can flatter a team by chance); one that wins by a third or more switches at once. Downward probes
 // that lose try twice as many threads fewer the next time, so a plateau of equally slow
 // team sizes is crossed. A larger team is only tried when the machine has had an idle core
 // since the last probe (IdleCores): more threads than free cores can only share them, and
@@ -17,17 +18,33 @@
 
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
+#include <vector>
 
 namespace hw::par {
 
-// Idle cores of the machine averaged since the previous call (from /proc/stat's cpu line:
-// idle + iowait jiffies over all jiffies, times the online cores); the first call measures
-// since the process started reading. Negative when unknown (no /proc/stat).
+// Idle + iowait and all jiffies summed over the CPUs listed, read from /proc/stat text
+// (its per-CPU lines "cpuN user nice system idle iowait irq softirq steal ..."); CPUs
+// not in the text are left out. found: how many of them were there.
+struct Jiffies {
+  std::uint64_t idle = 0, total = 0;
+  int found = 0;
+};
+Jiffies read_jiffies(std::istream& proc_stat, const std::vector<int>& cpus);
+
+// Idle cores among the CPUs this process may run on (its affinity mask), averaged since the
+// previous call: idle jiffies over all jiffies of those CPUs, times their number, at most
+// usable_cores(). The first call measures since boot. Negative when unknown (no
+// /proc/stat). Why only our CPUs: a run confined by taskset, a cpuset or a batch system's
+// binding cannot grow into the machine's other idle cores; counting them made the governor
+// probe a second thread on a busy pair of cores every few seconds, each probe a loss.
 class IdleCores {
  public:
+  IdleCores();
   double operator()();
 
  private:
+  std::vector<int> cpus_;
   std::uint64_t idle_ = 0, total_ = 0;
 };
 
@@ -52,6 +69,10 @@ class ThreadGovernor {
   static constexpr double kIdleToGrow = 0.5;  // idle cores (mean) before a larger team is tried
   static constexpr double kMargin = 0.10;  // a probe must be this much faster to win: a loaded
                                            // machine times steps to ±5 %, and a needless switch costs
+  static constexpr double kDecisive = 0.30;  // a probe this much faster wins at once, unconfirmed:
+                                             // a stall flatters a window by a few per cent, not by a
+                                             // third (2 threads beside a pinned busy process run a
+                                             // step 3x slower than 1; each confirmation costs 0.6 s)
 
  private:
   enum class Phase { run, base, probe, rebase };
@@ -69,8 +90,8 @@ class ThreadGovernor {
   int window_steps_ = -1;  // −1: the window's first step, not timed (a new team warms up)
   std::function<double()> idle_cores_;
   int direction_ = -1;
-  int down_step_ = 1;
-  int confirming_ = 0;  // the team of a probe that won once and is being tried again  // how many threads fewer the next downward probe tries
+  int down_step_ = 1;   // how many threads fewer the next downward probe tries
+  int confirming_ = 0;  // the team of a probe that won once and is being tried again
   double busy_ = 0, thread_seconds_ = 0;
 };
 

@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <omp.h>
+#include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <sstream>
 #include <vector>
 
 #include "parallel/competing_load.hpp"
@@ -75,6 +78,36 @@ TEST(Governor, IdleCoresReadsTheMachine) {
   const double v = idle();
   EXPECT_GE(v, -1.0);
   EXPECT_LE(v, double(omp_get_num_procs()) + 1e-9);
+}
+
+// Only the CPUs a run may use count: a run confined by taskset to CPUs 0-1 of a 16-core host
+// must not see the other 14 idle cores as room to grow.
+TEST(Governor, IdleJiffiesOfOurCpusOnly) {
+  std::istringstream stat(
+      "cpu  400 0 100 1500 0 0 0 0 0 0\n"
+      "cpu0 100 0 0 0 0 0 0 0 0 0\n"
+      "cpu1 50 0 25 20 5 0 0 0 0 0\n"
+      "cpu2 0 0 0 1000 0 0 0 0 0 0\n"
+      "cpu3 0 0 0 500 0 0 0 0 0 0\n"
+      "intr 12345\n");
+  const hw::par::Jiffies j = hw::par::read_jiffies(stat, {0, 1, 7});
+  EXPECT_EQ(j.found, 2);  // cpu7 is not in the text
+  EXPECT_EQ(j.idle, 25u);
+  EXPECT_EQ(j.total, 200u);
+}
+
+// A probe that wins by a third or more switches at once; a win of 15 % is tried again first
+// (one window on a loaded machine can flatter a team by a few per cent).
+TEST(Governor, DecisiveWinSwitchesAtOnceAModestOneIsConfirmed) {
+  const auto no_idle = [] { return 0.0; };
+  ThreadGovernor decisive(2, true, no_idle);
+  drive(decisive, 0.9, [](int n) { return n == 2 ? 3e-3 : 1e-3; });
+  EXPECT_EQ(decisive.threads(), 1);
+  ThreadGovernor modest(2, true, no_idle);
+  drive(modest, 0.9, [](int n) { return n == 2 ? 1e-3 : 0.85e-3; });
+  EXPECT_EQ(modest.threads(), 2);  // back on two threads until the confirming probe
+  drive(modest, 1.1, [](int n) { return n == 2 ? 1e-3 : 0.85e-3; });
+  EXPECT_EQ(modest.threads(), 1);
 }
 
 TEST(Governor, FixedWhenNotAdapting) {
@@ -161,4 +194,26 @@ TEST(Team, OrderedSumIsTheSameOnEveryTeam) {
 TEST(CompetingLoad, StartsAndStopsItsProcesses) {
   const hw::par::CompetingLoad load(2, 30.0);
   EXPECT_EQ(load.processes(), 2);
+}
+
+// Pinned, each busy process runs on one CPU of ours, the last first (bench load --pin).
+TEST(CompetingLoad, PinnedProcessesEachHoldOneCpu) {
+  cpu_set_t ours;
+  CPU_ZERO(&ours);
+  ASSERT_EQ(sched_getaffinity(0, sizeof(ours), &ours), 0);
+  int last = -1;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &ours)) last = c;
+  const hw::par::CompetingLoad load(1, 30.0, true);
+  ASSERT_EQ(load.processes(), 1);
+  // The child binds itself after fork: wait for it (a few ms).
+  cpu_set_t child;
+  for (int tries = 0; tries < 200; ++tries) {
+    CPU_ZERO(&child);
+    ASSERT_EQ(sched_getaffinity(load.pids()[0], sizeof(child), &child), 0);
+    if (CPU_COUNT(&child) == 1) break;
+    usleep(10000);
+  }
+  EXPECT_EQ(CPU_COUNT(&child), 1);
+  EXPECT_TRUE(CPU_ISSET(last, &child));
 }
