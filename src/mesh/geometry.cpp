@@ -183,6 +183,7 @@ Geometry build_geometry(const MeshSpec& c) {
                                             "one value per voxel", s.path, img.components));
       geo.grid.n = img.sizes;
       geo.grid.h = img.spacing;
+      for (int a = 0; a < 3; ++a) geo.grid.origin[a] = img.origin[a] - 0.5 * img.spacing[a];
       check_size(geo.grid, s.loc);
       for (int a = 0; a < 3; ++a)
         if (!(img.spacing[a] > 0) || !std::isfinite(img.spacing[a]))

@@ -26,6 +26,11 @@ struct Grid {
   std::array<int, 3> n{1, 1, 1};            // cells per axis, each ≥ 1
   std::array<double, 3> h{1.0, 1.0, 1.0};   // cell size per axis, mm, each > 0
   std::array<Boundary, 3> bc{Boundary::no_flux, Boundary::no_flux, Boundary::no_flux};
+  // Where the grid lies in the geometry's own coordinates, mm: the outer corner of cell 0
+  // (an image's origin, the centre of its voxel 0, less half a voxel). Only the outputs
+  // read it, so they overlay the source image; the numerics and the case's positions
+  // (probes, stimuli, electrodes) work from the corner, at 0.
+  std::array<double, 3> origin{0.0, 0.0, 0.0};
 
   int nx() const { return n[0]; }
   int ny() const { return n[1]; }

@@ -172,6 +172,15 @@ Hdf5SeriesWriter::Hdf5SeriesWriter(std::string h5_path, tissue::Grid grid,
     check(H5Dwrite(ds.id, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, mask->data()),
           "write /mask");
   }
+  // Where the grid lies, x y z in mm (h5py: f.attrs["origin"]), as the .xdmf says.
+  for (const auto& [name, v] : {std::pair{"origin", grid_.origin}, std::pair{"spacing", grid_.h}}) {
+    const hsize_t three = 3;
+    H5Handle as{H5Screate_simple(1, &three, nullptr), H5Sclose};
+    H5Handle at{check_id(H5Acreate2(file_, name, H5T_IEEE_F64LE, as.id, H5P_DEFAULT, H5P_DEFAULT),
+                         std::string("create attribute ") + name),
+                H5Aclose};
+    check(H5Awrite(at.id, H5T_NATIVE_DOUBLE, v.data()), std::string("write attribute ") + name);
+  }
   check(H5Fflush(file_, H5F_SCOPE_GLOBAL), "flush");
   write_xdmf();
 }
@@ -293,11 +302,11 @@ void Hdf5SeriesWriter::write_xdmf() const {
       "      <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"{} {} {}\"/>\n"
       "      <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
       "        <DataItem Format=\"XML\" NumberType=\"Float\" Precision=\"8\" "
-      "Dimensions=\"3\">0 0 0</DataItem>\n"
+      "Dimensions=\"3\">{:.17g} {:.17g} {:.17g}</DataItem>\n"
       "        <DataItem Format=\"XML\" NumberType=\"Float\" Precision=\"8\" "
       "Dimensions=\"3\">{:.17g} {:.17g} {:.17g}</DataItem>\n"
       "      </Geometry>\n",
-      g.n[2] + 1, g.n[1] + 1, g.n[0] + 1, g.h[2], g.h[1], g.h[0]);
+      g.n[2] + 1, g.n[1] + 1, g.n[0] + 1, g.origin[2], g.origin[1], g.origin[0], g.h[2], g.h[1], g.h[0]);
   const std::string dims = fmt::format("{} {} {}", g.n[2], g.n[1], g.n[0]);
   std::string x = "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n  <Domain>\n";
   x += "    <Grid Name=\"fields\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";

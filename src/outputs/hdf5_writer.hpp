@@ -9,6 +9,7 @@
 //   /mask                      uint8 [nz][ny][nx] (1 = tissue), when a mask is given
 //   /fields/<var>/<NNNNNN>     float32 [nz][ny][nx], attribute "time" (ms); x fastest
 //   /time                      float64 [steps], the times written so far
+//   attributes origin, spacing float64 [3] on /: x, y, z in mm (the grid's corner, as the .xdmf)
 // Datasets are chunked by whole x-y planes (≤ ~1 MB per chunk) and deflate-compressed when
 // compression > 0 and the library has zlib. After every step the file is flushed and the
 // .xdmf rewritten atomically, so both can be read while the run goes on. A restarted run

@@ -12,6 +12,7 @@
 #include "tissue/sinks.hpp"
 #include "core/error.hpp"
 #include "outputs/checkpoint.hpp"
+#include "outputs/run_pictures.hpp"
 #include "tissue/engine.hpp"
 #include "tissue/reaction.hpp"
 
@@ -22,7 +23,8 @@ namespace fs = std::filesystem;
 using tissue::Field;
 
 // Tags the outputs' part of a checkpoint; a change of its layout needs a new tag.
-constexpr std::string_view state_tag = "heartwave-outputs-1";
+// (2: the traces' headers carry units; a saved text of 1 has the old header.)
+constexpr std::string_view state_tag = "heartwave-outputs-2";
 
 std::string join(const std::string& dir, const std::string& leaf) { return (fs::path(dir) / leaf).string(); }
 
@@ -166,7 +168,7 @@ void OutputManager::open(bool continuing, const std::string* probes_text, const 
     std::vector<ProbePoint> pts;
     for (const auto& p : o_.probes) pts.push_back({p.name, p.position});
     probes_ = std::make_unique<ProbeWriter>(join(dir_, "probes" + from + ".csv"), g, mask_, pts, o_.variables,
-                                            o_.loc, probes_text ? *probes_text : std::string());
+                                            o_.loc, probes_text ? *probes_text : std::string(), units_of(o_.variables));
   }
   if (!continuing) due_.next_probe = due_.next_ecg = sim_.time();
   if (o_.activation_map || o_.apd_map || o_.conduction_velocity)
@@ -174,7 +176,8 @@ void OutputManager::open(bool continuing, const std::string* probes_text, const 
   if (!o_.electrodes.empty()) {
     std::vector<ElectrodePoint> el;
     std::vector<std::string> cols;
-    for (const auto& e : o_.electrodes) el.push_back({e.name, e.position}), cols.push_back(e.name);
+    const std::string unit = sim_.variable_units("V").units;
+    for (const auto& e : o_.electrodes) el.push_back({e.name, e.position}), cols.push_back(e.name + (unit.empty() ? "" : "_" + unit));
     ecg_ = std::make_unique<PseudoEcg>(g, el);
     ecg_csv_ = std::make_unique<CsvTraceWriter>(join(dir_, "ecg" + from + ".csv"), cols,
                                                 ecg_text ? *ecg_text : std::string());
@@ -308,7 +311,7 @@ void OutputManager::write_frame(double t) {
     SnapshotOptions& so = png_->options();
     so.vmin = png_range_->first;
     so.vmax = png_range_->second;
-    so.label = o_.png_variable == "V" && so.vmin < -20 ? "mV" : o_.png_variable;
+    so.label = sim_.variable_units(o_.png_variable).label();
     png_->write(f[0], fmt::format("t={:.1f} ms", t));
   });
 }
@@ -335,6 +338,31 @@ std::string OutputManager::write_last_good() {
   return path;
 }
 
+std::vector<std::string> OutputManager::units_of(const std::vector<std::string>& variables) const {
+  std::vector<std::string> u;
+  for (const auto& v : variables) u.push_back(sim_.variable_units(v).units);
+  return u;
+}
+
+// probes.png and ecg.png beside their CSV (same stem), from the text written so far.
+void OutputManager::write_trace_pictures(std::vector<std::string>& lines) const {
+  const auto png_of = [](const std::string& csv) { return fs::path(csv).replace_extension(".png").string(); };
+  if (probes_) {
+    std::vector<std::string> names;
+    for (const auto& p : o_.probes) names.push_back(p.name);
+    std::vector<tissue::VariableUnits> vars;
+    for (const auto& v : o_.variables) vars.push_back(sim_.variable_units(v));
+    write_probes_png(png_of(probes_->path()), probes_->text(), names, vars);
+    lines.push_back("probes picture: " + png_of(probes_->path()));
+  }
+  if (ecg_csv_) {
+    std::vector<std::string> names;
+    for (const auto& e : o_.electrodes) names.push_back(e.name);
+    write_ecg_png(png_of(ecg_csv_->path()), ecg_csv_->text(), names, sim_.variable_units("V"));
+    lines.push_back("pseudo-ECG picture: " + png_of(ecg_csv_->path()));
+  }
+}
+
 std::vector<std::string> OutputManager::finish(bool make_movie) {
   writer_->flush();
   std::vector<std::string> lines;
@@ -347,7 +375,7 @@ std::vector<std::string> OutputManager::finish(bool make_movie) {
     const auto st = map_stats(act);
     rows.emplace_back("activated_cells", double(act_->activated_cells()), "cells");
     rows.emplace_back("tissue_cells", double(sim_.tissue_cells()), "cells");
-    rows.emplace_back("activation_threshold", o_.activation_threshold, "mV");
+    rows.emplace_back("activation_threshold", o_.activation_threshold, sim_.variable_units("V").units);
     rows.emplace_back("activation_min", st.min, "ms");
     rows.emplace_back("activation_max", st.max, "ms");
     lines.push_back(fmt::format("activation: {} cells activated, {:.3f} … {:.3f} ms", act_->activated_cells(),
@@ -373,13 +401,7 @@ std::vector<std::string> OutputManager::finish(bool make_movie) {
     const std::string path = join(dir_, "maps.vti");
     write_vti(path, sim_.grid(), nf, mask_);
     write_summary_csv(join(dir_, "maps_summary.csv"), rows);
-    if (sim_.grid().n[2] == 1 && st.count) {
-      SnapshotOptions so;
-      so.vmin = 0;
-      so.vmax = std::max(st.max, 1.0);
-      so.label = "ms";
-      write_png(join(dir_, "activation.png"), render_snapshot(sim_.grid(), act, mask_, slice_, so));
-    }
+    if (st.count) write_activation_png(join(dir_, "activation.png"), sim_.grid(), act, mask_);
     lines.push_back("maps: " + path);
   }
   if (make_movie && o_.movie && png_) {
@@ -391,6 +413,7 @@ std::vector<std::string> OutputManager::finish(bool make_movie) {
   if (pvd_) lines.push_back("fields: " + pvd_->path());
   if (h5_) lines.push_back("fields: " + h5_->h5_path() + " (" + h5_->xdmf_path() + ")");
   if (png_) lines.push_back(fmt::format("pictures: {}/{}_*.png", dir_, o_.png_variable));
+  write_trace_pictures(lines);
   if (probes_) lines.push_back("probes: " + probes_->path());
   if (ecg_csv_) lines.push_back("pseudo-ECG: " + ecg_csv_->path());
   return lines;

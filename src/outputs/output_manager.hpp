@@ -16,8 +16,8 @@
 //
 // Layout under spec.directory (docs/outputs.md):
 //   fields.pvd + fields_NNNNNN.vti (N = t / field_interval)  or  fields.h5 + fields.xdmf
-//   probes.csv, ecg.csv, <var>_NNNNN.png (+ <var>.mp4), maps.vti, maps_summary.csv,
-//   activation.png (2D), last_good.vti (after a NaN)
+//   probes.csv + probes.png, ecg.csv + ecg.png, <var>_NNNNN.png (+ <var>.mp4), maps.vti,
+//   maps_summary.csv, activation.png, last_good.vti (after a NaN)
 // An interval output is written at the first step whose time reaches the next multiple of
 // the interval (to a millionth of dt); begin() writes t = the start time. Field and PNG frames
 // are written on a thread of their own from a snapshot of that step (outputs/write_queue.hpp).
@@ -85,6 +85,8 @@ class OutputManager {
   void write_frame(double t);
   std::pair<double, double> colour_range(const tissue::Field<float>& f) const;
   std::string vti_path(long k) const;
+  std::vector<std::string> units_of(const std::vector<std::string>& variables) const;
+  void write_trace_pictures(std::vector<std::string>& lines) const;
 
   const tissue::OutputSpec& o_;
   const tissue::Simulation& sim_;

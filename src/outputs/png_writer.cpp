@@ -18,47 +18,13 @@
 
 #include "core/error.hpp"
 #include "core/atomic_file.hpp"
+#include "outputs/font.hpp"
 
 extern char** environ;
 
 namespace hw::io {
 namespace {
 
-// viridis (van der Walt & Smith, 2015; CC0) sampled at t = 0, 1/8, …, 1: the nine
-// control points published as its 9-colour palette.
-constexpr std::array<Rgb, 9> viridis_stops{{{0x44, 0x01, 0x54},
-                                            {0x47, 0x2D, 0x7B},
-                                            {0x3B, 0x52, 0x8B},
-                                            {0x2C, 0x72, 0x8E},
-                                            {0x21, 0x90, 0x8C},
-                                            {0x27, 0xAD, 0x81},
-                                            {0x5D, 0xC8, 0x63},
-                                            {0xAA, 0xDC, 0x32},
-                                            {0xFD, 0xE7, 0x25}}};
-
-// A 3×5 (m: 5×5) bitmap font: each glyph is five rows, bit (w−1−x) of a row is column x.
-struct Glyph {
-  char c;
-  int w;
-  std::array<std::uint8_t, 5> rows;
-};
-constexpr Glyph font[] = {
-    {'0', 3, {7, 5, 5, 5, 7}}, {'1', 3, {2, 6, 2, 2, 7}}, {'2', 3, {7, 1, 7, 4, 7}},
-    {'3', 3, {7, 1, 7, 1, 7}}, {'4', 3, {5, 5, 7, 1, 1}}, {'5', 3, {7, 4, 7, 1, 7}},
-    {'6', 3, {7, 4, 7, 5, 7}}, {'7', 3, {7, 1, 1, 1, 1}}, {'8', 3, {7, 5, 7, 5, 7}},
-    {'9', 3, {7, 5, 7, 1, 7}}, {'-', 3, {0, 0, 7, 0, 0}}, {'.', 1, {0, 0, 0, 0, 1}},
-    {'+', 3, {0, 2, 7, 2, 0}}, {'=', 3, {0, 7, 0, 7, 0}}, {' ', 2, {0, 0, 0, 0, 0}},
-    {'m', 5, {0, 26, 21, 21, 21}}, {'V', 3, {5, 5, 5, 5, 2}}, {'s', 3, {0, 3, 6, 1, 6}},
-    {'t', 3, {2, 7, 2, 2, 3}},     {'e', 3, {0, 7, 7, 4, 7}}, {'/', 3, {1, 1, 2, 4, 4}},
-};
-
-const Glyph* glyph(char c) {
-  for (const auto& g : font)
-    if (g.c == c) return &g;
-  return nullptr;
-}
-
-constexpr int font_scale = 2;
 
 // libpng reports errors through a callback that must not return: keep the message for
 // our exception and jump back, instead of libpng's default print to stderr.
@@ -69,89 +35,17 @@ void png_error_fn(png_structp png, png_const_charp msg) {
 }
 void png_warning_fn(png_structp, png_const_charp) {}
 
-int text_width(const std::string& s) {
-  int w = 0;
-  for (char c : s)
-    if (const Glyph* g = glyph(c)) w += (g->w + 1) * font_scale;
-  return w > 0 ? w - font_scale : 0;
-}
-
-// Draws s with its top-left at (x, y); characters without a glyph are skipped.
-void draw_text(Image& img, int x, int y, const std::string& s, Rgb colour) {
-  for (char c : s) {
-    const Glyph* g = glyph(c);
-    if (!g) continue;
-    for (int r = 0; r < 5; ++r)
-      for (int q = 0; q < g->w; ++q)
-        if (g->rows[r] >> (g->w - 1 - q) & 1)
-          for (int dy = 0; dy < font_scale; ++dy)
-            for (int dx = 0; dx < font_scale; ++dx)
-              img.set(x + q * font_scale + dx, y + r * font_scale + dy, colour);
-    x += (g->w + 1) * font_scale;
-  }
-}
-
-// Tick values at a "nice" step (1, 2 or 5 × 10^k), the one giving closest to six ticks.
-std::vector<double> nice_ticks(double lo, double hi) {
-  std::vector<double> t;
-  const double span = hi - lo;
-  if (!(span > 0)) return {lo};
-  const double mag = std::pow(10.0, std::floor(std::log10(span / 6)));
-  double step = mag;
-  for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (std::abs(span / (m * mag) - 6) < std::abs(span / step - 6)) step = m * mag;
-  for (double v = std::ceil(lo / step - 1e-9) * step; v <= hi + 1e-9 * span; v += step)
-    t.push_back(std::abs(v) < 1e-12 * span ? 0.0 : v);
-  return t;
-}
-
-std::string tick_label(double v) {
-  std::string s = fmt::format("{:.4g}", v);
-  return s;
-}
-
-// The two in-plane axes (u across, v up) for a slice normal to `axis`.
-std::array<int, 2> plane_axes(int axis) {
-  return axis == 2 ? std::array<int, 2>{0, 1} : axis == 1 ? std::array<int, 2>{0, 2}
-                                                          : std::array<int, 2>{1, 2};
-}
-
 }  // namespace
 
-Rgb viridis(double t) {
-  if (!(t > 0)) t = 0;  // also NaN
-  if (t > 1) t = 1;
-  const double x = t * 8;
-  const int i = std::min(7, static_cast<int>(x));
-  const double f = x - i;
-  const Rgb a = viridis_stops[i], b = viridis_stops[i + 1];
-  auto mix = [f](int p, int q) {
-    return static_cast<std::uint8_t>(std::lround(p + (q - p) * f));
-  };
-  return {mix(a.r, b.r), mix(a.g, b.g), mix(a.b, b.b)};
-}
+namespace {
+constexpr int margin = 10;
 
-Image::Image(int w, int h, Rgb fill) : width(w), height(h), rgb(std::size_t(w) * h * 3) {
-  for (std::size_t p = 0; p < rgb.size(); p += 3) {
-    rgb[p] = fill.r;
-    rgb[p + 1] = fill.g;
-    rgb[p + 2] = fill.b;
-  }
+int layer_of(const tissue::Grid& g, const SliceSpec& slice) {
+  const int w = slice.axis;
+  return slice.position < 0 ? g.n[w] / 2
+                            : std::clamp(static_cast<int>(std::floor(slice.position / g.h[w])), 0, g.n[w] - 1);
 }
-
-Rgb Image::at(int x, int y) const {
-  if (x < 0 || y < 0 || x >= width || y >= height) return {};
-  const std::size_t p = (std::size_t(y) * width + x) * 3;
-  return {rgb[p], rgb[p + 1], rgb[p + 2]};
-}
-
-void Image::set(int x, int y, Rgb c) {
-  if (x < 0 || y < 0 || x >= width || y >= height) return;
-  const std::size_t p = (std::size_t(y) * width + x) * 3;
-  rgb[p] = c.r;
-  rgb[p + 1] = c.g;
-  rgb[p + 2] = c.b;
-}
+}  // namespace
 
 SnapshotLayout snapshot_layout(const tissue::Grid& g, const SliceSpec& slice,
                                const SnapshotOptions& opt) {
@@ -169,7 +63,7 @@ SnapshotLayout snapshot_layout(const tissue::Grid& g, const SliceSpec& slice,
   base = std::max(1.0, std::min(base, std::floor(opt.max_size / longest)));
   L.cell_w = std::max(1, static_cast<int>(std::lround(base * ru)));
   L.cell_h = std::max(1, static_cast<int>(std::lround(base * rv)));
-  const int margin = 10, title_h = 5 * font_scale + 8;
+  const int title_h = text_height() + 8;
   L.x0 = margin;
   L.y0 = margin + title_h;
   if (opt.colour_bar) {
@@ -177,6 +71,11 @@ SnapshotLayout snapshot_layout(const tissue::Grid& g, const SliceSpec& slice,
     L.bar_w = 16;
     L.bar_y0 = L.y0;
     L.bar_h = std::max(L.nv * L.cell_h, 120);
+  }
+  if (opt.scale_bar) {
+    L.scale = ScaleBar{L.cell_w / g.h[u], std::max(20, L.nu * L.cell_w / 4)};
+    L.scale_x0 = L.x0;
+    L.scale_y0 = L.y0 + L.nv * L.cell_h + 8;
   }
   return L;
 }
@@ -188,59 +87,24 @@ Image render_snapshot(const tissue::Grid& g, const tissue::Field<float>& f,
     throw Error(fmt::format("snapshot: field has {} values, the grid {} cells", f.size(),
                             g.size()));
   const SnapshotLayout L = snapshot_layout(g, slice, opt);
-  const auto [u, v] = plane_axes(slice.axis);
-  const int w = slice.axis;
-  const int layer =
-      slice.position < 0
-          ? g.n[w] / 2
-          : std::clamp(static_cast<int>(std::floor(slice.position / g.h[w])), 0, g.n[w] - 1);
-  const int margin = 10;
-  int width = L.x0 + L.nu * L.cell_w + margin;
-  int height = L.y0 + L.nv * L.cell_h + margin;
-  std::vector<double> ticks;
-  int label_w = 0;
+  const SliceView view{&g, &f, mask, slice.axis, layer_of(g, slice), opt.vmin, opt.vmax, L.cell_w, L.cell_h};
+  const ColourBar bar{opt.vmin, opt.vmax, opt.label, L.bar_w, L.bar_h};
+  int width = L.x0 + view.width() + margin;
+  int height = L.y0 + view.height() + margin;
   if (opt.colour_bar) {
-    ticks = nice_ticks(opt.vmin, opt.vmax);
-    for (double t : ticks) label_w = std::max(label_w, text_width(tick_label(t)));
-    width = std::max(width, L.bar_x0 + L.bar_w + 6 + label_w + margin);
-    width = std::max(width, L.bar_x0 + text_width(opt.label) + margin);
-    height = std::max(height, L.bar_y0 + L.bar_h + 5 * font_scale + margin);
+    width = std::max(width, L.bar_x0 + bar.width() + margin);
+    height = std::max(height, L.bar_y0 + L.bar_h + text_height() / 2 + margin);
+  }
+  if (opt.scale_bar) {
+    width = std::max(width, L.scale_x0 + L.scale.width() + margin);
+    height = std::max(height, L.scale_y0 + ScaleBar::height() + margin);
   }
   width = std::max(width, L.x0 + text_width(opt.title) + margin);
   Image img(width, height);
-  const Rgb ink{0, 0, 0};
-  draw_text(img, L.x0, margin, opt.title, ink);
-  const double span = opt.vmax - opt.vmin;
-  // Field: cell (a, b) of the plane fills a cell_w × cell_h block; b grows upwards.
-  for (int b = 0; b < L.nv; ++b)
-    for (int a = 0; a < L.nu; ++a) {
-      std::array<int, 3> ijk{};
-      ijk[u] = a;
-      ijk[v] = b;
-      ijk[w] = layer;
-      const std::size_t c = g.index(ijk[0], ijk[1], ijk[2]);
-      Rgb col;
-      if (!tissue::is_tissue(mask, c)) col = non_tissue_grey;
-      else if (std::isnan(f[c])) col = nan_grey;
-      else col = viridis(span > 0 ? (f[c] - opt.vmin) / span : 0.5);
-      const int px = L.x0 + a * L.cell_w, py = L.y0 + (L.nv - 1 - b) * L.cell_h;
-      for (int y = 0; y < L.cell_h; ++y)
-        for (int x = 0; x < L.cell_w; ++x) img.set(px + x, py + y, col);
-    }
-  if (opt.colour_bar) {
-    // Bar: vmax at the top row, vmin at the bottom.
-    for (int y = 0; y < L.bar_h; ++y) {
-      const Rgb col = viridis(1.0 - (y + 0.5) / L.bar_h);
-      for (int x = 0; x < L.bar_w; ++x) img.set(L.bar_x0 + x, L.bar_y0 + y, col);
-    }
-    draw_text(img, L.bar_x0, L.bar_y0 - 5 * font_scale - 8, opt.label, ink);
-    for (double t : ticks) {
-      const int y = L.bar_y0 + static_cast<int>(std::lround((1.0 - (t - opt.vmin) / span) *
-                                                            (L.bar_h - 1)));
-      for (int x = 0; x < 4; ++x) img.set(L.bar_x0 + L.bar_w + x, y, ink);
-      draw_text(img, L.bar_x0 + L.bar_w + 6, y - (5 * font_scale) / 2, tick_label(t), ink);
-    }
-  }
+  draw_text(img, L.x0, margin, opt.title);
+  draw_slice(img, L.x0, L.y0, view);
+  if (opt.colour_bar) draw_colour_bar(img, L.bar_x0, L.bar_y0, bar);
+  if (opt.scale_bar) draw_scale_bar(img, L.scale_x0, L.scale_y0, L.scale);
   return img;
 }
 

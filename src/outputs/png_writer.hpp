@@ -5,7 +5,8 @@
 // published control points), a fixed value range (−90..40 mV by default, so frames of a
 // movie compare), non-tissue cells in light grey and NaN (e.g. never activated) in dark
 // grey, cells upscaled to square-ish pixels in proportion to their size in mm, y up, and
-// a colour bar with tick labels drawn in a tiny built-in bitmap font (no font library).
+// a colour bar with tick labels (outputs/font.hpp: a built-in font, no font library) and a
+// scale bar in mm under the field.
 #pragma once
 
 #include <cstdint>
@@ -13,36 +14,19 @@
 #include <vector>
 
 #include "mesh/grid.hpp"
+#include "outputs/image.hpp"
+#include "outputs/picture_parts.hpp"
 
 namespace hw::io {
 
-struct Rgb {
-  std::uint8_t r = 0, g = 0, b = 0;
-  bool operator==(const Rgb&) const = default;
-};
-
-// viridis at t ∈ [0, 1] (clamped).
-Rgb viridis(double t);
-
-struct Image {
-  int width = 0, height = 0;
-  std::vector<std::uint8_t> rgb;  // row-major, top row first, 3 bytes per pixel
-  Image() = default;
-  Image(int w, int h, Rgb fill = {255, 255, 255});
-  Rgb at(int x, int y) const;
-  void set(int x, int y, Rgb c);
-};
-
-inline constexpr Rgb non_tissue_grey{190, 190, 190};
-inline constexpr Rgb nan_grey{90, 90, 90};
-
 struct SnapshotOptions {
   double vmin = -90, vmax = 40;  // colour range; values outside are clamped
-  std::string label = "mV";      // above the colour bar
-  std::string title;             // top-left, e.g. "t=12.5 ms" (digits, '.', '-', m, s, V, t, =)
+  std::string label = "V (mV)";  // above the colour bar: the variable and its units
+  std::string title;             // top-left, e.g. "t=12.5 ms"
   int min_size = 384;            // the longer side of the field picture reaches at least this
   int max_size = 2048;           // … and at most this (unless one pixel per cell exceeds it)
   bool colour_bar = true;
+  bool scale_bar = true;         // a bar of a round length in mm under the field
 };
 
 // Which cells a picture shows: the plane normal to `axis` through `position` mm (< 0: the
@@ -63,6 +47,8 @@ struct SnapshotLayout {
   int cell_w = 1, cell_h = 1;  // pixels per cell
   int nu = 1, nv = 1;        // cells across and up
   int bar_x0 = 0, bar_y0 = 0, bar_w = 0, bar_h = 0;
+  int scale_x0 = 0, scale_y0 = 0;  // top-left of the scale bar (when drawn)
+  ScaleBar scale;                  // its length
 };
 SnapshotLayout snapshot_layout(const tissue::Grid& g, const SliceSpec& slice,
                                const SnapshotOptions& opt = {});

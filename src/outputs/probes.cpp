@@ -51,7 +51,7 @@ CsvTraceWriter::CsvTraceWriter(const std::string& path, const std::vector<std::s
                                const std::string& resume_text)
     : path_(path), columns_(columns.size()) {
   namespace fs = std::filesystem;
-  std::string h = "t";
+  std::string h = "t_ms";
   for (const auto& c : columns) h += "," + c;
   h += "\n";
   if (!resume_text.empty() && resume_text.compare(0, h.size(), h) != 0)
@@ -82,20 +82,24 @@ void CsvTraceWriter::row(double t, const std::vector<double>& values) {
 }
 
 std::vector<std::string> ProbeWriter::columns(const std::vector<ProbePoint>& p,
-                                              const std::vector<std::string>& vars) {
+                                              const std::vector<std::string>& vars,
+                                              const std::vector<std::string>& units) {
   std::vector<std::string> c;
   const bool only_v = vars.size() == 1 && vars[0] == "V";
-  for (const auto& v : vars)
-    for (const auto& q : p) c.push_back(only_v ? q.name : q.name + "." + v);
+  for (std::size_t v = 0; v < vars.size(); ++v) {
+    const std::string unit = v < units.size() && !units[v].empty() ? "_" + units[v] : "";
+    for (const auto& q : p) c.push_back((only_v ? q.name : q.name + "." + vars[v]) + unit);
+  }
   return c;
 }
 
 ProbeWriter::ProbeWriter(const std::string& path, const tissue::Grid& g, const tissue::Mask* mask,
                          std::vector<ProbePoint> probes, std::vector<std::string> variables,
-                         const SourceLoc& loc, const std::string& resume_text)
+                         const SourceLoc& loc, const std::string& resume_text,
+                         const std::vector<std::string>& units)
     : probes_(std::move(probes)),
       vars_(std::move(variables)),
-      csv_(path, columns(probes_, vars_), resume_text) {
+      csv_(path, columns(probes_, vars_, units), resume_text) {
   std::set<std::string> seen;
   for (const auto& p : probes_) {
     if (p.name.empty() || p.name.find_first_of(",\"\n") != std::string::npos)

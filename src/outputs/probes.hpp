@@ -4,8 +4,10 @@
 // computed; interpolating across a wavefront would invent upstrokes that no cell had. A
 // probe on a non-tissue cell moves to the nearest tissue cell (reported by cell_of()).
 //
-// File: header `t,<probe names>` when only V is traced; with more variables each column is
-// `<probe>.<variable>` (V first). Times in ms, V in mV, other states in the model's units.
+// File: header `t_ms,<probe>_<units>` when only V is traced (`t_ms,apex_mV`); with more
+// variables each column is `<probe>.<variable>_<units>` (V first: `apex.V_mV,apex.Ca_i_mM`).
+// The units are the model's (tissue/variable_units.hpp), "dimensionless" for pure numbers:
+// a name per column keeps the file one header line for pandas and numpy.
 #pragma once
 
 #include <array>
@@ -32,7 +34,7 @@ std::size_t nearest_tissue_cell(const tissue::Grid& g, const tissue::Mask* mask,
                                 const std::array<double, 3>& position, const std::string& what,
                                 const SourceLoc& loc = {});
 
-// A CSV of columns sampled together: `t` then one column per name. Rows are flushed so the
+// A CSV of columns sampled together: `t_ms` then one column per name. Rows are flushed so the
 // file can be plotted while the run goes on. Also used for the pseudo-ECG.
 //
 // The writer keeps the text it wrote (text()), which a checkpoint stores; a restarted run
@@ -63,10 +65,12 @@ class ProbeWriter {
  public:
   // variables: names of the traced variables, "V" first when traced. Throws hw::InputError
   // (at loc) for a probe outside the grid or a duplicated probe name.
-  // resume_text: see CsvTraceWriter.
+  // resume_text: see CsvTraceWriter. units: one per variable, written after the column's
+  // name ("_mV"); none (or an empty one): no suffix.
   ProbeWriter(const std::string& path, const tissue::Grid& g, const tissue::Mask* mask,
               std::vector<ProbePoint> probes, std::vector<std::string> variables = {"V"},
-              const SourceLoc& loc = {}, const std::string& resume_text = "");
+              const SourceLoc& loc = {}, const std::string& resume_text = "",
+              const std::vector<std::string>& units = {});
   // value(v, n): variable v (the order of `variables`) at grid cell n. A callback rather
   // than whole fields: on the GPU a probe reads its cells, not a copy of every field.
   void sample(double t, const std::function<double(std::size_t, std::size_t)>& value);
@@ -81,7 +85,8 @@ class ProbeWriter {
 
  private:
   static std::vector<std::string> columns(const std::vector<ProbePoint>& p,
-                                          const std::vector<std::string>& vars);
+                                          const std::vector<std::string>& vars,
+                                          const std::vector<std::string>& units);
   std::vector<ProbePoint> probes_;
   std::vector<std::string> vars_;
   std::vector<std::size_t> cells_;

@@ -63,8 +63,9 @@ void write_vti(const std::string& path, const tissue::Grid& g,
   x += "<VTKFile type=\"ImageData\" version=\"1.0\" byte_order=\"LittleEndian\" "
        "header_type=\"UInt64\">\n";
   x += fmt::format(
-      "  <ImageData WholeExtent=\"{}\" Origin=\"0 0 0\" Spacing=\"{:.17g} {:.17g} {:.17g}\">\n",
-      extent, g.h[0], g.h[1], g.h[2]);
+      "  <ImageData WholeExtent=\"{}\" Origin=\"{:.17g} {:.17g} {:.17g}\" "
+      "Spacing=\"{:.17g} {:.17g} {:.17g}\">\n",
+      extent, g.origin[0], g.origin[1], g.origin[2], g.h[0], g.h[1], g.h[2]);
   x += fmt::format("    <Piece Extent=\"{}\">\n", extent);
   x += "      <PointData>\n      </PointData>\n";
   x += fields.empty() ? "      <CellData>\n"

@@ -3,7 +3,8 @@
 //
 // Why this format: one file per output step, self-describing (origin and spacing in mm),
 // cell data on an ImageData whose cells are exactly the grid's cells (cell (i,j,k) covers
-// [i·dx,(i+1)·dx] × …, origin 0). Arrays are binary inline base64 (header_type UInt64; the
+// [i·dx,(i+1)·dx] × … from the grid's origin: the geometry's, so the output overlays the
+// image it came from). Arrays are binary inline base64 (header_type UInt64; the
 // byte-count header and the data are two separately padded base64 blocks, as VTK writes
 // them), so each .vti is well-formed XML any XML parser reads. The .pvd is rewritten
 // atomically after every step, so it can be opened while the run goes on.

@@ -147,6 +147,9 @@ double Simulation::time() const { return impl_->steps * impl_->s.time.dt; }
 long Simulation::steps_done() const { return impl_->steps; }
 double Simulation::dt() const { return impl_->s.time.dt; }
 const Grid& Simulation::grid() const { return impl_->s.geo.grid; }
+VariableUnits Simulation::variable_units(const std::string& variable) const {
+  return tissue::variable_units(impl_->s, variable);
+}
 const Mask& Simulation::mask() const { return impl_->s.geo.mask; }
 const TissueCase& Simulation::tissue_case() const { return impl_->s.tcase; }
 std::size_t Simulation::tissue_cells() const { return impl_->s.tissue_cells; }

@@ -24,6 +24,7 @@
 #include "tissue/case.hpp"
 #include "tissue/diffusion.hpp"
 #include "mesh/grid.hpp"
+#include "tissue/variable_units.hpp"
 
 namespace hw::tissue {
 
@@ -93,6 +94,10 @@ class Simulation {
   // The snapshot must be read or dropped before this simulation goes.
   std::unique_ptr<Snapshot> snapshot(const std::vector<std::string>& variables) const;
   std::size_t tissue_cells() const;
+  // The name and units of a field as the models give them, for the outputs' labels
+  // (tissue/variable_units.hpp): "V" → {"V", "mV"} or, for a dimensionless model, {"E",
+  // "dimensionless"}.
+  VariableUnits variable_units(const std::string& variable) const;
   // States per cell (V included) of each model region's part, in the order describe() lists them.
   std::vector<int> part_states() const;
   // Sets V (mV) or a state by name (model units) from grid-sized values (grid order);

@@ -316,8 +316,13 @@ def check_run(args: list[str], stdout: str, cwd: Path, stderr: str):
         if out.get(key):
             rows = csv_rows(nonempty_file(cwd, f"{d}/{file}").read_text(), file)
             names = [p["name"] for p in out[key]]
-            need(rows[0] == ["t"] + names, f"{file}: header {rows[0]}, expected t,{','.join(names)}")
+            # t_ms, then <name>_<units> (V only) or <name>.<variable>_<units> per column.
+            ok = rows[0][0] == "t_ms" and len(rows[0]) >= 1 + len(names) and all(
+                col.startswith(names[i % len(names)] + ("_" if len(rows[0]) == 1 + len(names) else "."))
+                for i, col in enumerate(rows[0][1:]))
+            need(ok, f"{file}: header {rows[0]}, expected t_ms,<name>_<units> for {','.join(names)}")
             need(len(rows) > 2, f"{file}: no rows")
+            nonempty_file(cwd, f"{d}/{file[:-4]}.png")
     if out.get("activation_map") or out.get("apd_map") or out.get("conduction_velocity"):
         nonempty_file(cwd, f"{d}/maps.vti")
         rows = csv_rows(nonempty_file(cwd, f"{d}/maps_summary.csv").read_text(), "maps_summary.csv")
@@ -328,10 +333,7 @@ def check_run(args: list[str], stdout: str, cwd: Path, stderr: str):
             need("apd90_median" in names, "maps_summary.csv: no apd90_median row")
         if out.get("conduction_velocity"):
             need("cv_median" in names, "maps_summary.csv: no cv_median row")
-        grid = case.get("grid", {})
-        dims = grid.get("length", grid.get("size", [0, 0, 0]))
-        if len(dims) == 2:
-            nonempty_file(cwd, f"{d}/activation.png")
+        nonempty_file(cwd, f"{d}/activation.png")
 
 
 def check_command(cmd: Command, ran: str, stdout: str, stderr: str, cwd: Path):

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <array>
 #include <cstring>
 #include <filesystem>
 
@@ -29,6 +30,7 @@ TEST(IoHdf5, FieldsTimesAndMaskReadBack) {
   Grid g;
   g.n = {7, 5, 4};
   g.h = {0.1, 0.2, 0.3};
+  g.origin = {-2.5, 1.25, 4};
   Mask m(g, 1);
   m[3] = 0;
   Field<float> v(g), ca(g);
@@ -71,6 +73,15 @@ TEST(IoHdf5, FieldsTimesAndMaskReadBack) {
   EXPECT_EQ(mb[3], 0);
   EXPECT_EQ(mb[4], 1);
   H5Dclose(md);
+  // The grid's place and spacing, x y z, as attributes of the file.
+  for (const auto& [name, want] : {std::pair{"origin", g.origin}, std::pair{"spacing", g.h}}) {
+    std::array<double, 3> got{};
+    hid_t oa = H5Aopen(f, name, H5P_DEFAULT);
+    ASSERT_GE(oa, 0) << name;
+    H5Aread(oa, H5T_NATIVE_DOUBLE, got.data());
+    H5Aclose(oa);
+    EXPECT_EQ(got, want) << name;
+  }
   H5Fclose(f);
 
   XmlDoc x(dir / "run.xdmf");
@@ -88,6 +99,8 @@ TEST(IoHdf5, FieldsTimesAndMaskReadBack) {
   bool found = false;
   for (auto* it : items) found |= text(it) == "run.h5:/fields/Cai/000002";
   EXPECT_TRUE(found);
+  // ORIGIN_DXDYDZ: z, y, x, the origin first.
+  EXPECT_EQ(text(items[0]), "4 1.25 -2.5");
 }
 
 TEST(IoHdf5, UnwritableFolderIsAnError) {

@@ -235,16 +235,16 @@ TEST(IoMaps, ProbesSampleTheNearestTissueCell) {
   std::string header, row1;
   std::getline(in, header);
   std::getline(in, row1);
-  EXPECT_EQ(header, "t,mid,corner");
+  EXPECT_EQ(header, "t_ms,mid,corner");  // no units given: no suffix
   EXPECT_EQ(row1.substr(0, 5), "0,25,");
   {
-    ProbeWriter p(dir / "q.csv", g, nullptr, {{"a", {1, 1, 7}}}, {"V", "Cai"});
+    ProbeWriter p(dir / "q.csv", g, nullptr, {{"a", {1, 1, 7}}}, {"V", "Cai"}, {}, "", {"mV", "mM"});
     p.sample(0.5, [&](std::size_t var, std::size_t c) { return double(var == 0 ? v[c] : ca[c]); });
   }
   std::ifstream q(dir / "q.csv");
   std::getline(q, header);
   std::getline(q, row1);
-  EXPECT_EQ(header, "t,a.V,a.Cai");
+  EXPECT_EQ(header, "t_ms,a.V_mV,a.Cai_mM");
   EXPECT_EQ(row1, "0.5,22,0.0220000017");  // (1, 1) mm → cell (2, 2)
   EXPECT_THROW(ProbeWriter(dir / "r.csv", g, nullptr, {{"out", {9, 1, 0}}}), InputError);
   EXPECT_THROW(ProbeWriter(dir / "s.csv", g, nullptr, {{"a", {1, 1, 0}}, {"a", {2, 1, 0}}}),

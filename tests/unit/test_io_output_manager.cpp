@@ -15,6 +15,9 @@
 #include "outputs/hdf5_writer.hpp"
 #include "outputs/output_manager.hpp"
 #include "outputs/png_writer.hpp"
+#include "outputs/trace_plot.hpp"
+#include "outputs/font.hpp"
+#include "formats/nrrd.hpp"
 #include "test_io_support.hpp"
 #include "test_tissue_util.hpp"
 #include "tissue/simulation.hpp"
@@ -85,10 +88,10 @@ TEST(IoOutputManager, PlanarWaveRunWritesEveryOutput) {
   EXPECT_EQ(ds.size(), 5u);  // 0, 5, 10, 15, 20 ms
 
   const auto probes = lines_of(dir / "out/probes.csv");
-  EXPECT_EQ(probes.front(), "t,left,right");
+  EXPECT_EQ(probes.front(), "t_ms,left_mV,right_mV");
   EXPECT_EQ(probes.size(), 1u + 41u);
   const auto ecg = lines_of(dir / "out/ecg.csv");
-  EXPECT_EQ(ecg.front(), "t,ahead");
+  EXPECT_EQ(ecg.front(), "t_ms,ahead_mV");
   EXPECT_EQ(ecg.size(), 1u + 41u);
   // The front runs towards the electrode: a positive deflection (an operator without σ
   // would give zeros).
@@ -99,12 +102,26 @@ TEST(IoOutputManager, PlanarWaveRunWritesEveryOutput) {
   EXPECT_TRUE(std::filesystem::exists(dir / "out/activation.png"));
   const Image frame = read_png(dir / "out/V_00002.png");
   if (const char* keep = std::getenv("HW_KEEP_PNG_DIR")) {  // to look at the pictures
-    for (const char* f : {"V_00002.png", "activation.png"})
+    for (const char* f : {"V_00002.png", "activation.png", "probes.png", "ecg.png"})
       std::filesystem::copy_file(dir / ("out/" + std::string(f)),
                                  std::string(keep) + "/" + std::filesystem::path(f).filename().string(),
                                  std::filesystem::copy_options::overwrite_existing);
   }
   EXPECT_GT(frame.width, 384);
+  // The traces as pictures beside their CSV: a panel per variable, a line per probe.
+  const Image probes_png = read_png(dir / "out/probes.png"), ecg_png = read_png(dir / "out/ecg.png");
+  EXPECT_EQ(probes_png.width, 900);
+  EXPECT_GT(probes_png.height, 260);
+  auto count = [](const Image& img, Rgb c) {
+    int n = 0;
+    for (int y = 0; y < img.height; ++y)
+      for (int x = 0; x < img.width; ++x) n += img.at(x, y) == c;
+    return n;
+  };
+  EXPECT_GT(count(probes_png, trace_colour(0)), 100);  // left
+  EXPECT_GT(count(probes_png, trace_colour(1)), 100);  // right
+  EXPECT_GT(count(ecg_png, trace_colour(0)), 100);     // ahead
+  EXPECT_EQ(count(ecg_png, trace_colour(1)), 0);       // one electrode, one line
 
   // Maps: the summary holds a plausible conduction velocity for TT06 at σ = 0.1334 S/m,
   // χ = 140/mm (textbook ~0.6-0.7 m/s; coarse 0.2 mm cells slow it).
@@ -158,7 +175,7 @@ TEST(IoOutputManager, Hdf5FormatAndUnknownVariable) {
   std::vector<xmlNodePtr> grids;
   find_all(x.root(), "Grid", grids);
   EXPECT_EQ(grids.size(), 3u);  // collection + t = 0, 5
-  EXPECT_EQ(lines_of(dir / "out/probes.csv").front(), "t,left.V,right.V,left.Ca_i,right.Ca_i");
+  EXPECT_EQ(lines_of(dir / "out/probes.csv").front(), "t_ms,left.V_mV,right.V_mV,left.Ca_i_mM,right.Ca_i_mM");
   c.output.variables = {"V", "no_such_state"};
   EXPECT_THROW(OutputManager(c, sim), InputError);
 }
@@ -290,4 +307,98 @@ TEST(IoOutputManager, ResumingWithOtherOutputsStartsThemAfreshAndDamagedStateIsA
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("outputs' state"), std::string::npos) << e.what();
   }
+}
+
+// A heart's image is placed in space (the rabbit's NRRD origin is (−13.4, −10.8, −15.8) mm):
+// the run's outputs keep that place, so they overlay the source in ParaView. The image's
+// origin is the centre of voxel 0; an output's cell-data Origin is the corner of cell 0.
+TEST(IoOutputManager, OutputsKeepTheGeometrysOrigin) {
+  ScratchDir dir("om_origin");
+  ImageVolume img;
+  img.sizes = {12, 6, 4};
+  img.spacing = {0.25, 0.25, 0.5};
+  img.origin = {-13.4, -10.8, -15.8};
+  img.set_values(ScalarType::u8, std::vector<double>(img.voxels(), 1.0));
+  write_nrrd(dir / "slab.nrrd", img);
+  TissueCase c = planar_case(dir / "out");
+  c.geometry.kind = GeometrySpec::Kind::mask_file;
+  c.geometry.path = dir / "slab.nrrd";
+  c.output.probes.clear();
+  c.output.electrodes.clear();
+  c.output.png_interval = 0;
+  c.stimuli = {hw::tissue::testing::box_stimulus({0, 0, 0}, {0.6, 1.5, 2}, 200, 2)};
+  const std::array<double, 3> corner{-13.4 - 0.125, -10.8 - 0.125, -15.8 - 0.25};
+  for (auto format : {OutputSpec::Format::vtk, OutputSpec::Format::hdf5}) {
+    c.output.format = format;
+    SimulationOptions so;
+    so.threads = 1;
+    Simulation sim(c, so);
+    for (int a = 0; a < 3; ++a) EXPECT_NEAR(sim.grid().origin[a], corner[a], 1e-12) << a;
+    OutputManager out(c, sim);
+    out.begin();
+    sim.run_until(1, [&](const Simulation&) { out.after_step(); });
+    out.finish();
+    std::vector<std::string> files{"out/maps.vti"};
+    if (format == OutputSpec::Format::vtk) files.push_back("out/fields_000000.vti");
+    for (const auto& f : files) {
+      XmlDoc x(dir / f);
+      std::vector<xmlNodePtr> im;
+      find_all(x.root(), "ImageData", im);
+      ASSERT_EQ(im.size(), 1u) << f;
+      std::istringstream o(attr(im[0], "Origin"));
+      std::array<double, 3> got{};
+      o >> got[0] >> got[1] >> got[2];
+      for (int a = 0; a < 3; ++a) EXPECT_NEAR(got[a], corner[a], 1e-12) << f << " axis " << a;
+    }
+    if (format == OutputSpec::Format::hdf5) {
+      XmlDoc x(dir / "out/fields.xdmf");
+      std::vector<xmlNodePtr> items;
+      find_all(x.root(), "DataItem", items);
+      ASSERT_FALSE(items.empty());
+      std::istringstream o(text(items[0]));  // z, y, x
+      std::array<double, 3> got{};
+      o >> got[2] >> got[1] >> got[0];
+      for (int a = 0; a < 3; ++a) EXPECT_NEAR(got[a], corner[a], 1e-12) << "xdmf axis " << a;
+    }
+  }
+}
+
+// A dimensionless model (Karma 1993: its potential E has no units) is labelled by its own
+// name, never "mV": in the traces' headers and on the pictures' colour bars.
+TEST(IoOutputManager, DimensionlessModelIsNotLabelledMillivolts) {
+  ScratchDir dir("om_karma");
+  TissueCase c = planar_case(dir / "out");
+  c.models[0].model = "karma1993";
+  c.stimuli = {hw::tissue::testing::box_stimulus({0, 0, 0}, {0.6, 1.6, 0.2}, 3, 2)};
+  c.time.dt = 0.05;
+  c.output.activation_threshold = 1;
+  c.output.apd_map = false;
+  c.output.conduction_velocity = false;
+  c.output.field_interval = 0;
+  SimulationOptions so;
+  so.threads = 1;
+  Simulation sim(c, so);
+  EXPECT_EQ(sim.variable_units("V").label(), "E (dimensionless)");
+  EXPECT_EQ(sim.variable_units("n").units, "dimensionless");
+  {
+    OutputManager out(c, sim);
+    out.begin();
+    sim.run_until(2, [&](const Simulation&) { out.after_step(); });
+    out.finish();
+  }
+  EXPECT_EQ(lines_of(dir / "out/probes.csv").front(), "t_ms,left_dimensionless,right_dimensionless");
+  EXPECT_EQ(lines_of(dir / "out/ecg.csv").front(), "t_ms,ahead_dimensionless");
+  bool unit_row = false;
+  for (const auto& l : lines_of(dir / "out/maps_summary.csv")) unit_row |= l == "activation_threshold,1,dimensionless";
+  EXPECT_TRUE(unit_row);
+  // The frame's colour bar label is wider than "mV" would be: the bar's label band holds
+  // ink across more than 80 pixels (17 glyphs of 7 px; "V (mV)" would be 42).
+  const Image frame = read_png(dir / "out/V_00000.png");
+  SnapshotOptions so2;
+  const SnapshotLayout L = snapshot_layout(c.grid, {}, so2);
+  int right = 0;
+  for (int y = L.bar_y0 - text_height() - 4; y < L.bar_y0 - 4; ++y)
+    for (int x = L.bar_x0; x < frame.width; ++x)
+      if (frame.at(x, y) == Rgb{0, 0, 0}) right = std::max(right, x - L.bar_x0);
+  EXPECT_GT(right, 80);
 }

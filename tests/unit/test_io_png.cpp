@@ -1,11 +1,15 @@
 // PNG snapshots read back through libpng: size, colours of known cells, colour bar.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "outputs/font.hpp"
+#include "outputs/map_picture.hpp"
 #include "outputs/png_writer.hpp"
+#include "outputs/trace_plot.hpp"
 #include "test_io_support.hpp"
 
 using namespace hw;
@@ -129,4 +133,132 @@ TEST(IoPng, ReadingANonPngIsAnError) {
     std::fclose(f);
   }
   EXPECT_THROW(read_png(dir / "x.png"), Error);
+}
+
+TEST(IoPng, SnapshotHasAScaleBarOfARoundLengthInMm) {
+  Grid g;
+  g.n = {40, 20, 1};
+  g.h = {0.25, 0.25, 1};  // 10 × 5 mm
+  Field<float> v(g, -90.f);
+  const SnapshotOptions opt;
+  const Image img = render_snapshot(g, v, nullptr, {}, opt);
+  const SnapshotLayout L = snapshot_layout(g, {}, opt);
+  // A quarter of the width at most, of 1, 2 or 5 × 10^k mm: 2 mm of a 10 mm sheet.
+  EXPECT_DOUBLE_EQ(L.scale.mm(), 2.0);
+  EXPECT_EQ(L.scale.length_px(), 2 * L.nu * L.cell_w / 10);
+  // The bar is black over its length, white just past it.
+  const int mid = L.scale_y0 + text_height() / 2;
+  for (int x = L.scale_x0; x < L.scale_x0 + L.scale.length_px(); ++x) ASSERT_EQ(img.at(x, mid), ink) << x;
+  EXPECT_EQ(img.at(L.scale_x0 + L.scale.length_px() + 2, mid), (Rgb{255, 255, 255}));
+  EXPECT_GE(img.height, L.scale_y0 + text_height());
+}
+
+TEST(IoPng, TracePlotDrawsEachTraceWhereItsValuesAreWithALegend) {
+  ScratchDir dir("plot");
+  TracePlot p;
+  p.title = "probes";
+  for (int i = 0; i <= 100; ++i) p.t.push_back(i * 0.5);  // 0 … 50 ms
+  TracePanel panel{"V (mV)", {{"flat", {}}, {"ramp", {}}}};
+  for (double t : p.t) {
+    panel.traces[0].y.push_back(-80);
+    panel.traces[1].y.push_back(-80 + 2 * t);  // −80 … 20 mV
+  }
+  p.panels.push_back(panel);
+  write_png(dir / "p.png", render_trace_plot(p));
+  const Image img = read_png(dir / "p.png");
+  const auto frames = trace_plot_frames(p);
+  ASSERT_EQ(frames.size(), 1u);
+  const PanelFrame& f = frames[0];
+  EXPECT_EQ(img.width, p.width);
+  EXPECT_LT(f.v0, -80);  // the range holds every value, with room
+  EXPECT_GT(f.v1, 20);
+  // The flat line at −80 mV and the ramp at t = 30 ms (−20 mV) in their colours.
+  EXPECT_EQ(img.at(int(f.px(10)), int(f.py(-80))), trace_colour(0));
+  EXPECT_EQ(img.at(int(f.px(30)), int(f.py(-20))), trace_colour(1));
+  // Nothing of the ramp's colour far from it (above the line at the start).
+  EXPECT_NE(img.at(int(f.px(2)), int(f.py(10))), trace_colour(1));
+  // A legend right of the panel: a swatch of each colour.
+  int swatches = 0;
+  for (int x = f.x0 + f.w + 1; x < img.width; ++x)
+    for (int y = f.y0; y < f.y0 + 3 * text_height(); ++y) swatches += img.at(x, y) == trace_colour(1);
+  EXPECT_GT(swatches, 18);
+  // Tick labels and the axis names were drawn left of and below the panel (dark pixels:
+  // the text is anti-aliased).
+  const auto dark = [&](int x, int y) { const Rgb c = img.at(x, y); return c.r < 100 && c.g < 100 && c.b < 100; };
+  int ink_left = 0, ink_below = 0;
+  for (int y = f.y0; y < f.y0 + f.h; ++y)
+    for (int x = 0; x < f.x0 - 5; ++x) ink_left += dark(x, y);
+  for (int y = f.y0 + f.h + 3; y < img.height; ++y)
+    for (int x = f.x0; x < f.x0 + f.w; ++x) ink_below += dark(x, y);
+  EXPECT_GT(ink_left, 100);
+  EXPECT_GT(ink_below, 100);
+  // A trace of the wrong length is an error, as is no panel.
+  p.panels[0].traces[0].y.pop_back();
+  EXPECT_THROW(render_trace_plot(p), Error);
+  EXPECT_THROW(render_trace_plot(TracePlot{}), Error);
+  if (const char* keep = std::getenv("HW_KEEP_PNG_DIR"))
+    std::filesystem::copy_file(dir / "p.png", std::string(keep) + "/trace_plot.png",
+                               std::filesystem::copy_options::overwrite_existing);
+}
+
+TEST(IoPng, TraceCsvParsesTheColumnsWeWrite) {
+  std::vector<std::string> names;
+  std::vector<double> t;
+  std::vector<std::vector<double>> cols;
+  parse_trace_csv("t_ms,a_mV,b_mV\n0,1,2\n0.5,nan,4\n", names, t, cols);
+  EXPECT_EQ(names, (std::vector<std::string>{"a_mV", "b_mV"}));
+  EXPECT_EQ(t, (std::vector<double>{0, 0.5}));
+  EXPECT_TRUE(std::isnan(cols[0][1]));
+  EXPECT_EQ(cols[1][1], 4);
+  EXPECT_THROW(parse_trace_csv("t_ms,a\n0,x\n", names, t, cols), Error);
+  EXPECT_THROW(parse_trace_csv("t_ms,a\n0,1,2\n", names, t, cols), Error);
+}
+
+TEST(IoPng, ActivationMapIn3dIsThreeSlicesThroughTheEarliestCell) {
+  ScratchDir dir("map3d");
+  Grid g;
+  g.n = {12, 10, 8};
+  g.h = {0.5, 0.5, 0.5};
+  g.origin = {-3, 2, 10};
+  Mask m(g, 1);
+  m[g.index(0, 0, 0)] = 0;
+  // Activation spreading from cell (3, 6, 2) at 1 mm/ms.
+  Field<float> act(g);
+  for (int k = 0; k < 8; ++k)
+    for (int j = 0; j < 10; ++j)
+      for (int i = 0; i < 12; ++i)
+        act[g.index(i, j, k)] = float(0.5 * std::sqrt((i - 3) * (i - 3) + (j - 6) * (j - 6) + (k - 2) * (k - 2)));
+  MapPictureOptions o;
+  o.vmax = 6;
+  write_png(dir / "a.png", render_map_picture(g, act, &m, o));
+  const Image img = read_png(dir / "a.png");
+  const MapLayout L = map_layout(g, act, &m, o);
+  EXPECT_EQ(img.width, L.width);
+  EXPECT_EQ(img.height, L.height);
+  EXPECT_EQ(L.through, (std::array<int, 3>{3, 6, 2}));
+  ASSERT_EQ(L.panels.size(), 3u);
+  // Each panel shows the earliest cell in viridis(0) where the slices cross.
+  const std::array<std::array<int, 2>, 3> at{{{3, 6}, {3, 2}, {6, 2}}};  // (u, v) in x-y, x-z, y-z
+  for (std::size_t p = 0; p < 3; ++p) {
+    const MapPanel& P = L.panels[p];
+    EXPECT_EQ(P.layer, L.through[P.axis]);
+    const int x = P.x0 + at[p][0] * P.cell_w + P.cell_w / 2, y = P.y0 + (P.nv - 1 - at[p][1]) * P.cell_h + P.cell_h / 2;
+    EXPECT_EQ(img.at(x, y), viridis(0.0)) << p;
+  }
+  // Panels side by side without overlap, sized by the grid (y-z: 10 × 8 cells).
+  EXPECT_GT(L.panels[1].x0, L.panels[0].x0 + L.panels[0].nu * L.panels[0].cell_w);
+  EXPECT_EQ(L.panels[2].nu, 10);
+  EXPECT_EQ(L.panels[2].nv, 8);
+  // The scale bar: black along its length.
+  const ScaleBar sb{L.px_per_mm, std::max(20, L.panels[0].nu * L.panels[0].cell_w / 4)};
+  for (int x = L.scale_x0; x < L.scale_x0 + sb.length_px(); ++x)
+    ASSERT_EQ(img.at(x, L.scale_y0 + text_height() / 2), ink) << x;
+  // A 2D map is one panel with the same parts.
+  Grid g2 = g;
+  g2.n[2] = 1;
+  Field<float> a2(g2, 1.f);
+  EXPECT_EQ(map_layout(g2, a2, nullptr, o).panels.size(), 1u);
+  if (const char* keep = std::getenv("HW_KEEP_PNG_DIR"))
+    std::filesystem::copy_file(dir / "a.png", std::string(keep) + "/activation3d.png",
+                               std::filesystem::copy_options::overwrite_existing);
 }

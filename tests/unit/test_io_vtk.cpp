@@ -69,6 +69,14 @@ TEST(IoVtk, VtiIsWellFormedAndDecodesToTheFieldsAndMask) {
   EXPECT_EQ(attr(img[0], "WholeExtent"), "0 5 0 4 0 3");
   EXPECT_EQ(attr(img[0], "Spacing"), "0.25 0.5 0.10000000000000001");
   EXPECT_EQ(attr(img[0], "Origin"), "0 0 0");
+  // A grid placed by its geometry keeps its place: the Origin is the grid's corner.
+  g.origin = {-13.4, -10.8, -15.8};
+  write_vti(dir / "placed.vti", g, {{"V", &v}}, &m);
+  XmlDoc placed(dir / "placed.vti");
+  std::vector<xmlNodePtr> pimg;
+  find_all(placed.root(), "ImageData", pimg);
+  ASSERT_EQ(pimg.size(), 1u);
+  EXPECT_EQ(attr(pimg[0], "Origin"), "-13.4 -10.800000000000001 -15.800000000000001");
   find_all(root, "DataArray", arrays);
   ASSERT_EQ(arrays.size(), 3u);
   EXPECT_EQ(attr(arrays[1], "Name"), "h<&>");  // escaped on write, unescaped by the parser
