@@ -63,18 +63,25 @@ Vec principal_eigenvector(Mat a) {
 
 std::string LongAxis::describe() const {
   return fmt::format("long axis {} ({:.3f}, {:.3f}, {:.3f}) apex → base, {:.1f} mm of tissue along it; apex {}",
-                     given ? "from the case" : "found (principal axis of the tissue)", dir[0], dir[1], dir[2],
-                     base - apex, apex_from);
+                     given ? "from the case" : "found (principal axis of " + found_from + ")", dir[0], dir[1],
+                     dir[2], base - apex, apex_from);
 }
 
 LongAxis find_long_axis(const Grid& g, const Mask& mask, const Field<std::int16_t>& labels,
                         std::array<std::int16_t, 2> endo_labels, std::optional<Vec> given) {
   LongAxis ax;
-  // Mean and covariance of the tissue cells' centres.
-  std::size_t count = 0;
+  // The cells whose shape gives the axis: the LV endocardium when labelled (the LV cavity
+  // is a prolate ellipsoid about the long axis; the whole ventricles are nearly as wide as
+  // long: on the UCSD rabbit their variances are 59, 42, 37 mm², the LV endocardium's 51,
+  // 19, 8), else the whole tissue.
+  std::size_t lv = 0, count = 0;
+  if (!labels.empty())
+    for (std::size_t n = 0; n < g.size(); ++n) lv += is_tissue(&mask, n) && labels[n] == endo_labels[0];
+  const bool by_lv = lv >= 10;
+  auto counts = [&](std::size_t n) { return is_tissue(&mask, n) && (!by_lv || labels[n] == endo_labels[0]); };
   Vec mean{0, 0, 0};
   for (std::size_t n = 0; n < g.size(); ++n) {
-    if (!is_tissue(&mask, n)) continue;
+    if (!counts(n)) continue;
     const Vec x = centre_of(g, n);
     ++count;
     for (int a = 0; a < 3; ++a) mean[a] += (x[a] - mean[a]) / double(count);
@@ -88,12 +95,13 @@ LongAxis find_long_axis(const Grid& g, const Mask& mask, const Field<std::int16_
   } else {
     Mat cov{};
     for (std::size_t n = 0; n < g.size(); ++n) {
-      if (!is_tissue(&mask, n)) continue;
+      if (!counts(n)) continue;
       const Vec x = centre_of(g, n);
       for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b) cov[a][b] += (x[a] - mean[a]) * (x[b] - mean[b]);
     }
     ax.dir = principal_eigenvector(cov);
+    ax.found_from = by_lv ? "the LV endocardium" : "the tissue";
     // Report it with its largest component positive (the sign is decided below).
     int big = 0;
     for (int a = 1; a < 3; ++a)

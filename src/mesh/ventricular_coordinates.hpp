@@ -24,13 +24,15 @@ namespace hw::tissue {
 struct LongAxis {
   std::array<double, 3> dir{0, 0, 1};  // unit, apex → base
   double apex = 0, base = 0;           // the tissue's extreme projections on dir (mm, from the grid corner)
-  bool given = false;                  // the case named the axis; else the principal axis of the tissue
+  bool given = false;                  // the case named the axis; else found, as below
+  std::string found_from;              // found: the principal axis of which cells
   std::string apex_from;               // what decided which end is the apex (labels or shape)
   std::string describe() const;        // one line for the run's description
 };
 
-// The axis `given` (any non-zero vector; nullopt = find it: the principal axis of the
-// tissue cells' centres, the direction of their largest variance), oriented apex → base.
+// The axis `given` (any non-zero vector; nullopt = find it: the principal axis, the
+// direction of largest variance, of the centres of the LV endocardial cells (endo_labels[0])
+// when there are any, else of all tissue cells), oriented apex → base.
 // The apex is the end farther from the endocardial labels (the cavities reach the base,
 // not the apex) when there are any, else the end with the smaller tissue cross-section.
 // Throws hw::Error when there is no tissue or `given` is zero.

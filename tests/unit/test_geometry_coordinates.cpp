@@ -30,16 +30,16 @@ namespace {
 
 const double pi = std::acos(-1.0);
 
-// A prolate shell along z, centre at z = 18 mm in a grid 18 mm high: the upper half is
-// cut off by the top wall (the base), the apex is at z = 18 − 14 = 4 mm.
+// A prolate shell along z, centre at z = 24 mm in a grid 24 mm high: the upper half is
+// cut off by the top wall (the base), the apex is at z = 24 − 20 = 4 mm.
 TissueCase half_shell_case() {
   TissueCase c;
-  c.grid.n = {40, 40, 36};
+  c.grid.n = {32, 32, 48};
   c.grid.h = {0.5, 0.5, 0.5};
   c.geometry.kind = GeometrySpec::Kind::ellipsoid_shell;
-  c.geometry.centre = {10, 10, 18};
-  c.geometry.radii_outer = {9, 9, 14};
-  c.geometry.radii_inner = {5, 5, 10};
+  c.geometry.centre = {8, 8, 24};
+  c.geometry.radii_outer = {7, 7, 20};
+  c.geometry.radii_inner = {4, 4, 17};
   c.geometry.loc = {"case.toml", 3, 1};
   c.fibres.loc = {"case.toml", 9, 1};
   return c;
@@ -54,7 +54,17 @@ double helix_of(const std::array<double, 3>& f, std::array<double, 3> r) {
   const double cl = std::hypot(c[0], c[1]);
   for (double& x : c) x /= cl;
   const std::array<double, 3> b{r[1] * c[2] - r[2] * c[1], r[2] * c[0] - r[0] * c[2], r[0] * c[1] - r[1] * c[0]};
-  return std::atan2(f[0] * b[0] + f[1] * b[1] + f[2] * b[2], f[0] * c[0] + f[1] * c[1] + f[2] * c[2]) * 180 / pi;
+  double a = std::atan2(f[0] * b[0] + f[1] * b[1] + f[2] * b[2], f[0] * c[0] + f[1] * c[1] + f[2] * c[2]) * 180 / pi;
+  // A fibre is a line: the angle in (−90°, 90°].
+  if (a > 90) a -= 180;
+  if (a <= -90) a += 180;
+  return a;
+}
+
+// |a − b| of two fibre angles, degrees: fibres are lines, so modulo 180°.
+double angle_diff(double a, double b) {
+  double d = std::fmod(std::abs(a - b), 180.0);
+  return std::min(d, 180 - d);
 }
 
 }  // namespace
@@ -80,8 +90,9 @@ TEST(GeometryCoordinates, LongAxisFoundOnTruncatedShell) {
   // The principal axis is z and points from the apex (bottom) to the open base (top).
   EXPECT_GT(ax.dir[2], 0.999);
   EXPECT_NEAR(ax.apex, 4.25, 0.3);   // lowest tissue cell centre
-  EXPECT_NEAR(ax.base, 17.75, 0.01);  // the top row of cells
+  EXPECT_NEAR(ax.base, 23.75, 0.01);  // the top row of cells
   EXPECT_NE(ax.apex_from.find("endocardial"), std::string::npos);
+  EXPECT_NE(ax.found_from.find("LV endocardium"), std::string::npos);
   // Given the other way round, the sign is still found from the shape.
   c.fibres.long_axis = std::array<double, 3>{0, 0, -2};
   const Geometry g2 = build_geometry(c);
@@ -132,16 +143,21 @@ TEST(GeometryCoordinates, TransmuralMonotoneAndApexBase) {
   for (int d = 0; d < 16; ++d) {
     const double phi = 2 * pi * d / 16;
     double last = -1, first = -1;
-    for (double r = 3; r < 11; r += 0.05) {
-      const int i = int((10 + r * std::cos(phi)) / g.h[0]), j = int((10 + r * std::sin(phi)) / g.h[1]);
+    for (double r = 2; r < 9; r += 0.05) {
+      const int i = int((8 + r * std::cos(phi)) / g.h[0]), j = int((8 + r * std::sin(phi)) / g.h[1]);
       const std::size_t n = g.index(i, j, k);
       if (!geo.mask[n]) continue;
       if (first < 0) first = geo.transmural[n];
       ASSERT_GE(geo.transmural[n], last - 1e-6) << "ray " << d << " at r = " << r;
       last = geo.transmural[n];
     }
-    EXPECT_EQ(first, 0.0);
-    EXPECT_EQ(last, 1.0);
+    // A ray may pass an endo or epi cell diagonally (they are face neighbours of outside).
+    EXPECT_LT(first, 0.2);
+    EXPECT_GT(last, 0.8);
+    if (d % 4 == 0) {  // along the grid axes
+      EXPECT_EQ(first, 0.0);
+      EXPECT_EQ(last, 1.0);
+    }
     ++rays;
   }
   EXPECT_EQ(rays, 16);
@@ -176,12 +192,12 @@ TEST(GeometryCoordinates, RuleBasedFibreAnglesFollowTheCaseProfile) {
         const std::size_t n = g.index(i, j, k);
         if (!geo.mask[n]) continue;
         const double z = g.centre(2, k);
-        if (z < 11 || z > 15) continue;  // the equatorial band, away from apex and base
-        const std::array<double, 3> r{g.centre(0, i) - 10, g.centre(1, j) - 10, 0};
+        if (z < 14 || z > 20) continue;  // a band away from apex and base
+        const std::array<double, 3> r{g.centre(0, i) - 8, g.centre(1, j) - 8, 0};
         const double a = helix_of({geo.fibres->f[0][n], geo.fibres->f[1][n], geo.fibres->f[2][n]}, r);
         if (geo.labels[n] == label_lv_endo) endo += a, ++n_endo;
         else if (geo.labels[n] == label_epi) epi += a, ++n_epi;
-        else mid_err += std::abs(a - helix_angle(c.fibres.angles, geo.transmural[n])), ++n_mid;
+        else mid_err += angle_diff(a, helix_angle(c.fibres.angles, geo.transmural[n])), ++n_mid;
       }
   endo /= n_endo, epi /= n_epi, mid_err /= n_mid;
   std::printf("[measured] truncated shell, angles [70, 10, -50]: endo %.2f epi %.2f deg, mid-wall mean |error| %.2f deg\n",
@@ -263,12 +279,15 @@ TEST(GeometryCoordinates, CaseKeys) {
   const std::string text = R"(
 [geometry]
 kind = "ellipsoid-shell"
-centre = [10, 10, 18]
-radii_outer = [9, 9, 14]
-radii_inner = [5, 5, 10]
+centre = [8, 8, 24]
+radii_outer = [7, 7, 20]
+radii_inner = [4, 4, 17]
 [grid]
-size = [40, 40, 36]
+size = [32, 32, 48]
 spacing = 0.5
+[time]
+dt = 0.05
+t_end = 1
 [fibres]
 kind = "rule-based"
 axis = "z"
@@ -305,7 +324,7 @@ fields = ["V", "fibres", "transmural", "apex-base"]
   // A vector axis; an axis for rotating fibres still works.
   auto with = [&](const std::string& fibres, const std::string& extra = "") {
     return hw::io::parse_case("[grid]\nsize = [4, 4]\nspacing = 1\n[fibres]\n" + fibres +
-                                  "\n[[model]]\nname = \"aliev_panfilov_1996\"\n" + extra,
+                                  "\n[time]\ndt = 0.05\nt_end = 1\n[[model]]\nname = \"aliev_panfilov_1996\"\n" + extra,
                               "case.toml");
   };
   EXPECT_EQ(*with("kind = \"rule-based\"\naxis = [1, 1, 0]").fibres.long_axis, (std::array<double, 3>{1, 1, 0}));
@@ -378,7 +397,7 @@ TEST(GeometryShared, UcsdRabbitLongAxisAndCoordinates) {
   ASSERT_TRUE(geo.long_axis.has_value());
   std::printf("[measured] UCSD rabbit: %s\n", geo.long_axis->describe().c_str());
   // The long axis of this heart is roughly x (the docs said so; the shape agrees).
-  EXPECT_GT(std::abs(geo.long_axis->dir[0]), 0.9);
+  EXPECT_GT(std::abs(geo.long_axis->dir[0]), 0.99);
   std::array<std::size_t, 3> layers{};
   for (std::size_t n = 0; n < geo.grid.size(); ++n) {
     if (!geo.mask[n]) continue;
