@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "mesh/ventricular_coordinates.hpp"
 
 namespace hw::tissue {
 
@@ -157,6 +158,14 @@ FibreField rule_based_fibres(const Grid& g, const Mask& mask, const TransmuralFi
                              double angle_endo_deg, double angle_epi_deg, int long_axis) {
   if (long_axis < 0 || long_axis > 2)
     throw Error(fmt::format("rule-based fibres: long axis {} must be 0, 1 or 2", long_axis));
+  std::array<double, 3> ax{0, 0, 0};
+  ax[long_axis] = 1;
+  return rule_based_fibres(g, mask, t, std::vector<double>{angle_endo_deg, angle_epi_deg}, ax);
+}
+
+FibreField rule_based_fibres(const Grid& g, const Mask& mask, const TransmuralField& t,
+                             const std::vector<double>& angles_deg, std::array<double, 3> ax) {
+  if (angles_deg.empty()) throw Error("rule-based fibres: no helix angles");
   const double pi = std::acos(-1.0);
   FibreField r;
   std::array<Field<double>, 3> s;
@@ -170,16 +179,23 @@ FibreField rule_based_fibres(const Grid& g, const Mask& mask, const TransmuralFi
     if (l > 0) for (double& c : x) c /= l;
     return l;
   };
-  std::array<double, 3> ax{0, 0, 0};
-  ax[long_axis] = 1;
+  if (!(normalise(ax) > 0) || !std::isfinite(ax[0] + ax[1] + ax[2]))
+    throw Error("rule-based fibres: the long axis is zero");
+  // The grid axis least aligned with the long axis: the fallback direction at the apex.
+  int least = 0;
+  for (int a = 1; a < 3; ++a)
+    if (std::fabs(ax[a]) < std::fabs(ax[least])) least = a;
   std::array<double, 3> other{0, 0, 0};
-  other[(long_axis + 1) % 3] = 1;
+  other[least] = 1;
   for (std::size_t n = 0; n < g.size(); ++n) {
     if (!is_tissue(&mask, n)) continue;
     std::array<double, 3> nn{t.normal[0][n], t.normal[1][n], t.normal[2][n]};
     if (normalise(nn) == 0) {
       // No transmural direction (an isolated cell): any fibre across the long axis.
-      for (int a = 0; a < 3; ++a) r.f[a][n] = other[a];
+      const double d = other[0] * ax[0] + other[1] * ax[1] + other[2] * ax[2];
+      std::array<double, 3> c{other[0] - d * ax[0], other[1] - d * ax[1], other[2] - d * ax[2]};
+      normalise(c);
+      for (int a = 0; a < 3; ++a) r.f[a][n] = c[a];
       continue;
     }
     std::array<double, 3> c = cross(nn, ax);
@@ -190,8 +206,8 @@ FibreField rule_based_fibres(const Grid& g, const Mask& mask, const TransmuralFi
       normalise(c);
     }
     const std::array<double, 3> b = cross(nn, c);
-    // f = cos α · c + sin α · (n × c), α linear in e.
-    const double alpha = (angle_endo_deg + (angle_epi_deg - angle_endo_deg) * t.e[n]) * pi / 180.0;
+    // f = cos α · c + sin α · (n × c), α from the profile at e.
+    const double alpha = helix_angle(angles_deg, t.e[n]) * pi / 180.0;
     for (int a = 0; a < 3; ++a) {
       r.f[a][n] = std::cos(alpha) * c[a] + std::sin(alpha) * b[a];
       s[a][n] = nn[a];

@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "mesh/conductivity.hpp"
 #include "mesh/grid.hpp"
@@ -50,5 +51,13 @@ TransmuralField transmural_coordinate(const Grid& g, const Mask& mask,
 // perpendicular to n.
 FibreField rule_based_fibres(const Grid& g, const Mask& mask, const TransmuralField& t,
                              double angle_endo_deg, double angle_epi_deg, int long_axis = 2);
+
+// The same rule with any long axis (a non-zero vector; its sign does not matter, a fibre
+// is a line) and a helix angle profile through the wall: α(e) piecewise linear through
+// `angles_deg` placed evenly from endo (e = 0) to epi (e = 1) (helix_angle in
+// ventricular_coordinates.hpp), e.g. {60, -60} or {60, 20, -20, -60}. At the apex, where n
+// ∥ a, c is the grid axis least aligned with a, projected ⟂ n.
+FibreField rule_based_fibres(const Grid& g, const Mask& mask, const TransmuralField& t,
+                             const std::vector<double>& angles_deg, std::array<double, 3> long_axis);
 
 }  // namespace hw::tissue

@@ -93,6 +93,31 @@ void check_radii(const GeometrySpec& s, bool need_inner) {
   }
 }
 
+// The transmural field from the endo (LV 3, RV 4) and epi (2) labels, and with it the
+// long axis and the coordinates of `geo`. Errors name the key that needed them.
+TransmuralField transmural_field(const MeshSpec& c, Geometry& geo) {
+  const Grid& g = geo.grid;
+  const bool for_fibres = c.fibres.kind == FibreSpec::Kind::rule_based;
+  const SourceLoc& loc = for_fibres ? c.fibres.loc : c.geometry.loc;
+  const std::string who = for_fibres ? "rule_based fibres" : "transmural and apex-base coordinates";
+  if (geo.labels.empty())
+    throw InputError(loc, who + " need endocardial and epicardial surface labels: use an ellipsoid_shell "
+                                "geometry or a labelled mask file (labels 2 = epi, 3/4 = endo)");
+  const Mask all = geo.mask.empty() ? Mask(g, 1) : geo.mask;
+  try {
+    TransmuralField t = transmural_coordinate(g, all, geo.labels, label_epi, {label_lv_endo, label_rv_endo});
+    geo.long_axis = find_long_axis(g, all, geo.labels, {label_lv_endo, label_rv_endo}, c.fibres.long_axis);
+    geo.transmural = Field<float>(g, 0.0f);
+    for (std::size_t n = 0; n < g.size(); ++n) geo.transmural[n] = static_cast<float>(t.e[n]);
+    geo.apex_base = apex_base_coordinate(g, all, *geo.long_axis);
+    return t;
+  } catch (const InputError&) {
+    throw;
+  } catch (const Error& e) {
+    throw InputError(loc, who + ": " + e.what());
+  }
+}
+
 void build_fibres(const MeshSpec& c, Geometry& geo) {
   const FibreSpec& f = c.fibres;
   const Grid& g = geo.grid;
@@ -113,16 +138,11 @@ void build_fibres(const MeshSpec& c, Geometry& geo) {
       geo.fibres = rotating_fibres(g, f.axis, f.angle_from, f.angle_to);
       return;
     case FibreSpec::Kind::rule_based: {
-      if (f.axis < 0 || f.axis > 2)
-        throw InputError(f.loc, fmt::format("fibres.axis (the long axis) = {} must be 0 (x), 1 (y) or 2 (z)", f.axis));
-      if (geo.labels.empty())
-        throw InputError(f.loc, "rule_based fibres need endocardial and epicardial surface labels: use an "
-                                "ellipsoid_shell geometry or a labelled mask file (labels 2 = epi, 3/4 = endo)");
-      const Mask all = geo.mask.empty() ? Mask(g, 1) : geo.mask;
       try {
-        const TransmuralField t =
-            transmural_coordinate(g, all, geo.labels, label_epi, {label_lv_endo, label_rv_endo});
-        geo.fibres = rule_based_fibres(g, all, t, f.angle_from, f.angle_to, f.axis);
+        const TransmuralField t = transmural_field(c, geo);
+        const std::vector<double> angles =
+            f.angles.empty() ? std::vector<double>{f.angle_from, f.angle_to} : f.angles;
+        geo.fibres = rule_based_fibres(g, geo.mask.empty() ? Mask(g, 1) : geo.mask, t, angles, geo.long_axis->dir);
       } catch (const InputError&) {
         throw;
       } catch (const Error& e) {
@@ -256,6 +276,7 @@ Geometry build_geometry(const MeshSpec& c) {
       if (!is_tissue(&geo.mask, n)) geo.phase[n] = 0.0f;
   }
   build_fibres(c, geo);
+  if (c.coordinates && geo.transmural.empty()) transmural_field(c, geo);
   return geo;
 }
 

@@ -13,6 +13,7 @@
 #include "mesh/conductivity.hpp"
 #include "mesh/geometry_spec.hpp"
 #include "mesh/grid.hpp"
+#include "mesh/ventricular_coordinates.hpp"
 
 namespace hw::tissue {
 
@@ -22,10 +23,16 @@ struct Geometry {
   Field<float> phase;            // phase field φ (0..1) when geometry.phase_field, else empty
   Field<std::int16_t> labels;    // surface/region labels when the file has them (e.g. UCSD rabbit: epi/LV/RV), else empty
   std::optional<FibreField> fibres;  // per voxel, when c.fibres.kind != none
+  // Transmural (0 endo … 1 epi) and apex-base (0 apex … 1 base) coordinates of the tissue
+  // cells (0 elsewhere), with the long axis they used: built for rule-based fibres and when
+  // MeshSpec::coordinates asks; empty otherwise.
+  Field<float> transmural, apex_base;
+  std::optional<LongAxis> long_axis;
 };
 
 // Throws hw::InputError at c.geometry.loc / c.fibres.loc with what is wrong (missing file,
-// unknown format, threshold leaving no tissue, sizes too large).
+// unknown format, threshold leaving no tissue, sizes too large, coordinates asked of a
+// geometry without endo and epi labels).
 Geometry build_geometry(const MeshSpec& c);
 
 }  // namespace hw::tissue

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "mesh/grid.hpp"
@@ -35,6 +37,10 @@ struct FibreSpec {
   std::array<double, 3> direction{1, 0, 0};  // uniform
   double angle_from = 60, angle_to = -60;    // rotating / rule_based: degrees, endo → epi
   int axis = 2;                              // rotating: the transmural axis
+  // rule_based: the long axis (either sign; unset = the principal axis of the tissue) and,
+  // when not empty, the helix angles evenly from endo to epi (else angle_from, angle_to).
+  std::optional<std::array<double, 3>> long_axis;
+  std::vector<double> angles;
   std::string path;                          // file: a 3-component vector image
   SourceLoc loc;
 };
@@ -46,6 +52,9 @@ struct MeshSpec {
   Grid grid;
   GeometrySpec geometry;
   FibreSpec fibres;
+  // Build the ventricular coordinates (transmural, apex-base) even without rule-based
+  // fibres: regions, gradients or outputs of the case use them.
+  bool coordinates = false;
 };
 
 }  // namespace hw::tissue

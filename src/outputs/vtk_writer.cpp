@@ -31,9 +31,10 @@ std::string xml_escape(const std::string& s) {
 
 // One binary inline DataArray: base64(UInt64 byte count) then base64(data).
 void append_array(std::string& x, const char* type, const std::string& name, const void* data,
-                  std::size_t bytes) {
-  x += fmt::format("        <DataArray type=\"{}\" Name=\"{}\" format=\"binary\">\n          ",
-                   type, xml_escape(name));
+                  std::size_t bytes, int components = 1) {
+  const std::string comps = components > 1 ? fmt::format(" NumberOfComponents=\"{}\"", components) : "";
+  x += fmt::format("        <DataArray type=\"{}\" Name=\"{}\"{} format=\"binary\">\n          ",
+                   type, xml_escape(name), comps);
   const std::uint64_t header = bytes;
   base64_encode(&header, sizeof header, x);
   base64_encode(data, bytes, x);
@@ -46,9 +47,9 @@ void write_vti(const std::string& path, const tissue::Grid& g,
                const std::vector<NamedField>& fields, const tissue::Mask* mask) {
   const std::size_t n = g.size();
   for (const auto& f : fields) {
-    if (f.data == nullptr || f.data->size() != n)
-      throw Error(fmt::format("write_vti {}: field '{}' has {} values, the grid {} cells", path,
-                              f.name, f.data ? f.data->size() : 0, n));
+    if (f.data == nullptr || f.components < 1 || f.data->size() != n * std::size_t(f.components))
+      throw Error(fmt::format("write_vti {}: field '{}' has {} values, the grid {} cells × {}", path,
+                              f.name, f.data ? f.data->size() : 0, n, f.components));
   }
   const bool with_mask = mask != nullptr && !mask->empty();
   if (with_mask && mask->size() != n)
@@ -72,7 +73,7 @@ void write_vti(const std::string& path, const tissue::Grid& g,
                       : fmt::format("      <CellData Scalars=\"{}\">\n",
                                     xml_escape(fields.front().name));
   for (const auto& f : fields)
-    append_array(x, "Float32", f.name, f.data->data(), n * sizeof(float));
+    append_array(x, "Float32", f.name, f.data->data(), n * f.components * sizeof(float), f.components);
   if (with_mask) append_array(x, "UInt8", "tissue", mask->data(), n);
   x += "      </CellData>\n    </Piece>\n  </ImageData>\n</VTKFile>\n";
   write_file_atomic(path, x, /*durable=*/false);

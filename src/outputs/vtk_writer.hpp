@@ -21,6 +21,7 @@ namespace hw::io {
 struct NamedField {
   std::string name;
   const tissue::Field<float>* data = nullptr;
+  int components = 1;  // values per cell, interleaved (3: a vector, e.g. the fibres)
 };
 
 // Writes one .vti with every field as CellData (Float32) and, when mask is non-null and

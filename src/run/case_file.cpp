@@ -286,6 +286,17 @@ std::string resolve_path(const Ctx& ctx, const std::string& p) {
   return (ec ? path : abs).lexically_normal().string();
 }
 
+// A transmural or apex-base region: the cells whose coordinate lies in [from, to] ⊆ [0, 1].
+void read_coordinate_range(Section& s, Region& r, const std::string& kind) {
+  r.kind = kind == "transmural" ? Region::Kind::transmural : Region::Kind::apex_base;
+  r.from = s.number("from", 0);
+  r.to = s.number("to", 1);
+  const char* ends = kind == "transmural" ? "0 = endocardium, 1 = epicardium" : "0 = apex, 1 = base";
+  if (!(r.from >= 0 && r.to <= 1 && r.from < r.to))
+    s.error(s.has("to") ? "to" : "from", s.key("") + "from and to must satisfy 0 ≤ from < to ≤ 1 (" + ends + "), not from = " +
+                std::to_string(r.from) + ", to = " + std::to_string(r.to), case_code::out_of_range);
+}
+
 // Region: an inline table {kind = "box", lo = [...], hi = [...]} etc.
 Region read_region(Ctx& ctx, Section& parent, std::string_view k) {
   Region r;
@@ -294,7 +305,7 @@ Region read_region(Ctx& ctx, Section& parent, std::string_view k) {
   if (!t) return r;
   Section s(ctx, *t, parent.key(k));
   r.loc = s.loc();
-  auto kind = s.choice("kind", {"all", "box", "sphere", "label", "face"});
+  auto kind = s.choice("kind", {"all", "box", "sphere", "label", "face", "transmural", "apex-base"});
   // Without a kind, the keys say which: lo/hi a box, centre a sphere, label, face; else all.
   const std::string inferred = t->contains("lo") || t->contains("hi") ? "box"
                                : t->contains("centre") || t->contains("radius") ? "sphere"
@@ -304,8 +315,9 @@ Region read_region(Ctx& ctx, Section& parent, std::string_view k) {
   // Only the keys of this kind may appear.
   const std::map<std::string, std::vector<std::string>> keys_of{
       {"all", {}}, {"box", {"lo", "hi"}}, {"sphere", {"centre", "radius"}},
-      {"label", {"label"}}, {"face", {"face", "depth"}}};
-  for (const char* key : {"lo", "hi", "centre", "radius", "label", "face", "depth"}) {
+      {"label", {"label"}}, {"face", {"face", "depth"}},
+      {"transmural", {"from", "to"}}, {"apex-base", {"from", "to"}}};
+  for (const char* key : {"lo", "hi", "centre", "radius", "label", "face", "depth", "from", "to"}) {
     if (!t->contains(key) || kd.empty()) continue;
     const auto& allowed = keys_of.at(kd);
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
@@ -343,6 +355,8 @@ Region read_region(Ctx& ctx, Section& parent, std::string_view k) {
     auto l = s.integer("label");
     if (!l) s.error("kind", s.key("label") + " (an integer) is required for a label region", case_code::missing);
     r.label = static_cast<int>(l.value_or(0));
+  } else if (kd == "transmural" || kd == "apex-base") {
+    read_coordinate_range(s, r, kd);
   } else if (kd == "face") {
     r.kind = Region::Kind::face;
     auto f = s.choice("face", {"x-", "x+", "y-", "y+", "z-", "z+"});
@@ -541,6 +555,42 @@ void read_geometry(Ctx& ctx, Section& root, TissueCase& c) {
   s.finish();
 }
 
+// Rule-based fibres: the long axis ("x", "y", "z" or a vector; absent = found from the
+// tissue) and the helix angles through the wall (angles = [endo, …, epi], or from/to).
+void read_rule_based_keys(Ctx& ctx, Section& s, FibreSpec& f) {
+  if (auto n = s.node("axis")) {
+    if (n->is_array()) {
+      if (auto v = s.vec("axis", 3, false)) {
+        if (std::hypot((*v)[0], (*v)[1], (*v)[2]) > 0) f.long_axis = *v;
+        else s.error("axis", "fibres.axis must not be the zero vector", case_code::out_of_range);
+      }
+    } else {
+      std::array<double, 3> a{0, 0, 0};
+      a[axis_of(s, "axis", 2)] = 1;
+      f.long_axis = a;
+    }
+  }
+  if (auto n = s.node("angles")) {
+    auto arr = n->as_array();
+    if (!arr || arr->empty()) {
+      s.type_error("angles", *n, "an array of helix angles in degrees, endo first (e.g. [60, -60])");
+      return;
+    }
+    if (s.has("from") || s.has("to"))
+      s.error("angles", "fibres: give angles or from/to, not both", case_code::conflict);
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+      const toml::node& e = *arr->get(i);
+      auto v = e.value<double>();
+      if (!(e.is_integer() || e.is_floating_point()) || !v || !std::isfinite(*v)) {
+        ctx.sink.add(case_code::problem(loc_of(ctx, e), "fibres.angles[" + std::to_string(i) + "] must be a finite "
+                                        "number of degrees, not " + type_name(e) + " (" + show(e) + ")", case_code::wrong_type));
+        return;
+      }
+      f.angles.push_back(*v);
+    }
+  }
+}
+
 void read_fibres(Ctx& ctx, Section& root, TissueCase& c) {
   c.fibres.loc = SourceLoc{ctx.file, 0, 0};
   const toml::table* t = root.table("fibres");
@@ -563,8 +613,14 @@ void read_fibres(Ctx& ctx, Section& root, TissueCase& c) {
   for (const char* key : {"from", "to"})
     if (k != "rotating" && k != "rule-based" && t->contains(key))
       s.error(key, std::string("fibres.") + key + " applies only to kinds \"rotating\" and \"rule-based\"", case_code::conflict);
-  c.fibres.axis = axis_of(s, "axis", 2);
-  if (k != "rotating" && t->contains("axis")) s.error("axis", "fibres.axis applies only to kind \"rotating\"", case_code::conflict);
+  if (k == "rule-based") {
+    read_rule_based_keys(ctx, s, c.fibres);
+  } else {
+    c.fibres.axis = axis_of(s, "axis", 2);
+    if (k != "rotating" && t->contains("axis"))
+      s.error("axis", "fibres.axis applies only to kinds \"rotating\" and \"rule-based\"", case_code::conflict);
+    if (t->contains("angles")) s.error("angles", "fibres.angles applies only to kind \"rule-based\"", case_code::conflict);
+  }
   if (auto f = s.string("file")) {
     c.fibres.path = resolve_path(ctx, *f);
     std::error_code ec;
@@ -650,6 +706,23 @@ void read_models(Ctx& ctx, Section& root, TissueCase& c) {
   }
 }
 
+// A gradient's axis: "x", "y", "z", or a heart's coordinate, "transmural" or "apex-base".
+void read_gradient_axis(Section& s, ParameterGradient& g) {
+  if (auto n = s.node("axis"); n && n->is_string()) {
+    const std::string a = n->as_string()->get();
+    if (a == "transmural" || a == "apex-base") {
+      g.along = a == "transmural" ? ParameterGradient::Along::transmural : ParameterGradient::Along::apex_base;
+      return;
+    }
+    if (a != "x" && a != "y" && a != "z") {
+      s.error("axis", s.key("axis") + " must be \"x\", \"y\", \"z\", \"transmural\" or \"apex-base\", not \"" + a + "\"",
+              case_code::bad_choice);
+      return;
+    }
+  }
+  g.axis = axis_of(s, "axis", 2);
+}
+
 void read_gradients(Ctx& ctx, Section& root, TissueCase& c) {
   const toml::array* arr = array_of_tables(ctx, root, "gradient");
   if (!arr) return;
@@ -660,7 +733,7 @@ void read_gradients(Ctx& ctx, Section& root, TissueCase& c) {
     auto p = s.string("param");
     if (!p && !s.has("param")) s.error("", s.key("param") + " is required (the parameter's name)", case_code::missing);
     g.param = p.value_or("");
-    g.axis = axis_of(s, "axis", 2);
+    read_gradient_axis(s, g);
     g.from = s.number("from", 1);
     g.to = s.number("to", 1);
     if (auto mode = s.choice("mode", {"scale", "set"})) g.scale = *mode == "scale";
@@ -798,6 +871,11 @@ std::vector<Probe> read_points(Ctx& ctx, Section& s, std::string_view k, const c
   return out;
 }
 
+// Fields of the geometry rather than of the run: written once, to geometry.vti.
+bool is_geometry_field(const std::string& name) {
+  return name == "fibres" || name == "transmural" || name == "apex-base";
+}
+
 void read_output(Ctx& ctx, Section& root, TissueCase& c) {
   auto& o = c.output;
   o.loc = SourceLoc{ctx.file, 0, 0};
@@ -816,7 +894,8 @@ void read_output(Ctx& ctx, Section& root, TissueCase& c) {
     } else {
       o.variables.clear();
       for (auto&& e : *arr) {
-        if (auto str = e.as_string()) o.variables.push_back(str->get());
+        if (auto str = e.as_string(); str && is_geometry_field(str->get())) o.geometry_fields.push_back(str->get());
+        else if (str) o.variables.push_back(str->get());
         else ctx.sink.add(case_code::problem(loc_of(ctx, e), "output.fields entries must be strings, not " + type_name(e), case_code::wrong_type));
       }
     }

@@ -13,6 +13,7 @@
 #include "device/device.hpp"
 #include "run/case_file.hpp"
 #include "outputs/checkpoint.hpp"
+#include "outputs/geometry_fields.hpp"
 #include "outputs/output_manager.hpp"
 #include "tissue/case_codes.hpp"
 #include "tissue/engine.hpp"
@@ -138,6 +139,7 @@ Run::Run(const TissueCase& c, const Options& o) : impl_(std::make_unique<Impl>()
     }
   }
   r.out = std::make_unique<io::OutputManager>(c, *r.sim, ck ? &ck->outputs : nullptr);
+  if (!c.output.geometry_fields.empty() && !ck) io::write_geometry_fields(c);
   r.ckpt = (fs::path(c.output.directory) / "checkpoint.hwck").string();
 }
 

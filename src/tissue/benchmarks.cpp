@@ -93,7 +93,7 @@ TissueCase rabbit_tt06_case(const std::string& name) {
   c.geometry.kind = GeometrySpec::Kind::mask_file;
   c.geometry.path = shared_file("geometry/rabbit_ventricles_ucsd_chaste/ucsd_rabbit_ventricles_0.25mm.nrrd", name);
   c.fibres.kind = FibreSpec::Kind::rule_based;
-  c.fibres.axis = 0;
+  c.fibres.long_axis = std::array<double, 3>{1, 0, 0};  // what a case file's fibres.axis = "x" sets
   c.grid = Grid{};
   planar_wave(c, 12, 10.0);
   return c;

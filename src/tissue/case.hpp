@@ -25,7 +25,7 @@ namespace hw::tissue {
 
 // A set of grid cells, by shape (mm, domain from 0 to n·h per axis).
 struct Region {
-  enum class Kind { all, box, sphere, label, face };
+  enum class Kind { all, box, sphere, label, face, transmural, apex_base };
   Kind kind = Kind::all;
   std::array<double, 3> lo{0, 0, 0}, hi{0, 0, 0};  // box: cells whose centre lies inside
   std::array<double, 3> centre{0, 0, 0};           // sphere
@@ -33,6 +33,9 @@ struct Region {
   int label = 0;        // label: cells whose geometry label equals this
   std::string face;     // face: "x-", "x+", "y-", "y+", "z-", "z+" (one layer of cells)
   double depth = 0;     // face: thickness in mm (0 = one cell)
+  // transmural (0 endo … 1 epi) / apex_base (0 apex … 1 base): cells whose coordinate is
+  // in [from, to] (mesh/ventricular_coordinates.hpp)
+  double from = 0, to = 1;
   SourceLoc loc;
 };
 
@@ -47,9 +50,14 @@ struct ModelRegion {
 };
 
 // A parameter that varies in space: value(x) = from + (to − from)·s, with s the position
-// along `axis` from 0 (lo face) to 1 (hi face), e.g. a transmural G_Ks scaling.
+// along `axis` from 0 (lo face) to 1 (hi face), or the transmural or apex-base coordinate
+// of a heart, e.g. a transmural G_Ks scaling.
 struct ParameterGradient {
+  // What s is: the position along a grid axis, or a ventricular coordinate (0 endo … 1
+  // epi; 0 apex … 1 base).
+  enum class Along { axis, transmural, apex_base };
   std::string param;
+  Along along = Along::axis;
   int axis = 2;
   double from = 1, to = 1;
   bool scale = true;  // true: multiply the model's value; false: set it
@@ -111,6 +119,9 @@ struct Electrode {
 struct OutputSpec {
   std::string directory = "out";
   std::vector<std::string> variables{"V"};  // fields to write (states by name, V in mV)
+  // Fields of the geometry, written once to geometry.vti: "fibres", "transmural", "apex-base"
+  // (given in output.fields beside the states).
+  std::vector<std::string> geometry_fields;
   double field_interval = 0;                // ms; 0 = no field output
   enum class Format { vtk, hdf5 } format = Format::vtk;
   std::vector<Probe> probes;

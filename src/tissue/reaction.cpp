@@ -88,14 +88,22 @@ SimGeometry make_geometry(const TissueCase& c, std::optional<FibreField>* fibres
   const bool per_voxel_fibres =
       c.fibres.kind == FibreSpec::Kind::file || c.fibres.kind == FibreSpec::Kind::rule_based;
   g.grid = c.grid;  // a box has no fields to build
-  if (!box || (fibres && per_voxel_fibres)) {
-    Geometry geo = build_geometry(c);
+  const bool coordinates = c.coordinates || uses_ventricular_coordinates(c);
+  if (!box || (fibres && per_voxel_fibres) || coordinates) {
+    MeshSpec spec = c;  // the mesh part, asking for the coordinates where the case uses them
+    spec.coordinates = coordinates;
+    Geometry geo = build_geometry(spec);
     if (!box) {
       g.grid = geo.grid;
       g.mask = std::move(geo.mask);
       g.labels = std::move(geo.labels);
       if (c.geometry.phase_field) g.phase = std::move(geo.phase);
     }
+    if (coordinates) {
+      g.transmural = std::move(geo.transmural);
+      g.apex_base = std::move(geo.apex_base);
+    }
+    if (geo.long_axis) g.long_axis_note = geo.long_axis->describe();
     if (fibres && per_voxel_fibres) *fibres = std::move(geo.fibres);
   }
   try {
@@ -397,6 +405,7 @@ void resolve_setup(SimSetup& s, bool cpu_kernels) {
   const TissueCase& c = s.tcase;
   const Grid& g = s.geo.grid;
   const bool have_labels = !s.geo.labels.empty();
+  const CellCoordinates coords{&s.geo.transmural, &s.geo.apex_base};
   DiagnosticSink sink;  // problems of regions: all collected, thrown at the end
 
   // Which model region owns each tissue cell: the last one that contains it.
@@ -407,8 +416,8 @@ void resolve_setup(SimSetup& s, bool cpu_kernels) {
     throw InputError(c.models.back().loc, "more than 32000 model regions");
   for (std::size_t r = 0; r < c.models.size(); ++r) {
     const ModelRegion& mr = c.models[r];
-    validate_region(mr.where, g, have_labels, "model region");
-    for (std::uint32_t n : region_cells(mr.where, g, s.geo.mask, s.geo.labels)) owner[n] = std::int16_t(r);
+    validate_region(mr.where, g, have_labels, "model region", coords);
+    for (std::uint32_t n : region_cells(mr.where, g, s.geo.mask, s.geo.labels, coords)) owner[n] = std::int16_t(r);
   }
   for (std::size_t n = 0; n < g.size(); ++n) {
     if (!is_tissue(&s.geo.mask, n)) continue;
@@ -503,7 +512,9 @@ void resolve_setup(SimSetup& s, bool cpu_kernels) {
       for (std::size_t i = 0; i < p.n; ++i) {
         const std::size_t n = p.grid_index(i);
         const int idx[3] = {int(n % g.nx()), int((n / g.nx()) % g.ny()), int(n / (std::size_t(g.nx()) * g.ny()))};
-        const double sfrac = axis_fraction(g, gr.axis, idx[gr.axis]);
+        const double sfrac = gr.along == ParameterGradient::Along::transmural ? double(s.geo.transmural[n])
+                             : gr.along == ParameterGradient::Along::apex_base ? double(s.geo.apex_base[n])
+                                                                                : axis_fraction(g, gr.axis, idx[gr.axis]);
         const double v = gr.from + (gr.to - gr.from) * sfrac;
         double& dst = p.pcell[std::size_t(k) * p.n + i];
         dst = gr.scale ? dst * v : v;
@@ -525,8 +536,8 @@ void resolve_setup(SimSetup& s, bool cpu_kernels) {
 
   // Initial conditions, resolved to cells now and applied by the engine in order.
   for (const InitialCondition& ic : c.initial) {
-    validate_region(ic.where, g, have_labels, "initial condition");
-    const auto cells = region_cells(ic.where, g, s.geo.mask, s.geo.labels);
+    validate_region(ic.where, g, have_labels, "initial condition", coords);
+    const auto cells = region_cells(ic.where, g, s.geo.mask, s.geo.labels, coords);
     if (cells.empty()) {
       sink.add(case_code::problem(ic.loc, "initial condition: its region contains no tissue cell", case_code::outside));
       continue;
@@ -584,8 +595,9 @@ ResolvedStimulus resolve_stimulus(const SimSetup& s, const Stimulus& st, const s
   check_stimulus_numbers(st, what, sink);
   sink.throw_if_errors();
   const Grid& g = s.geo.grid;
-  validate_region(st.where, g, !s.geo.labels.empty(), "stimulus");
-  const std::vector<std::uint32_t> cells = region_cells(st.where, g, s.geo.mask, s.geo.labels);
+  const CellCoordinates coords{&s.geo.transmural, &s.geo.apex_base};
+  validate_region(st.where, g, !s.geo.labels.empty(), "stimulus", coords);
+  const std::vector<std::uint32_t> cells = region_cells(st.where, g, s.geo.mask, s.geo.labels, coords);
   if (cells.empty())
     throw InputError({case_code::problem(st.where.loc.line ? st.where.loc : st.loc,
                                          fmt::format("{}.region contains no tissue cell (outside the domain?)", what),
@@ -652,6 +664,7 @@ MemoryEstimate estimate_memory(const SimSetup& s) {
     m.run += N;  // the mask (outputs need it)
   }
   m.run += geo.labels.size() * sizeof(std::int16_t);
+  m.run += (geo.transmural.size() + geo.apex_base.size()) * sizeof(float);
   m.run += layout.rows() * (sizeof(std::size_t) + 4 * sizeof(std::uint32_t));
   // Phase field: φ and φσ on the box during set-up, 1/φ (or Φ) in the engine's storage.
   if (!geo.phase.empty()) {
@@ -666,7 +679,8 @@ MemoryEstimate estimate_memory(const SimSetup& s) {
     const model::Model& m_ir = s.models.at(resolve_model_path(c, mr.model))->analysed;
     const int states = int(m_ir.states.size()), params = int(m_ir.parameters.size());
     std::size_t n = tissue;
-    if (mr.where.kind != Region::Kind::all) n = region_cells(mr.where, g, geo.mask, geo.labels).size();
+    if (mr.where.kind != Region::Kind::all)
+      n = region_cells(mr.where, g, geo.mask, geo.labels, {&geo.transmural, &geo.apex_base}).size();
     m.run += std::size_t(std::max(0, states - 1)) * n * bytes;
     if (n != N) {
       // Grid index and (compressed layout) storage index per cell, row starts.

@@ -75,6 +75,10 @@ struct SimGeometry {
   Mask mask;
   Field<std::int16_t> labels;
   Field<float> phase;  // φ when geometry.phase_field (dropped once the set-up has used it)
+  // Ventricular coordinates (0 endo … 1 epi, 0 apex … 1 base) when regions or gradients
+  // use them, and the long axis they took (mesh/ventricular_coordinates.hpp); else empty.
+  Field<float> transmural, apex_base;
+  std::string long_axis_note;
 };
 
 // How far a SimSetup has got (the stages above, in order).

@@ -23,10 +23,32 @@ void parse_face(const std::string& f, int& axis, bool& high) {
 
 }  // namespace
 
+const char* coordinate_name(Region::Kind k) {
+  return k == Region::Kind::transmural ? "transmural" : k == Region::Kind::apex_base ? "apex-base" : "";
+}
+
+bool uses_ventricular_coordinates(const TissueCase& c) {
+  auto uses = [](const Region& r) { return r.kind == Region::Kind::transmural || r.kind == Region::Kind::apex_base; };
+  for (const auto& m : c.models) if (uses(m.where)) return true;
+  for (const auto& s : c.stimuli) if (uses(s.where)) return true;
+  for (const auto& i : c.initial) if (uses(i.where)) return true;
+  for (const auto& gr : c.gradients) if (gr.along != ParameterGradient::Along::axis) return true;
+  return false;
+}
+
 bool region_contains(const Region& r, const Grid& g, int i, int j, int k,
-                     const Field<std::int16_t>& labels) {
+                     const Field<std::int16_t>& labels, const CellCoordinates& coords) {
   const int idx[3] = {i, j, k};
   switch (r.kind) {
+    case Region::Kind::transmural:
+    case Region::Kind::apex_base: {
+      const Field<float>* f = coords.of(r.kind);
+      if (!f) return false;
+      // Closed at both ends, so from = 0 takes the endocardium (or the apex) and to = 1 the
+      // epicardium (base); a shared bound between layers goes to the later region.
+      const double x = (*f)[g.index(i, j, k)];
+      return x >= r.from && x <= r.to;
+    }
     case Region::Kind::all: return true;
     case Region::Kind::box:
       for (int a = 0; a < 3; ++a) {
@@ -59,9 +81,20 @@ bool region_contains(const Region& r, const Grid& g, int i, int j, int k,
   return false;
 }
 
-void validate_region(const Region& r, const Grid& g, bool have_labels, const std::string& what) {
+void validate_region(const Region& r, const Grid& g, bool have_labels, const std::string& what,
+                     const CellCoordinates& coords) {
   switch (r.kind) {
     case Region::Kind::all: return;
+    case Region::Kind::transmural:
+    case Region::Kind::apex_base:
+      if (!(r.from >= 0 && r.from < r.to && r.to <= 1))
+        throw InputError(r.loc, fmt::format("{}: a {} region needs 0 <= from < to <= 1, not from = {}, to = {}", what,
+                                            coordinate_name(r.kind), r.from, r.to));
+      if (!coords.of(r.kind))
+        throw InputError(r.loc, fmt::format("{}: a {} region needs a heart with endocardial and epicardial surface "
+                                            "labels (a labelled mask file or an ellipsoid_shell geometry)", what,
+                                            coordinate_name(r.kind)));
+      return;
     case Region::Kind::box:
       for (int a = 0; a < 3; ++a)
         if (!(r.hi[a] >= r.lo[a]))
@@ -92,13 +125,13 @@ void validate_region(const Region& r, const Grid& g, bool have_labels, const std
 }
 
 std::vector<std::uint32_t> region_cells(const Region& r, const Grid& g, const Mask& mask,
-                                        const Field<std::int16_t>& labels) {
+                                        const Field<std::int16_t>& labels, const CellCoordinates& coords) {
   std::vector<std::uint32_t> out;
   for (int k = 0; k < g.nz(); ++k)
     for (int j = 0; j < g.ny(); ++j)
       for (int i = 0; i < g.nx(); ++i) {
         const std::size_t n = g.index(i, j, k);
-        if (is_tissue(&mask, n) && region_contains(r, g, i, j, k, labels))
+        if (is_tissue(&mask, n) && region_contains(r, g, i, j, k, labels, coords))
           out.push_back(static_cast<std::uint32_t>(n));
       }
   return out;

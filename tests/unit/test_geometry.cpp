@@ -215,6 +215,7 @@ TEST(GeometryFibres, RuleBasedOnEllipsoidShell) {
   c.fibres.kind = FibreSpec::Kind::rule_based;
   c.fibres.angle_from = 60;
   c.fibres.angle_to = -60;
+  c.fibres.long_axis = std::array<double, 3>{0, 0, 1};  // a sphere has no long axis of its own
   const Geometry geo = build_geometry(c);
   ASSERT_TRUE(geo.fibres.has_value());
   const Grid& g = geo.grid;
@@ -505,7 +506,7 @@ TEST(GeometryShared, UcsdRabbitLabelsAndRuleBasedFibres) {
   c.geometry.kind = GeometrySpec::Kind::mask_file;
   c.geometry.path = path;
   c.fibres.kind = FibreSpec::Kind::rule_based;
-  c.fibres.axis = 0;  // the UCSD rabbit's long axis is roughly x
+  c.fibres.long_axis = std::array<double, 3>{1, 0, 0};  // the UCSD rabbit's long axis is roughly x
   const Geometry geo = build_geometry(c);
   EXPECT_EQ(geo.grid.n, (std::array<int, 3>{137, 121, 114}));
   EXPECT_DOUBLE_EQ(geo.grid.h[0], 0.25);

@@ -392,7 +392,7 @@ TEST(TissueSim, UcsdRabbitRuleBasedFibresInCompressedRows) {
   c.geometry.kind = GeometrySpec::Kind::mask_file;
   c.geometry.path = nrrd;
   c.fibres.kind = FibreSpec::Kind::rule_based;
-  c.fibres.axis = 0;  // the long axis of this heart runs along x
+  c.fibres.long_axis = std::array<double, 3>{1, 0, 0};  // the long axis of this heart runs along x
   ModelRegion m;
   m.model = "aliev_panfilov_1996";
   c.models.push_back(m);
