@@ -42,9 +42,9 @@ SavedState make_saved_state(const CellSetup& setup, const std::vector<double>& y
 std::vector<std::string> apply_saved_state(CellSetup& setup, const SavedState& s, const std::string& fingerprint) {
   const SourceLoc at{s.source, 0, 0};
   if (s.model != setup.model_name)
-    throw InputError(at, fmt::format("this state is model '{}''s, not '{}''s: save a state of '{}' first "
-                                     "(heartwave cell {} --until-steady 1e-6 --beats 1000 --save-state FILE)",
-                                     s.model, setup.model_name, setup.model_name, setup.model_name));
+    throw InputError(at, fmt::format("this state belongs to model '{}', not to '{}': start from a state saved "
+                                     "from '{}' (--save-state FILE)",
+                                     s.model, setup.model_name, setup.model_name));
   std::map<std::string, double> by_name(s.states.begin(), s.states.end());
   std::vector<std::string> missing, bad, extra;
   std::vector<double> y = setup.initial_states;

@@ -1,6 +1,7 @@
 // See state_file.hpp.
 #include "run/state_file.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -106,11 +107,22 @@ cell::SavedState read_state_file(const std::string& path) {
     s.steady_beat = int(opt("steady_beat", 0));
     s.last_change = opt("last_change", 0);
   }
-  if (const toml::table* p = doc["parameters"].as_table())
-    for (auto&& [k, v] : *p) s.params.emplace_back(std::string(k.str()), number(&v, "parameters." + std::string(k.str())));
+  // A table's entries in the file's order (toml++ keeps them sorted by key): the states
+  // then come back in the model's order, as written.
+  auto entries = [&](const toml::table& t, const std::string& prefix) {
+    std::vector<std::pair<const toml::key*, const toml::node*>> kv;
+    for (auto&& [k, v] : t) kv.emplace_back(&k, &v);
+    std::stable_sort(kv.begin(), kv.end(), [](const auto& a, const auto& b) {
+      return a.first->source().begin.line < b.first->source().begin.line;
+    });
+    std::vector<std::pair<std::string, double>> out;
+    for (const auto& [k, v] : kv) out.emplace_back(std::string(k->str()), number(v, prefix + std::string(k->str())));
+    return out;
+  };
+  if (const toml::table* p = doc["parameters"].as_table()) s.params = entries(*p, "parameters.");
   const toml::table* st = doc["states"].as_table();
   if (!st || st->empty()) throw InputError(at(doc.get("states")), "the state file has no [states] table");
-  for (auto&& [k, v] : *st) s.states.emplace_back(std::string(k.str()), number(&v, "states." + std::string(k.str())));
+  s.states = entries(*st, "states.");
   return s;
 }
 

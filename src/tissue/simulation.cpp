@@ -361,6 +361,7 @@ std::string Simulation::describe() const {
                    e.kernels, s.time.splitting == Splitting::godunov ? "Godunov" : "Strang",
                    s.time.dt, s.time.ode_substeps, cell::integrator_name(s.integrator));
   if (!s.integrator_note.empty()) d += s.integrator_note + "\n";
+  for (const std::string& n : s.state_notes) d += n + "\n";
   for (std::size_t q = 0; q < s.parts.size(); ++q) {
     const Part& p = s.parts[q];
     d += fmt::format("model {}: {} cells, {} states, kernel {}{}\n", p.model, p.n, p.ns,
