@@ -9,16 +9,20 @@
 #include "cell/population.hpp"
 #include "cell/population_gpu.hpp"
 #include "cell/restitution.hpp"
+#include "cell_state.hpp"
 #include "common.hpp"
 #include "core/atomic_file.hpp"
+#include "run/state_file.hpp"
 
 namespace hw::cli {
 
 namespace {
 
-void write_beats_json(cell::JsonWriter& j, const std::vector<cell::BeatBiomarkers>& beats) {
+void write_beats_json(cell::JsonWriter& j, const std::vector<cell::BeatBiomarkers>& beats,
+                      const std::vector<double>& changes) {
   j.key("beats").begin_array();
-  for (const auto& b : beats) {
+  for (std::size_t i = 0; i < beats.size(); ++i) {
+    const auto& b = beats[i];
     j.begin_object();
     j.key("beat").value(b.beat);
     j.key("t_start").value(b.t_start);
@@ -30,6 +34,7 @@ void write_beats_json(cell::JsonWriter& j, const std::vector<cell::BeatBiomarker
     j.key("v_rest").value(b.v_rest);
     j.key("cat_amplitude").value(b.cat_amplitude);
     j.key("catd90").value(b.catd90);
+    if (i < changes.size()) j.key("state_change").value(changes[i]);  // cell/steady_state.hpp
     j.end_object();
   }
   j.end_array();
@@ -51,6 +56,13 @@ void add_cell_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_flag("--algebraics", *algebraics, "add every algebraic variable to the trace");
   cmd->add_flag("--json", *json, "print the biomarkers as JSON on stdout");
+  auto steady = std::make_shared<double>(0.0);
+  auto save = std::make_shared<std::string>();
+  cmd->add_option("--until-steady", *steady,
+                  "pace until a beat changes the state by less than TOL (max relative change at the same phase; "
+                  "--beats is the cap, 1000 unless given; docs/single-cell.md)")
+      ->check(kPositive);
+  cmd->add_option("--save-state", *save, "write the state at the end of the last beat to this file (TOML)");
   cmd->footer(
       "Time is in ms and V in mV whatever the model's own units; dimensionless models\n"
       "(MFHN, Karma, Aliev-Panfilov, ...) are run with their time unit taken as ms.\n"
@@ -62,10 +74,15 @@ void add_cell_command(CLI::App& app, Action& action) {
       "  heartwave cell tentusscher_2006_epi --bcl 500 --beats 10\n"
       "  heartwave cell model.cellml -i cvode --rtol 1e-8 --json\n"
       "  heartwave cell luo_rudy_1991.cellml -p g_K=0.5 -o trace.csv --output-interval 0.1\n"
-      "  heartwave cell noble_1962.cellml --stim-amplitude 2 --stim-duration 2");
+      "  heartwave cell noble_1962.cellml --stim-amplitude 2 --stim-duration 2\n"
+      "  heartwave cell luo_rudy_1991 --until-steady 1e-5 --save-state lr91.state\n"
+      "  heartwave restitution luo_rudy_1991 --initial-state lr91.state --n-s1 2 --s2 300:800:100");
   cmd->callback([=, &action] {
+    const bool beats_given = cmd->count("--beats") > 0;
     action = [=]() {
       SimFlags flags = *f;
+      if (*steady > 0 && !beats_given) flags.beats = kSteadyBeatCap;
+      if (!save->empty()) check_writable(*save, "--save-state");
       std::string out_path = *output;
       if (flags.file.empty()) {
         flags.file = default_model();
@@ -78,12 +95,19 @@ void add_cell_command(CLI::App& app, Action& action) {
       run::PreparedCell p = prepare(flags);
       print_notes(p.loaded.notes);
       if (!p.integrator_note.empty()) std::cerr << p.integrator_note << '\n';
+      print_state_warnings(p, "heartwave cell");
       cell::TraceOptions trace;
       trace.record = !out_path.empty();
       trace.interval_ms = *interval;
       trace.algebraics = *algebraics;
-      const auto r = cell::run_single_cell(*p.kernel, p.setup, p.train, p.solver, trace);
+      cell::PacingControl control;
+      control.steady_tolerance = *steady;
+      const auto r = cell::run_single_cell(*p.kernel, p.setup, p.train, p.solver, trace, control);
       if (trace.record) cell::write_trace_csv(r.trace, out_path);
+      if (!save->empty()) save_cell_state(*save, p, run_options(flags), r, *steady);
+      warn_if_not_following(r, flags.bcl, "heartwave cell");
+      const std::string steady_line = steady_summary(r, *steady, flags.beats);
+      if (steady_missed(r, *steady)) std::cerr << "heartwave cell: warning: " << steady_line << '\n';
       const std::string name = p.setup.model_name.empty() ? flags.file : p.setup.model_name;
       if (*json) {
         cell::JsonWriter j;
@@ -100,7 +124,13 @@ void add_cell_command(CLI::App& app, Action& action) {
           j.key("atol").value(p.solver.atol);
         }
         if (trace.record) j.key("trace").value(out_path);
-        write_beats_json(j, r.beats);
+        if (*steady > 0) {
+          j.key("until_steady").value(*steady);
+          j.key("steady_beat").value(r.steady_beat);  // 0: not steady within --beats
+        }
+        j.key("follows_pacing").value(r.response.follows());
+        if (!save->empty()) j.key("state").value(*save);
+        write_beats_json(j, r.beats, r.beat_changes);
         j.end_object();
         std::cout << j.str() << '\n';
       } else {
@@ -109,9 +139,15 @@ void add_cell_command(CLI::App& app, Action& action) {
         else std::cout << fmt::format(" rtol {} atol {}", p.solver.rtol, p.solver.atol);
         std::cout << fmt::format(", BCL {} ms, stimulus {} for {} ms\n", flags.bcl,
                                  p.setup.stimulus_value(), p.stim_duration_ms);
-        std::cout << cell::format_beats_table(r.beats, p.setup.calcium >= 0);
+        // A long run to a steady state: its last beats, not hundreds of rows.
+        const std::size_t shown = *steady > 0 ? std::min<std::size_t>(r.beats.size(), 5) : r.beats.size();
+        if (shown < r.beats.size())
+          std::cout << fmt::format("(beats 1-{} not shown; --json lists them all)\n", r.beats.size() - shown);
+        std::cout << cell::format_beats_table({r.beats.end() - long(shown), r.beats.end()}, p.setup.calcium >= 0);
+        if (r.steady_beat > 0) std::cout << steady_line << '\n';
         if (trace.record)
           std::cout << fmt::format("trace: {} ({} rows)\n", out_path, r.trace.rows());
+        if (!save->empty()) std::cout << fmt::format("state: {} (end of beat {})\n", *save, r.beats.size());
       }
       return 0;
     };
@@ -192,6 +228,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
       run::PreparedCell p = prepare(flags, !gpu);
       print_notes(p.loaded.notes);
       if (!p.integrator_note.empty()) std::cerr << "sweep: " << p.integrator_note << '\n';
+      print_state_warnings(p, "sweep");
       cell::PopulationOptions opt;
       opt.solver = p.solver;
       opt.threads = *threads;
@@ -235,7 +272,14 @@ void add_restitution_command(CLI::App& app, Action& action) {
                   "the dynamic protocol instead: --beats beats (50 unless given) at each cycle length "
                   "LO:HI:STEP ms, from HI down to LO");
   cmd->add_option("--output,-o", *output, "write the CSV to this file (checked before the run); default: stdout");
+  auto save = std::make_shared<std::string>();
+  cmd->add_option("--save-state", *save,
+                  "write the paced state to this file: S1-S2, at the end of the S1 beats; --dynamic, at the end "
+                  "of the shortest cycle length");
   cmd->footer(
+      "--beats N is the number of S1 beats (as --n-s1; give one of them), or with --dynamic the beats\n"
+      "per cycle length; --stim-start delays the first stimulus. --initial-state FILE starts the S1\n"
+      "beats (or the first cycle length) from a saved state, e.g. a steady one, so a few S1 beats do.\n"
       "S1-S2 prints CSV: coupling interval, DI = CI - APD90(last S1) (negative: S2 came before\n"
       "S1 repolarised), APD90 of S1 (its whole beat, the same in every row) and of S2 (ms), and\n"
       "whether S2 captured (a full action potential: at least 80 % of the S1's upstroke, back\n"
@@ -245,38 +289,64 @@ void add_restitution_command(CLI::App& app, Action& action) {
       "Examples:\n  heartwave restitution tentusscher_2006_epi --bcl 1000 --n-s1 10 --s2 250:800:25\n"
       "  heartwave restitution tentusscher_2006_epi --dynamic 300:1000:100 --beats 30 -o dynamic.csv");
   cmd->callback([=, &action] {
-    const bool beats_given = cmd->count("--beats") > 0;
+    const bool beats_given = cmd->count("--beats") > 0, n_s1_given = cmd->count("--n-s1") > 0;
+    const bool dyn = !dynamic->empty();
+    std::vector<std::string> s1s2_only;
+    for (const char* o : {"--n-s1", "--s2", "--bcl"})
+      if (cmd->count(o) > 0) s1s2_only.push_back(o);
     action = [=]() {
       SimFlags flags = *f;
       if (flags.file.empty()) flags.file = default_model();
       if (!output->empty()) check_writable(*output, "--output");
-      const bool dyn = !dynamic->empty();
+      // No option is taken and then ignored: those that mean nothing to the protocol chosen
+      // are refused.
+      if (beats_given && n_s1_given)
+        throw CLI::ValidationError("--beats", "--beats and --n-s1 both set the number of S1 beats: give one");
+      if (dyn && !s1s2_only.empty())
+        throw CLI::ValidationError(s1s2_only[0], s1s2_only[0] + " is for S1-S2; --dynamic takes its cycle lengths "
+                                                                "from LO:HI:STEP and its beats from --beats");
+      if (flags.model_stimulus)
+        throw CLI::ValidationError("--model-stimulus", "restitution paces the cell itself: --model-stimulus does not apply");
+      if (!save->empty()) check_writable(*save, "--save-state");
       const auto r = cell::parse_range((dyn ? "dynamic=" : "s2=") + (dyn ? *dynamic : *s2), true);  // LO:HI:STEP
       if (!(r.hi >= r.lo) || r.n <= 0)
         throw CLI::ValidationError(dyn ? "--dynamic" : "--s2", "expected LO:HI:STEP with LO <= HI and STEP > 0");
       std::vector<double> range;
       for (double x = r.lo; x <= r.hi + 1e-9; x += r.n) range.push_back(x);
+      if (dyn) flags.bcl = range.back();  // the first cycle length run (auto's probe, --initial-state's check)
       run::PreparedCell p = prepare(flags);
       print_notes(p.loaded.notes);
       if (!p.integrator_note.empty()) std::cerr << p.integrator_note << '\n';
+      print_state_warnings(p, "restitution");
+      std::vector<double> end_state;
+      int beats_run = 0;
       std::string csv;
       if (dyn) {
         cell::DynamicOptions o;
         o.bcl_ms.assign(range.rbegin(), range.rend());
         o.beats = beats_given ? flags.beats : 50;
         o.duration_ms = p.stim_duration_ms;
+        o.start_ms = flags.stim_start;
+        beats_run = o.beats;
         csv = "bcl_ms,di_ms,apd90,captured\n";
-        for (const auto& q : cell::run_dynamic(*p.kernel, p.setup, o, p.solver))
+        for (const auto& q : cell::run_dynamic(*p.kernel, p.setup, o, p.solver, &end_state))
           csv += fmt::format("{},{},{},{}\n", q.bcl_ms, q.di_ms, q.apd90, int(q.captured));
       } else {
         cell::RestitutionOptions o;
         o.coupling_ms = range;
         o.s1_bcl_ms = flags.bcl;
-        o.n_s1 = *n_s1;
+        o.n_s1 = beats_given ? flags.beats : *n_s1;
         o.duration_ms = p.stim_duration_ms;
+        o.start_ms = flags.stim_start;
+        beats_run = o.n_s1;
         csv = "coupling_ms,di_ms,apd90_s1,apd90_s2,captured\n";
-        for (const auto& q : cell::run_s1s2(*p.kernel, p.setup, o, p.solver))
+        for (const auto& q : cell::run_s1s2(*p.kernel, p.setup, o, p.solver, &end_state))
           csv += fmt::format("{},{},{},{},{}\n", q.coupling_ms, q.di_ms, q.apd90_s1, q.apd90_s2, int(q.captured));
+      }
+      if (!save->empty()) {
+        run::CellRunOptions ro = run_options(flags);
+        if (dyn) ro.bcl_ms = range.front();  // the state is the shortest cycle length's
+        run::write_state_file(*save, run::saved_state(p, ro, end_state, beats_run));
       }
       if (output->empty())
         std::cout << csv;

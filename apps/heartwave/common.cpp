@@ -102,7 +102,13 @@ void SimFlags::add_to(CLI::App& app, bool allow_cvode) {
   }
   app.add_flag("--model-stimulus", model_stimulus,
                "keep the model's own stimulus protocol (--bcl/--beats then only delimit beats)");
+  app.add_option("--initial-state", initial_state,
+                 "start from the states of this state file (written by --save-state; docs/single-cell.md)");
   roles.add_to(app);
+}
+
+void print_state_warnings(const run::PreparedCell& p, const std::string& command) {
+  for (const auto& w : p.state_warnings) std::cerr << command << ": warning: " << w << '\n';
 }
 
 namespace {
@@ -121,7 +127,7 @@ std::pair<std::string, double> parse_assignment(const std::string& a) {
 
 }  // namespace
 
-run::PreparedCell prepare(const SimFlags& f, bool cpu_kernel) {
+run::CellRunOptions run_options(const SimFlags& f) {
   run::CellRunOptions o;
   o.model = f.file;
   o.integrator = f.integrator;
@@ -138,7 +144,12 @@ run::PreparedCell prepare(const SimFlags& f, bool cpu_kernel) {
   o.atol = f.atol;
   o.model_stimulus = f.model_stimulus;
   o.roles = f.roles.overrides();
-  return run::prepare_cell(o, cpu_kernel);
+  o.initial_state = f.initial_state;
+  return o;
+}
+
+run::PreparedCell prepare(const SimFlags& f, bool cpu_kernel) {
+  return run::prepare_cell(run_options(f), cpu_kernel);
 }
 
 std::string format_ms(double t, double dt) {

@@ -45,6 +45,7 @@ struct SimFlags {
   std::string kernel = "auto";
   double rtol = 1e-8, atol = 1e-10;
   bool model_stimulus = false;
+  std::string initial_state;  // --initial-state FILE (run/state_file.hpp)
   RoleFlags roles;
 
   void add_to(CLI::App& app, bool allow_cvode);
@@ -53,6 +54,10 @@ struct SimFlags {
 // The flags as the library's options, the model loaded and ready to run (run/cell_run.hpp).
 // cpu_kernel = false: no cpu kernel is built (a run on the GPU prints its own).
 run::PreparedCell prepare(const SimFlags& f, bool cpu_kernel = true);
+run::CellRunOptions run_options(const SimFlags& f);  // what prepare() passes to the library
+
+// Prints the warnings of --initial-state (stderr), each prefixed with `command`.
+void print_state_warnings(const run::PreparedCell& p, const std::string& command);
 
 // Validators with short messages (CLI11's PositiveNumber prints the whole double range).
 extern const CLI::Validator kPositive;

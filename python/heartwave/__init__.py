@@ -18,7 +18,7 @@ if _include.is_dir():
     _os.environ.setdefault("HEARTWAVE_RUNTIME_INCLUDE", str(_include))
 
 from ._core import DivergenceError, HeartwaveError, InputError, NumericalError
-from .cell import Beat, CellResult, dynamic_restitution, pace, restitution, steady_state
+from .cell import Beat, CellResult, dynamic_restitution, pace, read_state, restitution, steady_state
 from .model import Algebraic, Model, Parameter, Repair, State, builtin_models
 from .population import PopulationResult, population
 from .tissue import Case, Run, Simulation
@@ -28,5 +28,5 @@ __version__ = "0.1.0"
 __all__ = [
     "Algebraic", "Beat", "Case", "CellResult", "DivergenceError", "HeartwaveError", "InputError", "Model",
     "NumericalError", "Parameter", "PopulationResult", "Repair", "Run", "Simulation", "State", "builtin_models",
-    "pace", "population", "restitution", "dynamic_restitution", "steady_state",
+    "pace", "population", "read_state", "restitution", "dynamic_restitution", "steady_state",
 ]

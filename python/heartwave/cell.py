@@ -2,6 +2,9 @@
 S1-S2 restitution. The same runners as `heartwave cell` and `heartwave restitution`."""
 from __future__ import annotations
 
+import os
+import tempfile
+import warnings
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -38,7 +41,7 @@ def _frame(records: list[dict]):
 
 def _options(model, *, integrator="rl2", dt=0.01, bcl=1000.0, beats=3, stim_amplitude=None,
              stim_duration=None, stim_start=0.0, params=None, precision="double", kernel="auto",
-             rtol=1e-8, atol=1e-10, model_stimulus=False) -> _core.CellOptions:
+             rtol=1e-8, atol=1e-10, model_stimulus=False, initial_state=None) -> _core.CellOptions:
     source, roles = _source(model)
     o = _core.CellOptions()
     o.model = source
@@ -58,7 +61,22 @@ def _options(model, *, integrator="rl2", dt=0.01, bcl=1000.0, beats=3, stim_ampl
     o.rtol = _check.number("rtol", rtol, positive=True)
     o.atol = _check.number("atol", atol, positive=True)
     o.model_stimulus = bool(model_stimulus)
+    if _is_path(initial_state):
+        o.initial_state = os.fspath(initial_state)
+    elif initial_state is not None:
+        raise TypeError("initial_state here must be a state file's path (written by CellResult.save_state or "
+                        "heartwave cell --save-state)")
     return o
+
+
+def _is_path(x) -> bool:
+    return isinstance(x, (str, os.PathLike))
+
+
+def _warn_all(messages) -> None:
+    for m in messages:
+        if m:
+            warnings.warn(m, RuntimeWarning, stacklevel=3)
 
 
 class CellResult:
@@ -84,6 +102,11 @@ class CellResult:
         self.note: str = d["note"]
         self.steps: int = d["steps"]
         self.seconds: float = d["seconds"]  # inside the library: loading, compiling, running
+        # Per beat: max over states of |x_n - x_(n-1)| / max(|x_n|, |x_(n-1)|) at its end.
+        self.state_changes: np.ndarray = np.asarray(d["state_changes"], dtype=float)
+        self.steady_beat: int = d["steady_beat"]  # the first beat below until_steady; 0: none
+        self.pacing_warning: str = d["pacing_warning"]  # "" when one upstroke per stimulus
+        self._state_file: str = d["state_file"]
 
     def __getitem__(self, name: str) -> np.ndarray:
         if name not in self.columns:
@@ -108,6 +131,27 @@ class CellResult:
     def final_states(self) -> dict[str, float]:
         return dict(zip(self.state_names, self.final_state.tolist()))
 
+    @property
+    def steady(self) -> bool:
+        return self.steady_beat > 0
+
+    def save_state(self, path) -> None:
+        """Writes the state at the end of the last beat to a state file (TOML: the model's
+        name and fingerprint, how it was paced, every state by name), atomically. Start from it
+        with pace(initial_state=path), heartwave cell --initial-state path or a case's
+        [[model]] initial_state = "path"."""
+        path = os.fspath(path)
+        folder = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".state.")
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(self._state_file)
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
     def __repr__(self) -> str:
         last = self.last_beat
         apd = f", last APD90 {last.apd90:.2f} ms" if last else ""
@@ -119,31 +163,58 @@ def pace(model: Model | str, *, bcl: float = 1000.0, beats: int = 3, dt: float =
          stim_duration: float | None = None, stim_start: float = 0.0, params: dict | None = None,
          initial_state=None, record_interval: float = 1.0, algebraics: bool = False,
          kernel: str = "auto", rtol: float = 1e-8, atol: float = 1e-10,
-         model_stimulus: bool = False) -> CellResult:
+         model_stimulus: bool = False, until_steady: float | None = None) -> CellResult:
     """Paces one cell and returns its trace and per-beat biomarkers.
 
     model: a Model, a file path or a built-in's name. integrator: fe, rk2, rk4, rl1, rl2, sbe,
     grl1, grl2, auto (the cheapest scheme measured to hold the model at dt) or cvode (then
     dt is the sampling interval). params: parameter name -> absolute value.
-    initial_state: the states to start from (model units; default the model's initial
-    values, e.g. a previous result's final_state). record_interval: ms between trace rows.
+    initial_state: the states to start from: an array (model units, e.g. a previous
+    result's final_state) or a state file's path (CellResult.save_state, heartwave cell
+    --save-state; another model's file or one lacking states raises, a different pacing
+    warns); default the model's initial values. until_steady: stop after the first beat
+    whose state change (max over states of |x_n - x_(n-1)| / max(|x_n|, |x_(n-1)|) at the
+    same phase) is below it, with `beats` as the cap; see steady_beat and state_changes.
+    A RuntimeWarning says when the cell did not follow the pacing in its last beats
+    (self-oscillating or blocked). record_interval: ms between trace rows.
     The GIL is released while the cell runs.
     """
     o = _options(model, integrator=integrator, dt=dt, bcl=bcl, beats=beats, stim_amplitude=stim_amplitude,
                  stim_duration=stim_duration, stim_start=stim_start, params=params, precision=precision,
-                 kernel=kernel, rtol=rtol, atol=atol, model_stimulus=model_stimulus)
-    y0 = None if initial_state is None else _check.array("initial_state", initial_state).ravel()
+                 kernel=kernel, rtol=rtol, atol=atol, model_stimulus=model_stimulus,
+                 initial_state=initial_state if _is_path(initial_state) else None)
+    y0 = None
+    if initial_state is not None and not _is_path(initial_state):
+        y0 = _check.array("initial_state", initial_state).ravel()
     interval = _check.number("record_interval", record_interval, positive=True)
-    return CellResult(_core.pace(o, y0, interval, bool(algebraics)))
+    tol = 0.0 if until_steady is None else _check.number("until_steady", until_steady, positive=True)
+    d = _core.pace(o, y0, interval, bool(algebraics), True, tol)
+    _warn_all(list(d["state_warnings"]) + [d["pacing_warning"]])
+    return CellResult(d)
 
 
 def steady_state(model: Model | str, *, bcl: float = 1000.0, beats: int = 100, **kwargs) -> np.ndarray:
-    """The states after `beats` beats at `bcl` (model units), no trace kept. Other keyword
-    arguments as pace()."""
-    o = _options(model, bcl=bcl, beats=beats, **{k: v for k, v in kwargs.items() if k != "initial_state"})
-    y0 = kwargs.get("initial_state")
-    y0 = None if y0 is None else _check.array("initial_state", y0).ravel()
-    return _core.pace(o, y0, 1.0, False, False)["final_state"]
+    """The states after `beats` beats at `bcl` (model units), no trace kept; with
+    until_steady=TOL, after the first beat whose state change is below TOL (`beats` the cap;
+    a RuntimeWarning if none was). Other keyword arguments as pace()."""
+    y0 = kwargs.pop("initial_state", None)
+    tol = kwargs.pop("until_steady", None)
+    tol = 0.0 if tol is None else _check.number("until_steady", tol, positive=True)
+    o = _options(model, bcl=bcl, beats=beats, initial_state=y0 if _is_path(y0) else None, **kwargs)
+    y0 = None if y0 is None or _is_path(y0) else _check.array("initial_state", y0).ravel()
+    d = _core.pace(o, y0, 1.0, False, False, tol)
+    _warn_all(list(d["state_warnings"]) + [d["pacing_warning"]])
+    if tol > 0 and d["steady_beat"] == 0:
+        _warn_all([f"not steady within {beats} beats: the last beat's state change is {d['state_changes'][-1]:.3g} "
+                   f"(until_steady={tol:g})"])
+    return d["final_state"]
+
+
+def read_state(path) -> dict:
+    """A state file as a dict: model, model_sha256, bcl_ms, beats, stim_duration_ms,
+    stim_amplitude, tolerance, steady_beat, last_change, parameters (name -> value) and
+    states (name -> value, model units)."""
+    return _core.read_state(os.fspath(path))
 
 
 def restitution(model: Model | str, *, bcl: float = 1000.0, n_s1: int = 10, coupling=None, **kwargs):
@@ -152,7 +223,8 @@ def restitution(model: Model | str, *, bcl: float = 1000.0, n_s1: int = 10, coup
     Returns a DataFrame (a dict of arrays without pandas) with columns coupling_ms, di_ms
     (CI - APD90 of the last S1, negative when S2 came before it repolarised), apd90_s1 (its
     whole beat, the same in every row), apd90_s2 (NaN where S2 did not capture) and captured
-    (S2 made a full action potential). Other keyword arguments as pace().
+    (S2 made a full action potential). initial_state: a state file's path to start the S1
+    beats from (e.g. a steady state, so a few S1 beats do). Other keyword arguments as pace().
     """
     if coupling is None:
         coupling = np.arange(250.0, 1000.0 + 1e-9, 50.0)

@@ -13,6 +13,7 @@
 #include "cell/population_gpu.hpp"
 #include "cell/restitution.hpp"
 #include "run/cell_run.hpp"
+#include "run/state_file.hpp"
 
 namespace hw::py {
 
@@ -61,7 +62,7 @@ void set_initial(run::PreparedCell& p, const std::optional<DoubleArray>& y0) {
 }
 
 nb::dict pace(const run::CellRunOptions& o, const std::optional<DoubleArray>& y0, double interval_ms, bool algebraics,
-              bool record) {
+              bool record, double until_steady) {
   // The time inside the library (model, kernel, run), so a caller can tell what the
   // binding itself costs: the wall time of the call less this.
   const auto t0 = std::chrono::steady_clock::now();
@@ -76,10 +77,17 @@ nb::dict pace(const run::CellRunOptions& o, const std::optional<DoubleArray>& y0
   t.interval_ms = interval_ms;
   t.algebraics = algebraics;
   t.record = record;
+  cell::PacingControl control;
+  control.steady_tolerance = until_steady;
   {
     nb::gil_scoped_release release;
-    r = cell::run_single_cell(*p.kernel, p.setup, p.train, p.solver, t);
+    r = cell::run_single_cell(*p.kernel, p.setup, p.train, p.solver, t, control);
   }
+  // The state file's text, for CellResult.save_state (run/state_file.hpp).
+  cell::SavedState saved = run::saved_state(p, o, r.final_states, int(r.beats.size()));
+  saved.tolerance = until_steady > 0 ? until_steady : 0;
+  saved.steady_beat = r.steady_beat;
+  saved.last_change = r.beat_changes.empty() ? std::nan("") : r.beat_changes.back();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   nb::dict d = describe(p);
   d["seconds"] = seconds;
@@ -92,6 +100,11 @@ nb::dict pace(const run::CellRunOptions& o, const std::optional<DoubleArray>& y0
   const std::size_t ns = r.final_states.size();
   d["final_state"] = to_numpy(std::move(r.final_states), {ns});
   d["steps"] = r.steps;
+  d["state_changes"] = r.beat_changes;
+  d["steady_beat"] = r.steady_beat;
+  d["pacing_warning"] = r.response.warning(o.bcl_ms);
+  d["state_warnings"] = p.state_warnings;
+  d["state_file"] = run::format_state_file(saved);
   return d;
 }
 
@@ -180,6 +193,7 @@ void bind_cell(nb::module_& m) {
       .def_rw("rtol", &run::CellRunOptions::rtol)
       .def_rw("atol", &run::CellRunOptions::atol)
       .def_rw("model_stimulus", &run::CellRunOptions::model_stimulus)
+      .def_rw("initial_state", &run::CellRunOptions::initial_state)
       .def("set_roles", [](run::CellRunOptions& o, const nb::dict& roles) { o.roles = role_overrides(roles); })
       .def("__init__", [](run::CellRunOptions* o) {
         new (o) run::CellRunOptions();
@@ -188,7 +202,29 @@ void bind_cell(nb::module_& m) {
       });
 
   m.def("pace", &pace, nb::arg("options"), nb::arg("initial_state").none() = nb::none(),
-        nb::arg("interval_ms") = 1.0, nb::arg("algebraics") = false, nb::arg("record") = true);
+        nb::arg("interval_ms") = 1.0, nb::arg("algebraics") = false, nb::arg("record") = true,
+        nb::arg("until_steady") = 0.0);
+  m.def(
+      "read_state",
+      [](const std::string& path) {
+        const cell::SavedState s = run::read_state_file(path);
+        nb::dict d, states, params;
+        d["model"] = s.model;
+        d["model_sha256"] = s.model_sha256;
+        d["bcl_ms"] = s.bcl_ms;
+        d["beats"] = s.beats;
+        d["stim_duration_ms"] = s.stim_duration_ms;
+        d["stim_amplitude"] = s.stim_amplitude;
+        d["tolerance"] = s.tolerance;
+        d["steady_beat"] = s.steady_beat;
+        d["last_change"] = s.last_change;
+        for (const auto& [k, v] : s.params) params[k.c_str()] = v;
+        for (const auto& [k, v] : s.states) states[k.c_str()] = v;
+        d["parameters"] = params;
+        d["states"] = states;
+        return d;
+      },
+      nb::arg("path"));
   m.def("population", &population, nb::arg("options"), nb::arg("names"), nb::arg("values"), nb::arg("scaling"),
         nb::arg("backend") = "auto", nb::arg("threads") = 0);
   m.def(

@@ -121,11 +121,12 @@ void check_tolerances(double rtol, double atol) {
 }  // namespace
 
 SingleCellResult run_cvode(const CellKernel& k, const CellSetup& s, const StimulusTrain& train,
-                           const SolverOptions& solver, const TraceOptions& trace) {
+                           const SolverOptions& solver, const TraceOptions& trace,
+                           const PacingControl& control) {
   check_tolerances(solver.rtol, solver.atol);
   const StepSchedule sched(train, solver.dt_ms);
   SingleCellResult out;
-  detail::Recorder rec(k, s, sched, trace, solver.dt_ms, out);
+  detail::Recorder rec(k, s, sched, trace, solver.dt_ms, out, control);
   const double dt_model = solver.dt_ms / s.time_to_ms;
   Cvode cv(k, s.initial_states, s.params, 0.0, solver.rtol, solver.atol,
            solver.max_step_ms / s.time_to_ms);
@@ -137,13 +138,14 @@ SingleCellResult run_cvode(const CellKernel& k, const CellSetup& s, const Stimul
     rec.params_changed();
     total_steps += cv.steps();
     cv.restart(a * dt_model, b * dt_model);
-    for (long n = a; n < b; ++n) {
+    for (long n = a; n < b && !rec.stopped(); ++n) {
       rec.observe(n, cv.y(), cv.params().data());
-      cv.advance((n + 1) * dt_model);
+      if (!rec.stopped()) cv.advance((n + 1) * dt_model);
     }
+    if (rec.stopped()) break;
   }
   total_steps += cv.steps();
-  rec.observe(sched.total_steps(), cv.y(), cv.params().data());
+  if (!rec.stopped()) rec.observe(sched.total_steps(), cv.y(), cv.params().data());
   rec.finish();
   out.steps = total_steps;
   out.final_states.assign(cv.y(), cv.y() + k.n_states());

@@ -8,15 +8,18 @@
 
 #include <fmt/format.h>
 
+#include "cell/pacing_response.hpp"
 #include "cell/single_cell.hpp"
+#include "cell/steady_state.hpp"
 
 namespace hw::cell::detail {
 
 class Recorder {
  public:
   Recorder(const CellKernel& k, const CellSetup& s, const StepSchedule& sched,
-           const TraceOptions& opt, double dt_ms, SingleCellResult& out)
-      : k_(k), s_(s), sched_(sched), opt_(opt), dt_ms_(dt_ms), out_(out) {
+           const TraceOptions& opt, double dt_ms, SingleCellResult& out, const PacingControl& control = {})
+      : k_(k), s_(s), sched_(sched), opt_(opt), dt_ms_(dt_ms), out_(out), steady_(control.steady_tolerance),
+        upstrokes_(std::lround(0.1 / dt_ms)) {
     every_ = std::max<long>(1, std::lround(opt.interval_ms / dt_ms));
     if (opt_.record) {
       // t (ms) and V (mV) come first whatever the model's units; a state that is itself
@@ -45,12 +48,21 @@ class Recorder {
                               t));
     const double ca = s_.calcium >= 0 ? y[s_.calcium] : std::nan("");
     const auto& on = sched_.onset_steps();
-    if (next_onset_ < on.size() && n == on[next_onset_]) {
+    const bool onset = next_onset_ < on.size() && n == on[next_onset_];
+    // Beat boundaries (each onset, and the run's end): the steady-state test's phase.
+    if (onset || n == sched_.total_steps())
+      stop_ = steady_.boundary(y, s_.state_names.size()) && n != sched_.total_steps();
+    upstrokes_.sample(v);
+    if (onset) {
       if (tracker_.active()) {
         tracker_.sample(t, v, ca);
         out_.beats.push_back(tracker_.finish());
       }
-      tracker_.begin(static_cast<int>(++next_onset_), t, v, ca);
+      if (!stop_) {
+        tracker_.begin(static_cast<int>(++next_onset_), t, v, ca);
+        upstrokes_.begin_beat();
+        upstrokes_.sample(v);
+      }
     } else {
       tracker_.sample(t, v, ca);
     }
@@ -70,8 +82,14 @@ class Recorder {
     }
   }
 
+  // The steady state was reached at the beat boundary just observed: the run stops there.
+  bool stopped() const { return stop_; }
+
   void finish() {
-    if (tracker_.active()) out_.beats.push_back(tracker_.finish());
+    if (tracker_.active() && !stop_) out_.beats.push_back(tracker_.finish());
+    out_.beat_changes = steady_.changes();
+    out_.steady_beat = steady_.steady_beat();
+    if (s_.stim_on >= 0) out_.response = upstrokes_.result();  // paced by Heartwave, not the model
   }
 
  private:
@@ -84,6 +102,9 @@ class Recorder {
   long every_ = 1;
   std::size_t next_onset_ = 0;
   BeatTracker tracker_;
+  SteadyStateTest steady_;
+  UpstrokeCounter upstrokes_;
+  bool stop_ = false;
   std::vector<double> c_, alg_;
   bool c_valid_ = false;
 };

@@ -27,12 +27,15 @@ struct RestitutionOptions {
   double s1_bcl_ms = 1000;
   int n_s1 = 10;
   double duration_ms = 1;
+  double start_ms = 0;              // the first S1's onset (rest before it)
   std::vector<double> coupling_ms;  // S1-S2 intervals
 };
 
+// end_state: when given, receives the state at the end of the S1 beats (the n_s1-th beat's
+// whole BCL), e.g. to save and start the next protocol from.
 std::vector<RestitutionPoint> run_s1s2(const CellKernel& kernel, const CellSetup& setup,
                                        const RestitutionOptions& opt,
-                                       const SolverOptions& solver);
+                                       const SolverOptions& solver, std::vector<double>* end_state = nullptr);
 
 // The dynamic (steady-state) protocol: `beats` beats at each BCL in the order given (the
 // longest first), each BCL continuing from the state the one before left; per BCL the last
@@ -43,6 +46,7 @@ struct DynamicOptions {
   std::vector<double> bcl_ms;
   int beats = 50;
   double duration_ms = 1;
+  double start_ms = 0;  // the first BCL's first onset (rest before it)
 };
 
 struct DynamicPoint {
@@ -50,7 +54,8 @@ struct DynamicPoint {
   bool captured = false;
 };
 
+// end_state: when given, receives the state at the end of the last cycle length's beats.
 std::vector<DynamicPoint> run_dynamic(const CellKernel& kernel, const CellSetup& setup, const DynamicOptions& opt,
-                                      const SolverOptions& solver);
+                                      const SolverOptions& solver, std::vector<double>* end_state = nullptr);
 
 }  // namespace hw::cell

@@ -75,7 +75,8 @@ void run_fixed(const CellKernel& k, const CellSetup& s, const StepSchedule& sche
   const double dt_model = solver.dt_ms / s.time_to_ms;
   const long total = sched.total_steps();
   int on_state = -1;
-  for (long n = 0;; ++n) {
+  long n = 0;
+  for (;; ++n) {
     if (s.stim_on >= 0 && n < total) {
       const int on = sched.on(n) ? 1 : 0;
       if (on != on_state) {
@@ -87,14 +88,14 @@ void run_fixed(const CellKernel& k, const CellSetup& s, const StepSchedule& sche
     }
     for (int i = 0; i < ns; ++i) yd[i] = static_cast<double>(y[i]);
     rec.observe(n, yd.data(), pd.data());
-    if (n == total) break;
+    if (n == total || rec.stopped()) break;
     for (int i = 0; i < ns; ++i) yprev[i] = y[i];
     k.step(solver.method, static_cast<Real>(n * dt_model), static_cast<Real>(dt_model), 1, b);
     bool finite = true;
     for (int i = 0; i < ns; ++i) finite = finite && std::isfinite(y[i]);
     if (!finite) throw_divergence(k, s, solver, n, yprev, y, pd);
   }
-  out.steps = total;
+  out.steps = n;
   out.final_states = yd;
 }
 
@@ -109,17 +110,17 @@ std::string solver_name(const SolverOptions& s) {
 
 SingleCellResult run_single_cell(const CellKernel& k, const CellSetup& s,
                                  const StimulusTrain& train, const SolverOptions& solver,
-                                 const TraceOptions& trace) {
+                                 const TraceOptions& trace, const PacingControl& control) {
   if (k.n_states() != static_cast<int>(s.initial_states.size()) ||
       k.n_params() != static_cast<int>(s.params.size()))
     throw Error(fmt::format("kernel '{}' does not match the model's sizes ({} states, {} "
                             "parameters vs {} and {})",
                             k.describe(), k.n_states(), k.n_params(), s.initial_states.size(),
                             s.params.size()));
-  if (solver.cvode) return run_cvode(k, s, train, solver, trace);
+  if (solver.cvode) return run_cvode(k, s, train, solver, trace, control);
   const StepSchedule sched(train, solver.dt_ms);
   SingleCellResult out;
-  detail::Recorder rec(k, s, sched, trace, solver.dt_ms, out);
+  detail::Recorder rec(k, s, sched, trace, solver.dt_ms, out, control);
   if (solver.single_precision)
     run_fixed<float>(k, s, sched, solver, rec, out);
   else

@@ -15,6 +15,7 @@
 #include "runtime/cell_kernel.hpp"
 #include "cell/cell_setup.hpp"
 #include "cell/pacing.hpp"
+#include "cell/pacing_response.hpp"
 
 namespace hw::cell {
 
@@ -43,11 +44,19 @@ struct Trace {
   double at(std::size_t row, std::size_t col) const { return data[row * columns.size() + col]; }
 };
 
+// What a run does besides integrating: stop once steady (cell/steady_state.hpp).
+struct PacingControl {
+  double steady_tolerance = 0;  // > 0: stop after the first beat whose state change is below it
+};
+
 struct SingleCellResult {
   Trace trace;
   std::vector<BeatBiomarkers> beats;
-  std::vector<double> final_states;  // model units
+  std::vector<double> final_states;  // model units; at the stop when the run stopped steady
   long steps = 0;                    // integrator steps (CVODE: internal steps)
+  std::vector<double> beat_changes;  // per beat: relative state change over it (steady_state.hpp)
+  int steady_beat = 0;               // the first beat below PacingControl's tolerance; 0: none
+  PacingResponse response;           // upstrokes vs stimuli in the last beats (pacing_response.hpp)
 };
 
 // A fixed-step run whose state stopped being finite: what diverged, when, and from what.
@@ -65,7 +74,7 @@ class DivergenceError : public Error {
 // state at that point, and the fix to try.
 SingleCellResult run_single_cell(const CellKernel& kernel, const CellSetup& setup,
                                  const StimulusTrain& train, const SolverOptions& solver,
-                                 const TraceOptions& trace = {});
+                                 const TraceOptions& trace = {}, const PacingControl& control = {});
 
 // CSV with a header line; numbers in shortest round-trip form.
 void write_trace_csv(const Trace& trace, std::ostream& out);

@@ -19,6 +19,7 @@
 #include <toml++/toml.h>
 
 #include "model/load.hpp"
+#include "run/state_file.hpp"
 #include "tissue/case_codes.hpp"
 
 namespace hw::io {
@@ -701,6 +702,16 @@ void read_models(Ctx& ctx, Section& root, TissueCase& c) {
     if (s.has("region")) m.where = read_region(ctx, s, "region");
     read_params(ctx, s, "params", m.params);
     read_params(ctx, s, "scale", m.scales);
+    if (auto f = s.string("initial_state")) {
+      try {
+        m.initial_state = hw::run::read_state_file(resolve_path(ctx, *f));
+      } catch (const InputError& e) {
+        for (Diagnostic d : e.diagnostics()) {
+          d.message = s.key("initial_state") + " = \"" + *f + "\": " + d.message;
+          ctx.sink.add(d);
+        }
+      }
+    }
     s.finish();
     c.models.push_back(std::move(m));
   }

@@ -7,6 +7,7 @@
 #include "cell/auto_integrator.hpp"
 #include "model/emit/interpreter.hpp"
 #include "model/jit/jit.hpp"
+#include "run/state_file.hpp"
 
 namespace hw::run {
 
@@ -78,6 +79,12 @@ PreparedCell prepare_cell(const CellRunOptions& o, bool cpu_kernel) {
   r.setup = cell::make_cell_setup(r.loaded.analysed, r.loaded.stimulus);
   for (const auto& [name, value] : o.params) r.setup.set_param(name, value);
   apply_stimulus(o, r);
+  if (!o.initial_state.empty()) {
+    const cell::SavedState saved = read_state_file(o.initial_state);
+    r.state_warnings = cell::apply_saved_state(r.setup, saved, cell::model_fingerprint(r.loaded.source));
+    for (auto& w : cell::pacing_differences(saved, r.setup, o.params, o.bcl_ms, r.stim_duration_ms))
+      r.state_warnings.push_back(std::move(w));
+  }
   r.solver.cvode = is_cvode;
   r.solver.method = method;
   r.solver.single_precision = f32;
@@ -100,6 +107,17 @@ PreparedCell prepare_cell(const CellRunOptions& o, bool cpu_kernel) {
   r.solver.atol = o.atol;
   r.train = cell::StimulusTrain::periodic(o.bcl_ms, o.beats, r.stim_duration_ms, o.stim_start_ms);
   return r;
+}
+
+cell::SavedState saved_state(const PreparedCell& p, const CellRunOptions& o, const std::vector<double>& final_states,
+                             int beats) {
+  cell::SavedState s = cell::make_saved_state(p.setup, final_states, cell::model_fingerprint(p.loaded.source));
+  s.bcl_ms = o.bcl_ms;
+  s.beats = beats;
+  s.stim_duration_ms = p.stim_duration_ms;
+  s.stim_amplitude = p.setup.stimulus_value();
+  s.params = o.params;
+  return s;
 }
 
 }  // namespace hw::run

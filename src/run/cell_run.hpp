@@ -16,6 +16,7 @@
 #include "runtime/cell_kernel.hpp"
 #include "cell/cell_setup.hpp"
 #include "cell/pacing.hpp"
+#include "cell/saved_state.hpp"
 #include "cell/single_cell.hpp"
 #include "model/load.hpp"
 
@@ -36,6 +37,8 @@ struct CellRunOptions {
   double rtol = 1e-8, atol = 1e-10;
   bool model_stimulus = false;  // keep the model's own protocol
   model::RoleOverrides roles;
+  // A state file to start from (run/state_file.hpp); "" = the model's initial values.
+  std::string initial_state;
   // How the messages name the stimulus options ("--stim-amplitude" on the command line,
   // "stim_amplitude=" in Python).
   std::string amplitude_option = "--stim-amplitude", duration_option = "--stim-duration";
@@ -51,6 +54,8 @@ struct PreparedCell {
   cell::StimulusTrain train;
   double stim_duration_ms = 1;
   std::string integrator_note;  // what `auto` chose and why ("" otherwise)
+  // From CellRunOptions::initial_state: the model changed since, the pacing differs, ...
+  std::vector<std::string> state_warnings;
 };
 
 // The integrator called `name` (not auto or cvode); InputError listing them otherwise.
@@ -60,6 +65,14 @@ cell::Integrator parse_integrator(const std::string& name);
 // loaded.analysed; a user's model then skips the C++ compile), kernel stays null.
 // InputError for an unknown model, integrator or parameter, and for a stimulus that
 // cannot be used without an amplitude or duration given.
+// With o.initial_state, every state starts from that file: InputError when it is another
+// model's or lacks states (cell/saved_state.hpp), warnings in state_warnings.
 PreparedCell prepare_cell(const CellRunOptions& o, bool cpu_kernel = true);
+
+// The state `final_states` reached by `beats` beats of the run `p` (paced as `o` says),
+// with the model's identity and that pacing, for write_state_file; the steady-state fields
+// are the caller's.
+cell::SavedState saved_state(const PreparedCell& p, const CellRunOptions& o, const std::vector<double>& final_states,
+                             int beats);
 
 }  // namespace hw::run

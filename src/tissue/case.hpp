@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "cell/saved_state.hpp"
 #include "core/error.hpp"
 #include "tissue/diffusion.hpp"
 #include "mesh/geometry_spec.hpp"
@@ -46,6 +47,9 @@ struct ModelRegion {
   Region where;
   std::map<std::string, double> params;   // NAME = value
   std::map<std::string, double> scales;   // NAME *= factor
+  // initial_state = "FILE": every state of the model from a saved cell state (read by the
+  // case reader; checked against the model at set-up). [[initial]] entries override it.
+  std::optional<cell::SavedState> initial_state;
   SourceLoc loc;
 };
 

@@ -266,6 +266,22 @@ void check_names(const SimSetup& s, DiagnosticSink& sink) {
 // The largest eigenvalue bound of −L. A uniform tensor on a box has the same Gershgorin
 // row sums on a grid of at most 4 cells per axis (interior rows are all alike), so no
 // full-size operator is built for it.
+// [[model]] initial_state: every state of the region's model from the file; a file of
+// another model, or one lacking states, is an error at the case's key, and the warnings
+// (model changed since, states it does not have) are the case's too.
+void apply_region_state(cell::CellSetup& setup, const cell::SavedState& saved, const model::LoadedModel& lm,
+                        const ModelRegion& mr, std::size_t r, DiagnosticSink& sink, std::vector<std::string>& notes) {
+  const std::string key = fmt::format("model[{}].initial_state", r);
+  try {
+    const auto warnings = cell::apply_saved_state(setup, saved, cell::model_fingerprint(lm.source));
+    notes.push_back(fmt::format("{}: every state from {} (paced {} beats at BCL {} ms{})", key, saved.source, saved.beats,
+                                saved.bcl_ms, saved.steady_beat > 0 ? ", steady" : ""));
+    for (const std::string& w : warnings) notes.push_back(key + ": warning: " + w);
+  } catch (const InputError& e) {
+    for (const Diagnostic& d : e.diagnostics()) sink.add(case_code::problem(mr.loc, key + ": " + d.message, case_code::conflict));
+  }
+}
+
 double diffusion_bound(const TissueCase& c, const SimGeometry& geo, const Conductivity& sigma) {
   DiffusionSetup ds;
   ds.sigma = sigma;
@@ -445,6 +461,7 @@ void resolve_setup(SimSetup& s, bool cpu_kernels) {
     p.setup = cell::make_cell_setup(lm.analysed, lm.stimulus);
     if (p.setup.voltage < 0)
       throw InputError(mr.loc, fmt::format("model \"{}\" has no membrane voltage state", mr.model));
+    if (mr.initial_state) apply_region_state(p.setup, *mr.initial_state, lm, mr, r, sink, s.state_notes);
     p.ns = int(p.setup.state_names.size());
     p.np = int(p.setup.param_names.size());
     p.kv = p.setup.voltage;

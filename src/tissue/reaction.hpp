@@ -97,6 +97,7 @@ struct SimSetup {
   TimeSpec time;
   cell::Integrator integrator = cell::Integrator::rl1;
   std::string integrator_note;  // time.integrator = "auto": what it chose and why
+  std::vector<std::string> state_notes;  // [[model]] initial_state: where each came from, warnings
   std::vector<Part> parts;
   StimulusSet stimuli;  // the case's, then any added while running (Simulation::add_stimulus)
   std::vector<ResolvedInitial> initial;  // applied by the engine, then dropped

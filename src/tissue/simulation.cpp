@@ -365,6 +365,7 @@ std::string Simulation::describe() const {
                    s.time.dt, s.time.ode_substeps, cell::integrator_name(s.integrator));
   if (!s.integrator_note.empty()) d += s.integrator_note + "\n";
   if (!s.geo.long_axis_note.empty()) d += s.geo.long_axis_note + "\n";
+  for (const std::string& n : s.state_notes) d += n + "\n";
   for (std::size_t q = 0; q < s.parts.size(); ++q) {
     const Part& p = s.parts[q];
     d += fmt::format("model {}: {} cells, {} states, kernel {}{}\n", p.model, p.n, p.ns,

@@ -240,9 +240,17 @@ def words_after(args: list[str], *names: str) -> list[str]:
 
 
 def check_cell(args: list[str], stdout: str, cwd: Path):
-    beats = int((words_after(args, "--beats") or ["3"])[-1])
+    steady = "--until-steady" in args  # stops at the first steady beat; the table shows the last 5
+    beats = int((words_after(args, "--beats") or ["1000" if steady else "3"])[-1])
+    for state in words_after(args, "--save-state"):
+        need('format = "heartwave-cell-state"' in nonempty_file(cwd, state).read_text(),
+             f"{state}: not a state file")
     if stdout is None:
         pass
+    elif steady:
+        n = len(json.loads(stdout)["beats"]) if "--json" in args else \
+            len([l for l in stdout.splitlines() if re.match(r"^\s*\d+\s+\S", l)])
+        need(1 <= n <= beats, f"--until-steady: {n} beats shown, expected 1 to {beats}")
     elif "--json" in args:
         try:
             j = json.loads(stdout)
