@@ -121,7 +121,7 @@ void check_tolerances(double rtol, double atol) {
 }  // namespace
 
 SingleCellResult run_cvode(const CellKernel& k, const CellSetup& s, const StimulusTrain& train,
-                           const SolverOptions& solver, const TraceOptions& trace) {
+                           const SolverOptions& solver, const TraceOptions& trace, const StopCheck& stop) {
   check_tolerances(solver.rtol, solver.atol);
   const StepSchedule sched(train, solver.dt_ms);
   SingleCellResult out;
@@ -139,6 +139,13 @@ SingleCellResult run_cvode(const CellKernel& k, const CellSetup& s, const Stimul
     cv.restart(a * dt_model, b * dt_model);
     for (long n = a; n < b; ++n) {
       rec.observe(n, cv.y(), cv.params().data());
+      if (stop && n > 0 && n % 1024 == 0 && stop()) {
+        out.stopped = true;
+        out.t_stopped_ms = double(n) * solver.dt_ms;
+        out.steps = total_steps + cv.steps();
+        out.final_states.assign(cv.y(), cv.y() + k.n_states());
+        return out;  // the beat under way is not finished: not recorded
+      }
       cv.advance((n + 1) * dt_model);
     }
   }

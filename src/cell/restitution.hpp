@@ -28,6 +28,7 @@ struct RestitutionOptions {
   int n_s1 = 10;
   double duration_ms = 1;
   std::vector<double> coupling_ms;  // S1-S2 intervals
+  StopCheck stop;                   // polled between intervals: true returns the rows done
 };
 
 std::vector<RestitutionPoint> run_s1s2(const CellKernel& kernel, const CellSetup& setup,
@@ -43,6 +44,7 @@ struct DynamicOptions {
   std::vector<double> bcl_ms;
   int beats = 50;
   double duration_ms = 1;
+  StopCheck stop;  // polled between cycle lengths: true returns the rows done
 };
 
 struct DynamicPoint {
