@@ -10,7 +10,6 @@
 
 #include <fmt/format.h>
 
-#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "device/device.hpp"
 #include "run/case_file.hpp"
@@ -119,6 +118,7 @@ struct Run::Impl {
   io::RunManifest manifest;
   std::set<std::string> foreign;  // files in the folder before the run that are not its
   std::vector<std::string> cleared;
+  std::string case_name;  // what the manifest calls a case without a path (built-in, Python)
 
   void checkpoint() {
     io::write_checkpoint(ckpt, sim->save_state(), io::CheckpointMeta{identity, sim->time(), sim->steps_done()},
@@ -140,9 +140,9 @@ struct Run::Impl {
   }
   // The manifest at the start: a new run's, or the continued run's own (its start time
   // and files kept). Files already in the folder that are neither heartwave's nor the
-  // continued run's are the user's: never listed.
-  void open_manifest(const Options& o) {
-    io::ensure_directory(dir);
+  // continued run's are the user's: never listed. Called before the outputs are opened
+  // (they create the folder and files); record() writes it once they are.
+  void open_manifest() {
     std::optional<io::RunManifest> before;
     try {
       before = io::read_manifest(dir);
@@ -152,7 +152,7 @@ struct Run::Impl {
     const bool same_run = before && before->run_id == origin.run_id;
     manifest = same_run ? *before : io::RunManifest{};
     manifest.run_id = origin.run_id;
-    manifest.case_path = origin.case_path.empty() ? "<built-in spiral2d.toml>" : origin.case_path;
+    manifest.case_path = origin.case_path.empty() ? case_name : origin.case_path;
     manifest.case_hash = identity;
     manifest.overrides = origin.overrides;
     manifest.version = io::heartwave_version();
@@ -161,7 +161,14 @@ struct Run::Impl {
       if (!io::is_heartwave_output(f) &&
           !(same_run && std::find(before->files.begin(), before->files.end(), f) != before->files.end()))
         foreign.insert(f);
-    record("running");
+  }
+  // What OutputManager checks before it creates anything: --overwrite deletes nothing
+  // for a run that its outputs' check is about to refuse.
+  bool outputs_valid(const TissueCase& c) const {
+    Field<float> f;
+    for (const auto& v : c.output.variables)
+      if (!sim->field(v, f)) return false;
+    return c.output.png_interval <= 0 || sim->field(c.output.png_variable, f);
   }
 };
 
@@ -187,14 +194,16 @@ Run::Run(const TissueCase& c, const Options& o) : impl_(std::make_unique<Impl>()
   }
   // Everything is checked: now the folder may be cleared and claimed.
   r.dir = c.output.directory.empty() ? "." : c.output.directory;
+  r.case_name = c.source_file.empty() ? "<case without a file>" : c.source_file;
   r.origin.run_id = ck && ck->origin.known() ? ck->origin.run_id : io::new_run_id();
   r.origin.case_path = o.case_path;
   r.origin.case_text_hash = o.case_text_hash;
   r.origin.overrides = o.overrides;
-  if (o.overwrite) r.cleared = clear_previous_outputs(r.dir, o.restart);
-  r.open_manifest(o);
+  if (o.overwrite && r.outputs_valid(c)) r.cleared = clear_previous_outputs(r.dir, o.restart);
+  r.open_manifest();
   r.out = std::make_unique<io::OutputManager>(c, *r.sim, ck ? &ck->outputs : nullptr);
   r.ckpt = (fs::path(c.output.directory) / "checkpoint.hwck").string();
+  r.record("running");
 }
 
 Run::~Run() = default;
