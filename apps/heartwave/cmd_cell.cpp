@@ -2,6 +2,7 @@
 // cell/single_cell, cell/population and cell/restitution.
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -13,6 +14,7 @@
 #include "common.hpp"
 #include "core/atomic_file.hpp"
 #include "run/state_file.hpp"
+#include "study_stop.hpp"
 
 namespace hw::cli {
 
@@ -102,12 +104,17 @@ void add_cell_command(CLI::App& app, Action& action) {
       trace.algebraics = *algebraics;
       cell::PacingControl control;
       control.steady_tolerance = *steady;
-      const auto r = cell::run_single_cell(*p.kernel, p.setup, p.train, p.solver, trace, control);
-      if (trace.record) cell::write_trace_csv(r.trace, out_path);
-      if (!save->empty()) save_cell_state(*save, p, run_options(flags), r, *steady);
+      const StudyStop stop;  // Ctrl-C: the finished beats and the trace so far are kept
+      const auto r = cell::run_single_cell(*p.kernel, p.setup, p.train, p.solver, trace, control, stop.check());
+      if (trace.record) {
+        std::ostringstream csv;
+        cell::write_trace_csv(r.trace, csv);
+        io::write_file_atomic(out_path, csv.str(), /*durable=*/false);
+      }
+      if (!save->empty() && !r.stopped) save_cell_state(*save, p, run_options(flags), r, *steady);
       warn_if_not_following(r, flags.bcl, "heartwave cell");
       const std::string steady_line = steady_summary(r, *steady, flags.beats);
-      if (steady_missed(r, *steady)) std::cerr << "heartwave cell: warning: " << steady_line << '\n';
+      if (steady_missed(r, *steady) && !r.stopped) std::cerr << "heartwave cell: warning: " << steady_line << '\n';
       const std::string name = p.setup.model_name.empty() ? flags.file : p.setup.model_name;
       if (*json) {
         cell::JsonWriter j;
@@ -129,7 +136,8 @@ void add_cell_command(CLI::App& app, Action& action) {
           j.key("steady_beat").value(r.steady_beat);  // 0: not steady within --beats
         }
         j.key("follows_pacing").value(r.response.follows());
-        if (!save->empty()) j.key("state").value(*save);
+        if (!save->empty() && !r.stopped) j.key("state").value(*save);
+        if (r.stopped) j.key("stopped_at_ms").value(r.t_stopped_ms);
         write_beats_json(j, r.beats, r.beat_changes);
         j.end_object();
         std::cout << j.str() << '\n';
@@ -149,6 +157,12 @@ void add_cell_command(CLI::App& app, Action& action) {
           std::cout << fmt::format("trace: {} ({} rows)\n", out_path, r.trace.rows());
         if (!save->empty()) std::cout << fmt::format("state: {} (end of beat {})\n", *save, r.beats.size());
       }
+      if (r.stopped)
+        return stop.report("cell", r.beats.size(), std::size_t(flags.beats), "beats",
+                           fmt::format("the finished beats are printed above{} (t = {} ms)",
+                                       trace.record ? ", the trace to where it stopped is in " + out_path : "",
+                                       format_ms(r.t_stopped_ms, flags.dt)),
+                           "");
       return 0;
     };
   });
@@ -167,6 +181,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
   auto threads = std::make_shared<int>(0);
   auto output = std::make_shared<std::string>();
   auto backend = std::make_shared<std::string>("auto");
+  auto resume = std::make_shared<std::string>();
   f->add_to(*cmd, false);
   cmd->add_option("--grid", *grid, "scale a parameter on a grid: NAME=LO:HI:N (repeatable; all combinations)");
   cmd->add_option("--random", *random, "scale uniformly at random: NAME=LO:HI (repeatable; with --cells)");
@@ -180,6 +195,9 @@ void add_sweep_command(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
   cmd->add_option("--output,-o", *output, "biomarkers per cell (CSV); default: stdout");
+  cmd->add_option("--resume", *resume,
+                  "the CSV of an interrupted run of this sweep: its cells are kept, the others run "
+                  "(output: this file unless -o)");
   cmd->footer(
       "Biomarkers are those of the last beat of each cell. Grid, random and LHS values scale\n"
       "the model's defaults; --csv gives absolute values. On the GPU (--backend cuda, or auto\n"
@@ -193,7 +211,8 @@ void add_sweep_command(CLI::App& app, Action& action) {
       "  heartwave sweep tentusscher_2006_epi --lhs g_Kr=0.5:1.5 --cells 100000 --backend cuda -o bio.csv");
   cmd->callback([=, &action] {
     action = [=]() {
-      if (!output->empty()) check_writable(*output, "--output");
+      const std::string out_path = output->empty() ? *resume : *output;
+      if (!out_path.empty()) check_writable(out_path, "--output");
       const int modes = !grid->empty() + !random->empty() + !lhs->empty() + !csv->empty();
       if (modes != 1)
         throw CLI::ValidationError("sweep", "give exactly one of --grid, --random, --lhs or --csv");
@@ -233,26 +252,47 @@ void add_sweep_command(CLI::App& app, Action& action) {
       opt.solver = p.solver;
       opt.threads = *threads;
       std::cerr << "sweep: " << note << "\n";
-      std::cerr << fmt::format("sweep: {} cells of {} ({}), {}\n", design.cells(),
-                               p.setup.model_name, p.how, cell::solver_name(p.solver));
+      // --resume: the cells in the file are kept; the others run as a design of their own.
+      const auto kept = resume->empty() ? std::map<std::size_t, std::string>{}
+                                        : read_sweep_rows(*resume, p.setup, design);
+      const std::vector<std::size_t> left = cells_left(design, kept);
+      const cell::PopulationDesign todo = subset(design, left);
+      std::cerr << fmt::format("sweep: {} cells of {} ({}), {}{}\n", design.cells(),
+                               p.setup.model_name, p.how, cell::solver_name(p.solver),
+                               kept.empty() ? "" : fmt::format("; {} done in {}, {} to run", kept.size(), *resume,
+                                                               left.size()));
+      const StudyStop stop;  // Ctrl-C: the cells done are written
+      opt.stop = stop.check();
       cell::PopulationResult r;
-      if (gpu) {
+      if (left.empty()) {
+        r.last_beat.clear();
+      } else if (gpu) {
         cell::GpuPopulationInfo info;
-        r = cell::run_population_gpu(p.loaded.analysed, p.setup, design, p.train, opt, &info);
+        r = cell::run_population_gpu(p.loaded.analysed, p.setup, todo, p.train, opt, &info);
         std::cerr << fmt::format("sweep: GPU kernel {}; {:.2f} s on the device{}\n", info.kernel,
                                  info.device_ms / 1000,
                                  info.batch < design.cells() ? fmt::format(", {} cells at a time", info.batch) : "");
       } else {
-        r = cell::run_population(*p.kernel, p.setup, design, p.train, opt);
+        r = cell::run_population(*p.kernel, p.setup, todo, p.train, opt);
       }
-      if (output->empty()) {
-        cell::write_population_csv(p.setup, design, r, std::cout);
-      } else {
-        std::ofstream out(*output);
-        if (!out) throw InputError(SourceLoc{*output, 0, 0}, "cannot open for writing");
-        cell::write_population_csv(p.setup, design, r, out);
-        std::cerr << fmt::format("sweep: biomarkers in {}\n", *output);
+      // Every cell in order: the kept rows and the new ones, labelled as in the whole design.
+      std::string csv = cell::population_csv_header(design) + "\n";
+      std::size_t done = 0;
+      for (std::size_t c = 0, k = 0; c < design.cells(); ++c) {
+        if (const auto it = kept.find(c); it != kept.end()) {
+          csv += it->second + "\n", ++done;
+        } else {
+          if (r.finished(k)) csv += cell::population_csv_row(p.setup, todo, k, r.last_beat[k], c) + "\n", ++done;
+          ++k;
+        }
       }
+      emit(out_path, csv);
+      if (done < design.cells())
+        return stop.report("sweep", done, design.cells(), "cells",
+                           out_path.empty() ? "their rows are on stdout" : "their rows are in " + out_path,
+                           fmt::format("continue with the same command and --resume {}",
+                                       out_path.empty() ? "FILE (the rows above, saved to FILE)" : out_path));
+      if (!out_path.empty()) std::cerr << fmt::format("sweep: biomarkers in {}\n", out_path);
       return 0;
     };
   });
@@ -265,6 +305,7 @@ void add_restitution_command(CLI::App& app, Action& action) {
   auto s2 = std::make_shared<std::string>("250:1000:50");
   auto dynamic = std::make_shared<std::string>();
   auto output = std::make_shared<std::string>();
+  auto resume = std::make_shared<std::string>();
   f->add_to(*cmd, true);
   cmd->add_option("--n-s1", *n_s1, "number of S1 beats at --bcl")->check(CLI::Range(1, 100000))->capture_default_str();
   cmd->add_option("--s2", *s2, "coupling intervals LO:HI:STEP in ms")->capture_default_str();
@@ -276,6 +317,9 @@ void add_restitution_command(CLI::App& app, Action& action) {
   cmd->add_option("--save-state", *save,
                   "write the paced state to this file: S1-S2, at the end of the S1 beats; --dynamic, at the end "
                   "of the shortest cycle length");
+  cmd->add_option("--resume", *resume,
+                  "S1-S2: the CSV of an interrupted run of this protocol: its rows are kept, the other "
+                  "coupling intervals run (output: this file unless -o)");
   cmd->footer(
       "--beats N is the number of S1 beats (as --n-s1; give one of them), or with --dynamic the beats\n"
       "per cycle length; --stim-start delays the first stimulus. --initial-state FILE starts the S1\n"
@@ -297,7 +341,11 @@ void add_restitution_command(CLI::App& app, Action& action) {
     action = [=]() {
       SimFlags flags = *f;
       if (flags.file.empty()) flags.file = default_model();
-      if (!output->empty()) check_writable(*output, "--output");
+      const std::string out_path = output->empty() ? *resume : *output;
+      if (!out_path.empty()) check_writable(out_path, "--output");
+      if (dyn && !resume->empty())
+        throw CLI::ValidationError("--resume", "the dynamic protocol carries each cycle length's state to the next, "
+                                   "so its rows cannot be skipped: run it again (S1-S2 rows can be resumed)");
       // No option is taken and then ignored: those that mean nothing to the protocol chosen
       // are refused.
       if (beats_given && n_s1_given)
@@ -321,37 +369,66 @@ void add_restitution_command(CLI::App& app, Action& action) {
       std::vector<double> end_state;
       int beats_run = 0;
       std::string csv;
+      std::size_t done = 0;
+      const StudyStop stop;  // Ctrl-C: the rows done are written
       if (dyn) {
         cell::DynamicOptions o;
         o.bcl_ms.assign(range.rbegin(), range.rend());
         o.beats = beats_given ? flags.beats : 50;
         o.duration_ms = p.stim_duration_ms;
         o.start_ms = flags.stim_start;
+        o.stop = stop.check();
         beats_run = o.beats;
         csv = "bcl_ms,di_ms,apd90,captured\n";
         for (const auto& q : cell::run_dynamic(*p.kernel, p.setup, o, p.solver, &end_state))
-          csv += fmt::format("{},{},{},{}\n", q.bcl_ms, q.di_ms, q.apd90, int(q.captured));
+          csv += fmt::format("{},{},{},{}\n", q.bcl_ms, q.di_ms, q.apd90, int(q.captured)), ++done;
       } else {
+        const std::string header = "coupling_ms,di_ms,apd90_s1,apd90_s2,captured";
+        std::map<std::string, std::string> rows;  // by coupling interval as written
+        for (const auto& row : resume->empty() ? std::vector<std::string>{} : read_resume_rows(*resume, header))
+          rows[first_field(row)] = row;
         cell::RestitutionOptions o;
-        o.coupling_ms = range;
+        for (double ci : range)
+          if (!rows.count(fmt::format("{}", ci))) o.coupling_ms.push_back(ci);
+        if (rows.size() + o.coupling_ms.size() != range.size())
+          throw InputError(SourceLoc{*resume, 0, 0}, "--resume: the file has coupling intervals that --s2 does not "
+                                                     "give: resume with the same --s2 as the interrupted run");
         o.s1_bcl_ms = flags.bcl;
         o.n_s1 = beats_given ? flags.beats : *n_s1;
         o.duration_ms = p.stim_duration_ms;
         o.start_ms = flags.stim_start;
+        o.stop = stop.check();
         beats_run = o.n_s1;
-        csv = "coupling_ms,di_ms,apd90_s1,apd90_s2,captured\n";
-        for (const auto& q : cell::run_s1s2(*p.kernel, p.setup, o, p.solver, &end_state))
-          csv += fmt::format("{},{},{},{},{}\n", q.coupling_ms, q.di_ms, q.apd90_s1, q.apd90_s2, int(q.captured));
+        const auto fresh = o.coupling_ms.empty() ? std::vector<cell::RestitutionPoint>{}
+                                                 : cell::run_s1s2(*p.kernel, p.setup, o, p.solver, &end_state);
+        for (const auto& q : fresh) {
+          const std::string row =
+              fmt::format("{},{},{},{},{}", q.coupling_ms, q.di_ms, q.apd90_s1, q.apd90_s2, int(q.captured));
+          // The kept rows must be of the same S1 beats (model, BCL, --n-s1, dt, ...).
+          for (const auto& [ci, kept] : rows)
+            if (kept.find(',' + fmt::format("{}", q.apd90_s1) + ',') == std::string::npos)
+              throw InputError(SourceLoc{*resume, 0, 0},
+                               fmt::format("--resume: the row of {} ms has another APD90 of S1 than this run ({} "
+                                           "ms): it was computed with other options; resume with the same ones",
+                                           ci, q.apd90_s1));
+          rows[fmt::format("{}", q.coupling_ms)] = row;
+        }
+        csv = header + "\n";
+        for (double ci : range)
+          if (const auto it = rows.find(fmt::format("{}", ci)); it != rows.end()) csv += it->second + "\n", ++done;
       }
-      if (!save->empty()) {
+      // The state after the S1 beats (or the last cycle length), when they ran to the end.
+      if (!save->empty() && !end_state.empty() && done == range.size()) {
         run::CellRunOptions ro = run_options(flags);
         if (dyn) ro.bcl_ms = range.front();  // the state is the shortest cycle length's
         run::write_state_file(*save, run::saved_state(p, ro, end_state, beats_run));
       }
-      if (output->empty())
-        std::cout << csv;
-      else
-        io::write_file_atomic(*output, csv);
+      emit(out_path, csv);
+      if (done < range.size())
+        return stop.report("restitution", done, range.size(), dyn ? "cycle lengths" : "coupling intervals",
+                           out_path.empty() ? "their rows are on stdout" : "their rows are in " + out_path,
+                           dyn ? "" : fmt::format("continue with the same command and --resume {}",
+                                                  out_path.empty() ? "FILE (the rows above, saved to FILE)" : out_path));
       return 0;
     };
   });

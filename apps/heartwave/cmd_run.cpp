@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -23,7 +24,10 @@
 #include "default_case.hpp"
 #include "run/case_file.hpp"
 #include "progress.hpp"
+#include "run/output_folder.hpp"
 #include "run/run.hpp"
+#include "outputs/checkpoint.hpp"
+#include "cli_restart.hpp"
 #include "tissue/simulation.hpp"
 
 namespace hw::cli {
@@ -41,9 +45,16 @@ struct RunFlags {
   std::string restart;
   bool quiet = false;
   bool check = false;
+  bool overwrite = false;
 };
 
-int run_case(const RunFlags& f) {
+int run_case(const RunFlags& flags) {
+  // 0. A restart continues its checkpoint's run: that case and those overrides
+  // (cli_restart.cpp), unless the command line says otherwise where it may.
+  RunFlags f = flags;
+  std::string resume_run_id;
+  if (!f.restart.empty()) resume_run_id = resolve_restart(f.restart, f.file, f.sets, kDefaultCaseToml, f.quiet);
+
   // 1. The case, validated.
   std::string text;
   TissueCase c;
@@ -54,13 +65,13 @@ int run_case(const RunFlags& f) {
     if (!f.quiet)
       std::cout << "heartwave run: no CASE given; running the built-in default case (examples/spiral2d.toml)\n";
   } else {
-    std::ifstream in(f.file, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
+    text = read_text(f.file);
     c = io::read_case_file(f.file, f.sets);
   }
   if (!f.quiet) std::cout << io::describe_case(c);
+  // The output folder, before any work: a file, unwritable, or another run's (run.json).
+  if (!f.check)
+    run::check_output_folder(c.output.directory, c.output.loc, {f.overwrite, resume_run_id, f.restart});
 
   // 2. Memory, stability and the backend, before anything is allocated.
   const run::Plan plan = run::plan(c, f.backend, f.device);
@@ -79,8 +90,15 @@ int run_case(const RunFlags& f) {
   opt.restart = f.restart;
   opt.identity = run::case_identity(text, f.sets);
   opt.setup = plan.setup;  // the geometry, models and checks of the plan, not done again
+  opt.case_path = builtin ? "" : std::filesystem::absolute(f.file).lexically_normal().string();
+  opt.case_text_hash = io::fnv1a64(text);
+  opt.overrides = f.sets;
+  opt.overwrite = f.overwrite;
   run::Run r(c, opt);
   const Simulation& sim = r.simulation();
+  if (!f.quiet && !r.cleared().empty())
+    std::cout << fmt::format("overwrite: removed {} files of the earlier run from {}\n", r.cleared().size(),
+                             c.output.directory.empty() ? "." : c.output.directory);
   if (!f.quiet) {
     if (!f.restart.empty())
       std::cout << fmt::format("restart: continuing from t = {} ms (step {})\n", format_ms(sim.time(), sim.dt()),
@@ -107,9 +125,9 @@ int run_case(const RunFlags& f) {
     case run::Result::Outcome::stopped:
       progress.interrupt();
       std::cerr << fmt::format("heartwave run: stopped by signal {} at t = {} ms; checkpoint {}\n"
-                               "  continue with: heartwave run {}--restart {}\n",
-                               res.signal, format_ms(res.t_ms, sim.dt()), res.checkpoint, builtin ? "" : f.file + " ",
-                               res.checkpoint);
+                               "  continue with: {}\n",
+                               res.signal, format_ms(res.t_ms, sim.dt()), res.checkpoint,
+                               continue_command(flags.file, res.checkpoint, f.backend, f.threads, f.device));
       return 130;
     case run::Result::Outcome::finished: break;
   }
@@ -139,17 +157,24 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_option("--device", f->device, "the GPU to run on with the cuda backend (0 = the first; CUDA_VISIBLE_DEVICES also chooses)")
       ->check(CLI::Range(0, 1023))
       ->capture_default_str();
-  cmd->add_option("--restart", f->restart, "continue bit-identically (state, maps, traces) from a checkpoint of this case");
+  cmd->add_option("--restart", f->restart,
+                  "continue bit-identically (state, maps, traces) from a checkpoint, with its case and --set "
+                  "overrides, into its folder (CASE may be left out)");
+  cmd->add_flag("--overwrite", f->overwrite,
+                "clear the outputs of an earlier run in output.directory first (only files a heartwave run "
+                "wrote; others stay)");
   cmd->add_flag("--quiet,-q", f->quiet, "no summary and no progress");
   cmd->add_flag("--check", f->check, "validate the case, print its summary and memory, and stop");
   cmd->footer(
       "Exit codes: 0 done, 1 bad input or a failed run (NaN: the last good state is saved),\n"
-      "2 bad command line, 130 stopped by SIGINT/SIGTERM after writing a checkpoint.\n\n"
+      "2 bad command line, 130 stopped by SIGINT/SIGTERM after writing a checkpoint.\n"
+      "An output folder holding another run's outputs (its run.json) is refused: --overwrite\n"
+      "clears them, --restart continues that run (docs/outputs.md).\n\n"
       "Examples:\n"
       "  heartwave run                                   # built-in spiral wave, pictures in out/\n"
       "  heartwave run examples/scroll3d.toml --threads 2\n"
       "  heartwave run case.toml --set time.t_end=1000 --set output.directory=long\n"
-      "  heartwave run case.toml --restart out/checkpoint.hwck --set time.t_end=2000\n"
+      "  heartwave run --restart out/checkpoint.hwck --set time.t_end=2000\n"
       "  heartwave run examples/karma3d.toml --check    # summary and memory only");
   cmd->callback([f, &action] {
     action = [f]() { return run_case(*f); };

@@ -122,7 +122,7 @@ void check_tolerances(double rtol, double atol) {
 
 SingleCellResult run_cvode(const CellKernel& k, const CellSetup& s, const StimulusTrain& train,
                            const SolverOptions& solver, const TraceOptions& trace,
-                           const PacingControl& control) {
+                           const PacingControl& control, const StopCheck& stop) {
   check_tolerances(solver.rtol, solver.atol);
   const StepSchedule sched(train, solver.dt_ms);
   SingleCellResult out;
@@ -140,6 +140,13 @@ SingleCellResult run_cvode(const CellKernel& k, const CellSetup& s, const Stimul
     cv.restart(a * dt_model, b * dt_model);
     for (long n = a; n < b && !rec.stopped(); ++n) {
       rec.observe(n, cv.y(), cv.params().data());
+      if (stop && n > 0 && n % 1024 == 0 && stop()) {
+        out.stopped = true;
+        out.t_stopped_ms = double(n) * solver.dt_ms;
+        out.steps = total_steps + cv.steps();
+        out.final_states.assign(cv.y(), cv.y() + k.n_states());
+        return out;  // the beat under way is not finished: not recorded
+      }
       if (!rec.stopped()) cv.advance((n + 1) * dt_model);
     }
     if (rec.stopped()) break;

@@ -16,7 +16,8 @@ namespace hw::cell {
 // biomarkers, by CVODE's interpolation), records every interval_ms.
 SingleCellResult run_cvode(const CellKernel& kernel, const CellSetup& setup,
                            const StimulusTrain& train, const SolverOptions& solver,
-                           const TraceOptions& trace, const PacingControl& control = {});
+                           const TraceOptions& trace, const PacingControl& control = {},
+                           const StopCheck& stop = {});
 
 // Integrates y' = rhs(t, y) of the kernel (no pacing) from t0 to t1 (model units) with
 // the given parameters; for tests and tools. Returns the internal step count.

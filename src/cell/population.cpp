@@ -104,12 +104,15 @@ PopulationResult run_typed(const CellKernel& k, const CellSetup& s, const Popula
   const long n_chunks = static_cast<long>((n + chunk - 1) / chunk);
   const int threads = o.threads > 0 ? o.threads : par::usable_cores();
   std::string failure;
+  if (o.stop) r.done.assign(n, 0);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (long ch = 0; ch < n_chunks; ++ch) {
     const std::size_t first = static_cast<std::size_t>(ch) * chunk;
     const std::size_t count = std::min(chunk, n - first);
+    if (o.stop && o.stop()) continue;  // Ctrl-C: the chunks not begun stay undone
     try {
       run_chunk<Real>(k, s, d, sched, o.solver, n, first, count, y, p, r.last_beat);
+      if (o.stop) std::fill(r.done.begin() + long(first), r.done.begin() + long(first + count), 1);
     } catch (const std::exception& e) {
 #pragma omp critical
       failure = e.what();
@@ -265,20 +268,32 @@ PopulationResult run_population(const CellKernel& k, const CellSetup& s,
                                    : run_typed<double>(k, s, d, train, o);
 }
 
+std::size_t PopulationResult::cells_done() const {
+  return done.empty() ? last_beat.size() : std::size_t(std::count(done.begin(), done.end(), 1));
+}
+
+std::string population_csv_header(const PopulationDesign& d) {
+  std::string h = "cell";
+  for (const auto& n : d.names) h += ',' + n;
+  return h + ',' + biomarker_csv_header();
+}
+
+std::string population_csv_row(const CellSetup& s, const PopulationDesign& d, std::size_t c,
+                               const BeatBiomarkers& b, std::size_t label) {
+  std::string row = std::to_string(label);
+  for (std::size_t j = 0; j < d.names.size(); ++j) {
+    double v = d.values[c * d.names.size() + j];
+    if (d.scaling) v *= s.params[s.param_index(d.names[j])];
+    row += ',' + fmt::format("{}", v);
+  }
+  return row + ',' + biomarker_csv_row(b);
+}
+
 void write_population_csv(const CellSetup& s, const PopulationDesign& d,
                           const PopulationResult& r, std::ostream& out) {
-  out << "cell";
-  for (const auto& n : d.names) out << ',' << n;
-  out << ',' << biomarker_csv_header() << '\n';
-  for (std::size_t c = 0; c < d.cells(); ++c) {
-    out << c;
-    for (std::size_t j = 0; j < d.names.size(); ++j) {
-      double v = d.values[c * d.names.size() + j];
-      if (d.scaling) v *= s.params[s.param_index(d.names[j])];
-      out << ',' << fmt::format("{}", v);
-    }
-    out << ',' << biomarker_csv_row(r.last_beat[c]) << '\n';
-  }
+  out << population_csv_header(d) << '\n';
+  for (std::size_t c = 0; c < d.cells(); ++c)
+    if (r.finished(c)) out << population_csv_row(s, d, c, r.last_beat[c], c) << '\n';
 }
 
 }  // namespace hw::cell

@@ -7,6 +7,7 @@
 // multi-step calls between stimulus edges.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -53,10 +54,14 @@ struct PopulationOptions {
   // GPU (cell/population_gpu.hpp): cells on the device at once; 0 = as many as fit.
   std::size_t gpu_batch = 0;
   int gpu_device = 0;  // the GPU it runs on (--device)
+  StopCheck stop;  // polled before each chunk (GPU: batch); true leaves the ones not begun undone
 };
 
 struct PopulationResult {
   std::vector<BeatBiomarkers> last_beat;  // one per cell
+  std::vector<std::uint8_t> done;         // per cell, 1 when run; empty: every cell ran
+  bool finished(std::size_t cell) const { return done.empty() || done[cell] != 0; }
+  std::size_t cells_done() const;
 };
 
 PopulationResult run_population(const CellKernel& kernel, const CellSetup& setup,
@@ -72,7 +77,13 @@ void population_arrays(const CellSetup& setup, const PopulationDesign& design,
                        std::vector<Real>& y, std::vector<Real>& p);
 
 // One row per cell: "cell,<parameter names...>,apd90,..." with the absolute values used.
+// Only the cells that ran (PopulationResult::finished).
 void write_population_csv(const CellSetup& setup, const PopulationDesign& design,
                           const PopulationResult& result, std::ostream& out);
+// Its parts: the header line, and the row of the design's cell `c` labelled `label` (a
+// resumed sweep runs the cells left as a smaller design and labels them as in the whole).
+std::string population_csv_header(const PopulationDesign& design);
+std::string population_csv_row(const CellSetup& setup, const PopulationDesign& design, std::size_t c,
+                               const BeatBiomarkers& b, std::size_t label);
 
 }  // namespace hw::cell

@@ -81,7 +81,9 @@ PopulationResult run_typed(const model::Model& m, const CellSetup& s, const Popu
   gpu::DeviceBuffer dp(gpu, std::max<std::size_t>(1, nvary) * batch * sizeof(Real), "the population's parameters");
   gpu::DeviceBuffer dtr(gpu, batch * sizeof(kernels::BeatState), "the population's beat trackers");
   std::vector<kernels::BeatState> tracks(batch);
+  if (o.stop) r.done.assign(n, 0);
   for (std::size_t first = 0; first < n; first += batch) {
+    if (o.stop && o.stop()) break;  // Ctrl-C: the batches not begun stay undone
     const std::size_t count = std::min(batch, n - first);
     // The batch's rows of the full arrays, packed with stride `count`.
     for (std::size_t k = 0; k < ns; ++k)
@@ -108,6 +110,7 @@ PopulationResult run_typed(const model::Model& m, const CellSetup& s, const Popu
     device_ms += timer.stop_ms();
     dtr.download(tracks.data(), count * sizeof(kernels::BeatState));
     for (std::size_t i = 0; i < count; ++i) r.last_beat[first + i] = BeatTracker(tracks[i]).finish();
+    if (o.stop) std::fill(r.done.begin() + long(first), r.done.begin() + long(first + count), 1);
   }
   if (info) {
     auto resources = [](void* f) {

@@ -23,7 +23,9 @@ std::vector<RestitutionPoint> run_s1s2(const CellKernel& k, const CellSetup& set
     pre.onsets_ms.clear();
     for (int b = 0; b + 1 < o.n_s1; ++b) pre.onsets_ms.push_back(o.start_ms + b * o.s1_bcl_ms);
     pre.end_ms = o.start_ms + (o.n_s1 - 1) * o.s1_bcl_ms;
-    s.initial_states = run_single_cell(k, setup, pre, solver, no_trace).final_states;
+    const SingleCellResult r = run_single_cell(k, setup, pre, solver, no_trace, {}, o.stop);
+    if (r.stopped) return {};
+    s.initial_states = r.final_states;
   }
   // The last S1 beat alone over its BCL: APD90(S1) and its amplitude, once.
   const StimulusTrain last = StimulusTrain::periodic(o.s1_bcl_ms, 1, o.duration_ms);
@@ -33,6 +35,7 @@ std::vector<RestitutionPoint> run_s1s2(const CellKernel& k, const CellSetup& set
   const double s1_amplitude = s1.v_peak - s1.v_rest;
   std::vector<RestitutionPoint> out;
   for (double ci : o.coupling_ms) {
+    if (o.stop && o.stop()) break;
     if (!(ci > o.duration_ms))
       throw InputError(SourceLoc{}, fmt::format("coupling interval {} ms must exceed the "
                                                 "stimulus duration", ci));
@@ -62,11 +65,13 @@ std::vector<DynamicPoint> run_dynamic(const CellKernel& k, const CellSetup& setu
   double reference = std::numeric_limits<double>::quiet_NaN();  // the first BCL's last upstroke
   std::vector<DynamicPoint> out;
   for (double bcl : o.bcl_ms) {
+    if (o.stop && o.stop()) break;
     if (!(bcl > o.duration_ms))
       throw InputError(SourceLoc{}, fmt::format("cycle length {} ms must exceed the stimulus duration", bcl));
     const double start = out.empty() ? o.start_ms : 0.0;  // the rest comes once, before the first
     const SingleCellResult r =
-        run_single_cell(k, s, StimulusTrain::periodic(bcl, o.beats, o.duration_ms, start), solver, no_trace);
+        run_single_cell(k, s, StimulusTrain::periodic(bcl, o.beats, o.duration_ms, start), solver, no_trace, {}, o.stop);
+    if (r.stopped) break;  // this cycle length's beats unfinished: no row
     s.initial_states = r.final_states;
     const BeatBiomarkers& last = r.beats.back();
     const BeatBiomarkers& before = r.beats.at(r.beats.size() - 2);

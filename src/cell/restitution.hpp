@@ -29,6 +29,7 @@ struct RestitutionOptions {
   double duration_ms = 1;
   double start_ms = 0;              // the first S1's onset (rest before it)
   std::vector<double> coupling_ms;  // S1-S2 intervals
+  StopCheck stop;                   // polled between intervals: true returns the rows done
 };
 
 // end_state: when given, receives the state at the end of the S1 beats (the n_s1-th beat's
@@ -47,6 +48,7 @@ struct DynamicOptions {
   int beats = 50;
   double duration_ms = 1;
   double start_ms = 0;  // the first BCL's first onset (rest before it)
+  StopCheck stop;  // polled between cycle lengths: true returns the rows done
 };
 
 struct DynamicPoint {

@@ -61,7 +61,7 @@ template <class Real>
 
 template <class Real>
 void run_fixed(const CellKernel& k, const CellSetup& s, const StepSchedule& sched,
-               const SolverOptions& solver, detail::Recorder& rec, SingleCellResult& out) {
+               const SolverOptions& solver, detail::Recorder& rec, SingleCellResult& out, const StopCheck& stop) {
   const int ns = k.n_states();
   std::vector<Real> y(s.initial_states.begin(), s.initial_states.end());
   std::vector<Real> p(s.params.begin(), s.params.end());
@@ -89,6 +89,13 @@ void run_fixed(const CellKernel& k, const CellSetup& s, const StepSchedule& sche
     for (int i = 0; i < ns; ++i) yd[i] = static_cast<double>(y[i]);
     rec.observe(n, yd.data(), pd.data());
     if (n == total || rec.stopped()) break;
+    if (stop && n > 0 && n % 1024 == 0 && stop()) {
+      out.stopped = true;
+      out.t_stopped_ms = double(n) * solver.dt_ms;
+      out.steps = n;
+      out.final_states = yd;
+      return;
+    }
     for (int i = 0; i < ns; ++i) yprev[i] = y[i];
     k.step(solver.method, static_cast<Real>(n * dt_model), static_cast<Real>(dt_model), 1, b);
     bool finite = true;
@@ -110,22 +117,23 @@ std::string solver_name(const SolverOptions& s) {
 
 SingleCellResult run_single_cell(const CellKernel& k, const CellSetup& s,
                                  const StimulusTrain& train, const SolverOptions& solver,
-                                 const TraceOptions& trace, const PacingControl& control) {
+                                 const TraceOptions& trace, const PacingControl& control,
+                                 const StopCheck& stop) {
   if (k.n_states() != static_cast<int>(s.initial_states.size()) ||
       k.n_params() != static_cast<int>(s.params.size()))
     throw Error(fmt::format("kernel '{}' does not match the model's sizes ({} states, {} "
                             "parameters vs {} and {})",
                             k.describe(), k.n_states(), k.n_params(), s.initial_states.size(),
                             s.params.size()));
-  if (solver.cvode) return run_cvode(k, s, train, solver, trace, control);
+  if (solver.cvode) return run_cvode(k, s, train, solver, trace, control, stop);
   const StepSchedule sched(train, solver.dt_ms);
   SingleCellResult out;
   detail::Recorder rec(k, s, sched, trace, solver.dt_ms, out, control);
   if (solver.single_precision)
-    run_fixed<float>(k, s, sched, solver, rec, out);
+    run_fixed<float>(k, s, sched, solver, rec, out, stop);
   else
-    run_fixed<double>(k, s, sched, solver, rec, out);
-  rec.finish();
+    run_fixed<double>(k, s, sched, solver, rec, out, stop);
+  if (!out.stopped) rec.finish();  // stopped: the beat under way is not finished
   return out;
 }
 

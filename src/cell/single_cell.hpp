@@ -7,6 +7,8 @@
 // every switch, since the switched stimulus is a "once per cell" quantity.
 #pragma once
 
+#include <functional>
+
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -57,7 +59,16 @@ struct SingleCellResult {
   std::vector<double> beat_changes;  // per beat: relative state change over it (steady_state.hpp)
   int steady_beat = 0;               // the first beat below PacingControl's tolerance; 0: none
   PacingResponse response;           // upstrokes vs stimuli in the last beats (pacing_response.hpp)
+  // Ended early by the stop check: `beats` holds only the beats that were finished (the
+  // next one had begun), the trace runs to t_stopped_ms.
+  bool stopped = false;
+  double t_stopped_ms = 0;
 };
+
+// Asked between steps of a long study whether to end it early (Ctrl-C: the CLI passes
+// io::stop_requested); empty: never. Runners poll it every so often (a thousand steps,
+// a cell chunk, a row) and return what was finished.
+using StopCheck = std::function<bool()>;
 
 // A fixed-step run whose state stopped being finite: what diverged, when, and from what.
 class DivergenceError : public Error {
@@ -74,7 +85,8 @@ class DivergenceError : public Error {
 // state at that point, and the fix to try.
 SingleCellResult run_single_cell(const CellKernel& kernel, const CellSetup& setup,
                                  const StimulusTrain& train, const SolverOptions& solver,
-                                 const TraceOptions& trace = {}, const PacingControl& control = {});
+                                 const TraceOptions& trace = {}, const PacingControl& control = {},
+                                 const StopCheck& stop = {});
 
 // CSV with a header line; numbers in shortest round-trip form.
 void write_trace_csv(const Trace& trace, std::ostream& out);

@@ -22,6 +22,33 @@ constexpr std::size_t header_size = 72;
   throw InputError(SourceLoc{path, 0, 0}, "checkpoint: " + why);
 }
 
+// Tags the origin block; a change of its layout needs a new tag.
+constexpr std::string_view origin_tag = "heartwave-origin-1";
+
+std::vector<unsigned char> origin_bytes(const CheckpointOrigin& o) {
+  ByteWriter w;
+  w.put_string(origin_tag);
+  w.put_string(o.run_id);
+  w.put_string(o.case_path);
+  w.put<std::uint64_t>(o.case_text_hash);
+  w.put<std::uint64_t>(o.overrides.size());
+  for (const auto& s : o.overrides) w.put_string(s);
+  return w.take();
+}
+
+CheckpointOrigin parse_origin(const unsigned char* p, std::size_t n) {
+  ByteReader r(p, n, "checkpoint origin");
+  if (r.get_string() != origin_tag) throw Error("checkpoint origin: unknown layout");
+  CheckpointOrigin o;
+  o.run_id = r.get_string();
+  o.case_path = r.get_string();
+  o.case_text_hash = r.get<std::uint64_t>();
+  const auto count = r.get<std::uint64_t>();
+  for (std::uint64_t i = 0; i < count; ++i) o.overrides.push_back(r.get_string());
+  if (!r.at_end()) throw Error("checkpoint origin: bytes left after the overrides");
+  return o;
+}
+
 }  // namespace
 
 std::uint64_t fnv1a64(const void* data, std::size_t size, std::uint64_t seed) {
@@ -36,8 +63,14 @@ std::uint64_t fnv1a64(const void* data, std::size_t size, std::uint64_t seed) {
 }
 
 void write_checkpoint(const std::string& path, const std::vector<unsigned char>& state,
-                      const CheckpointMeta& meta, const std::vector<unsigned char>& outputs) {
-  const std::size_t size = state.size() + outputs.size();
+                      const CheckpointMeta& meta, const std::vector<unsigned char>& outputs,
+                      const CheckpointOrigin& origin) {
+  ByteWriter head;  // the origin block: its length, then its bytes
+  const std::vector<unsigned char> ob = origin_bytes(origin);
+  head.put<std::uint64_t>(ob.size());
+  head.put_bytes(ob.data(), ob.size());
+  const std::vector<unsigned char>& block = head.bytes();
+  const std::size_t size = block.size() + state.size() + outputs.size();
   ByteWriter w;
   w.put_bytes(magic, 8);
   w.put<std::uint32_t>(checkpoint_version);
@@ -46,10 +79,12 @@ void write_checkpoint(const std::string& path, const std::vector<unsigned char>&
   w.put<double>(meta.time);
   w.put<std::int64_t>(meta.step);
   w.put<std::uint64_t>(static_cast<std::uint64_t>(size));
-  // The payload's hash chains the two parts: the same as one hash over both in a row.
-  w.put<std::uint64_t>(fnv1a64(outputs.data(), outputs.size(), fnv1a64(state.data(), state.size())));
+  // The payload's hash chains the parts: the same as one hash over all in a row.
+  w.put<std::uint64_t>(fnv1a64(outputs.data(), outputs.size(),
+                               fnv1a64(state.data(), state.size(), fnv1a64(block.data(), block.size()))));
   w.put<std::uint64_t>(static_cast<std::uint64_t>(state.size()));
   w.put<std::uint64_t>(fnv1a64(w.bytes().data(), 64));
+  w.put_bytes(block.data(), block.size());
   w.put_bytes(state.data(), state.size());
   w.put_bytes(outputs.data(), outputs.size());
   const std::vector<unsigned char>& b = w.bytes();
@@ -84,13 +119,14 @@ Checkpoint read_checkpoint(const std::string& path, std::uint64_t expected_case_
   const auto payload_hash = r.get<std::uint64_t>();
   const auto state_size = r.get<std::uint64_t>();
   const auto header_hash = r.get<std::uint64_t>();
-  if (version != checkpoint_version)
-    bad(path, fmt::format("format version {} is not the supported version {} ({}); start the "
+  if (version != checkpoint_version && version != 2)
+    bad(path, fmt::format("format version {} is not a supported version (2 or {}) ({}); start the "
                           "run again without --restart",
                           version, checkpoint_version,
                           version < checkpoint_version
                               ? "written by an older heartwave, without the outputs' state"
                               : "written by a newer heartwave"));
+  c.version = version;
   if (stored_header_size != header_size || header_hash != fnv1a64(h, 64))
     bad(path, "corrupted header (checksum mismatch)");
   if (f.size() - header_size < size)
@@ -102,12 +138,32 @@ Checkpoint read_checkpoint(const std::string& path, std::uint64_t expected_case_
   if (expected_case_hash != 0 && c.meta.case_hash != expected_case_hash)
     bad(path, fmt::format("written for another case (case hash {:016x}, this case {:016x})",
                           c.meta.case_hash, expected_case_hash));
-  if (state_size > size)
+  // Version 3: the origin block first (its length, then its bytes); version 2 has none.
+  std::size_t origin_end = header_size;
+  if (version >= 3) {
+    std::uint64_t n = 0;
+    if (size < 8 || (std::memcpy(&n, h + header_size, 8), n > size - 8))
+      bad(path, "corrupted payload (origin block longer than the payload)");
+    try {
+      c.origin = parse_origin(h + header_size + 8, n);
+    } catch (const Error& e) {
+      bad(path, e.what());
+    }
+    origin_end = header_size + 8 + n;
+  }
+  if (state_size > f.size() - origin_end)
     bad(path, fmt::format("corrupted header (state of {} bytes in a {}-byte payload)", state_size,
                           size));
-  const auto split = f.begin() + static_cast<std::ptrdiff_t>(header_size + state_size);
-  c.bytes.assign(f.begin() + header_size, split);
+  const auto split = f.begin() + static_cast<std::ptrdiff_t>(origin_end + state_size);
+  c.bytes.assign(f.begin() + static_cast<std::ptrdiff_t>(origin_end), split);
   c.outputs.assign(split, f.end());
+  return c;
+}
+
+Checkpoint read_checkpoint_origin(const std::string& path) {
+  Checkpoint c = read_checkpoint(path);
+  c.bytes = {};
+  c.outputs = {};
   return c;
 }
 

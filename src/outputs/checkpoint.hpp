@@ -13,13 +13,19 @@
 // and an FNV-1a 64 checksum of the payload (and one of the header itself).
 //
 // Layout (little-endian, 72-byte header, then the payload):
-//   0  char[8] magic "HWCKPT\r\n"   8 u32 version (2)  12 u32 header size (72)
+//   0  char[8] magic "HWCKPT\r\n"   8 u32 version (3)  12 u32 header size (72)
 //   16 u64 case hash                24 f64 time (ms)  32 i64 step
 //   40 u64 payload size             48 u64 payload FNV-1a 64
 //   56 u64 simulation state size S  64 u64 FNV-1a 64 of bytes 0..63
-// The payload is the simulation's state (S bytes) followed by the outputs' state (the
-// rest). Version 1 (no outputs' state, byte 56 reserved) is refused: its maps and traces
+// Version 3's payload is the run's origin (a u64 length, then the origin's bytes: see
+// CheckpointOrigin), the simulation's state (S bytes) and the outputs' state (the rest).
+// Version 2 (no origin: the payload starts with the state) is still read, with an empty
+// origin. Version 1 (no outputs' state, byte 56 reserved) is refused: its maps and traces
 // could not be continued.
+//
+// Why the origin: `--restart CKPT` alone must continue the same run — the same case file,
+// the same --set overrides, into the same output folder — and a restart given other
+// physics must be told which key differs, not only that a hash does.
 // Writes are atomic (core/atomic_file.hpp): temp in the same folder, fsync, rename, fsync dir.
 //
 // The signal helper lets SIGINT/SIGTERM end a run with a checkpoint: the handler only sets
@@ -38,7 +44,16 @@
 
 namespace hw::io {
 
-inline constexpr std::uint32_t checkpoint_version = 2;
+inline constexpr std::uint32_t checkpoint_version = 3;
+
+// Which run wrote a checkpoint, so that a restart can continue it as it was started.
+struct CheckpointOrigin {
+  std::string run_id;              // the run's id (RunManifest::run_id); empty: unknown
+  std::string case_path;           // absolute path of the case file; empty: the built-in case
+  std::uint64_t case_text_hash = 0;  // fnv1a64 of the case file's text (0: unknown)
+  std::vector<std::string> overrides;  // every --set KEY=VALUE, in the order given
+  bool known() const { return !run_id.empty(); }
+};
 
 struct CheckpointMeta {
   std::uint64_t case_hash = 0;  // fnv1a64 of the case file's text (or any case identity)
@@ -50,6 +65,8 @@ struct Checkpoint {
   std::vector<unsigned char> bytes;    // what Simulation::save_state() returned
   std::vector<unsigned char> outputs;  // what OutputManager::save_state() returned (may be empty)
   CheckpointMeta meta;
+  CheckpointOrigin origin;             // empty for a version-2 file
+  std::uint32_t version = checkpoint_version;
 };
 
 // FNV-1a 64-bit hash; `seed` chains calls over several buffers.
@@ -60,12 +77,17 @@ inline std::uint64_t fnv1a64(std::string_view s) { return fnv1a64(s.data(), s.si
 // Writes the framed checkpoint atomically and durably. Throws hw::Error on I/O failure.
 void write_checkpoint(const std::string& path, const std::vector<unsigned char>& state,
                       const CheckpointMeta& meta,
-                      const std::vector<unsigned char>& outputs = {});
+                      const std::vector<unsigned char>& outputs = {},
+                      const CheckpointOrigin& origin = {});
 
 // Reads and verifies a checkpoint. Throws hw::InputError (located at `path`) if the file is
 // missing, not a checkpoint, of another version, truncated, corrupted, or — when
 // expected_case_hash is non-zero — written for another case.
 Checkpoint read_checkpoint(const std::string& path, std::uint64_t expected_case_hash = 0);
+
+// The checkpoint's meta and origin (the whole file verified as read_checkpoint does, the
+// states dropped): what a restart needs to know before it sets the case up.
+Checkpoint read_checkpoint_origin(const std::string& path);
 
 // The outputs' state: core/bytes.hpp's streams, whose reader names "outputs' state" in
 // its messages (hw::Error when the bytes run out).

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -15,6 +16,8 @@
 #include "outputs/checkpoint.hpp"
 #include "outputs/geometry_fields.hpp"
 #include "outputs/output_manager.hpp"
+#include "outputs/run_manifest.hpp"
+#include "run/output_folder.hpp"
 #include "tissue/case_codes.hpp"
 #include "tissue/engine.hpp"
 #include "tissue/reaction.hpp"
@@ -111,10 +114,62 @@ struct Run::Impl {
   std::unique_ptr<io::OutputManager> out;
   std::string ckpt;
   bool begun = false;
+  io::CheckpointOrigin origin;
+  std::string dir;
+  io::RunManifest manifest;
+  std::set<std::string> foreign;  // files in the folder before the run that are not its
+  std::vector<std::string> cleared;
+  std::string case_name;  // what the manifest calls a case without a path (built-in, Python)
 
   void checkpoint() {
     io::write_checkpoint(ckpt, sim->save_state(), io::CheckpointMeta{identity, sim->time(), sim->steps_done()},
-                         out->save_state());
+                         out->save_state(), origin);
+  }
+  // Rewrites run.json: the state, the time, and the files the run has written so far.
+  void record(const char* state) {
+    manifest.state = state;
+    manifest.t_ms = sim->time();
+    std::set<std::string> files;
+    const std::vector<std::string> present = io::files_in(dir);
+    for (const auto& f : manifest.files)
+      if (std::binary_search(present.begin(), present.end(), f)) files.insert(f);
+    for (const auto& f : present)
+      if (!foreign.count(f)) files.insert(f);
+    files.insert(io::manifest_name);
+    manifest.files.assign(files.begin(), files.end());
+    io::write_manifest(dir, manifest);
+  }
+  // The manifest at the start: a new run's, or the continued run's own (its start time
+  // and files kept). Files already in the folder that are neither heartwave's nor the
+  // continued run's are the user's: never listed. Called before the outputs are opened
+  // (they create the folder and files); record() writes it once they are.
+  void open_manifest() {
+    std::optional<io::RunManifest> before;
+    try {
+      before = io::read_manifest(dir);
+    } catch (const InputError&) {
+      // a damaged run.json (the caller's check let it through): replaced below
+    }
+    const bool same_run = before && before->run_id == origin.run_id;
+    manifest = same_run ? *before : io::RunManifest{};
+    manifest.run_id = origin.run_id;
+    manifest.case_path = origin.case_path.empty() ? case_name : origin.case_path;
+    manifest.case_hash = identity;
+    manifest.overrides = origin.overrides;
+    manifest.version = io::heartwave_version();
+    if (!same_run) manifest.started = io::utc_now();
+    for (const auto& f : io::files_in(dir))
+      if (!io::is_heartwave_output(f) &&
+          !(same_run && std::find(before->files.begin(), before->files.end(), f) != before->files.end()))
+        foreign.insert(f);
+  }
+  // What OutputManager checks before it creates anything: --overwrite deletes nothing
+  // for a run that its outputs' check is about to refuse.
+  bool outputs_valid(const TissueCase& c) const {
+    Field<float> f;
+    for (const auto& v : c.output.variables)
+      if (!sim->field(v, f)) return false;
+    return c.output.png_interval <= 0 || sim->field(c.output.png_variable, f);
   }
 };
 
@@ -138,9 +193,19 @@ Run::Run(const TissueCase& c, const Options& o) : impl_(std::make_unique<Impl>()
       throw InputError(SourceLoc{o.restart, 0, 0}, std::string("cannot restart from this checkpoint: ") + e.what());
     }
   }
+  // Everything is checked: now the folder may be cleared and claimed.
+  r.dir = c.output.directory.empty() ? "." : c.output.directory;
+  r.case_name = c.source_file.empty() ? "<case without a file>" : c.source_file;
+  r.origin.run_id = ck && ck->origin.known() ? ck->origin.run_id : io::new_run_id();
+  r.origin.case_path = o.case_path;
+  r.origin.case_text_hash = o.case_text_hash;
+  r.origin.overrides = o.overrides;
+  if (o.overwrite && r.outputs_valid(c)) r.cleared = clear_previous_outputs(r.dir, o.restart);
+  r.open_manifest();
   r.out = std::make_unique<io::OutputManager>(c, *r.sim, ck ? &ck->outputs : nullptr);
   if (!c.output.geometry_fields.empty() && !ck) io::write_geometry_fields(c);
   r.ckpt = (fs::path(c.output.directory) / "checkpoint.hwck").string();
+  r.record("running");
 }
 
 Run::~Run() = default;
@@ -148,6 +213,8 @@ Run::~Run() = default;
 const Simulation& Run::simulation() const { return *impl_->sim; }
 std::vector<std::string> Run::notes() const { return impl_->out->notes(); }
 const std::string& Run::checkpoint_path() const { return impl_->ckpt; }
+const std::string& Run::run_id() const { return impl_->origin.run_id; }
+const std::vector<std::string>& Run::cleared() const { return impl_->cleared; }
 
 Result Run::advance(double t_end, const std::function<void(double)>& progress, bool finish) {
   Impl& r = *impl_;
@@ -188,11 +255,13 @@ Result Run::advance(double t_end, const std::function<void(double)>& progress, b
       res.variable = e.variable;
       res.message = e.what();
       res.last_good = r.out->write_last_good();
+      r.record("failed");
       return res;
     }
     r.out->after_step();
     if (sim.time() >= next_ckpt - eps) {
       r.checkpoint();
+      r.record("running");
       while (next_ckpt <= sim.time() + eps) next_ckpt += every;
     }
     if (progress) progress(sim.time());
@@ -201,12 +270,14 @@ Result Run::advance(double t_end, const std::function<void(double)>& progress, b
       res.outcome = Result::Outcome::stopped;
       res.signal = io::stop_signal();
       res.t_ms = sim.time();
+      r.record("stopped");
       return res;
     }
   }
   r.checkpoint();
   res.t_ms = sim.time();
   if (finish) res.summary = r.out->finish(true);
+  r.record(finish ? "finished" : "running");
   return res;
 }
 

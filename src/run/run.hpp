@@ -53,6 +53,15 @@ struct Options {
   std::uint64_t identity = 0;  // case_identity of the case (checked against the restart)
   // Plan::setup of this case, to go on from (empty: the case is set up from the start).
   std::shared_ptr<tissue::SimSetup> setup;
+  // Who the run is, for the output folder's manifest (outputs/run_manifest.hpp) and the
+  // checkpoints' origin, from which --restart alone continues it: the case file (absolute
+  // path; empty for the built-in case), the fnv1a64 of its text, and every --set.
+  std::string case_path;
+  std::uint64_t case_text_hash = 0;
+  std::vector<std::string> overrides;
+  // Clear the output folder's earlier outputs (run/output_folder.hpp) before writing; the
+  // caller checked the folder (check_output_folder) and the user asked (--overwrite).
+  bool overwrite = false;
 };
 
 struct Result {
@@ -81,6 +90,10 @@ class Run {
   // Lines about how a restart continued (empty for a new run).
   std::vector<std::string> notes() const;
   const std::string& checkpoint_path() const;
+  // The run's id (run.json's run_id): new, or the checkpoint's on a restart of a run.
+  const std::string& run_id() const;
+  // The earlier outputs that `overwrite` removed (names in the output folder).
+  const std::vector<std::string>& cleared() const;
 
   // Steps to t_end_ms (the case's t_end when negative) with the outputs and checkpoints at
   // their cadence; after every step `progress` gets the time. Stops early, with a

@@ -67,29 +67,67 @@ TEST(IoCheckpoint, RoundTripKeepsBytesAndMetadata) {
 
 // The frame's layout, written out by hand at the documented offsets (checkpoint.hpp): the
 // file must stay byte-for-byte what earlier builds wrote and read.
-TEST(IoCheckpoint, FrameIsTheDocumentedLayoutByteForByte) {
-  // Arrange
-  ScratchDir dir("ckpt");
-  const std::string path = dir / "layout.hwck";
-  const std::vector<unsigned char> state{1, 2, 3}, outputs{9, 8};
-  const CheckpointMeta meta{0x1122334455667788ull, 12.5, -3};
-  std::vector<unsigned char> want(72 + 5, 0);
-  auto at = [&](std::size_t off, const auto& v) { std::memcpy(want.data() + off, &v, sizeof(v)); };
-  std::memcpy(want.data(), "HWCKPT\r\n", 8);
+namespace {
+
+// A version-2 frame (no origin block), as heartwave wrote before origins.
+std::vector<unsigned char> version2_frame(const std::vector<unsigned char>& state, const std::vector<unsigned char>& outputs,
+                                          const CheckpointMeta& meta) {
+  std::vector<unsigned char> payload_bytes = state;
+  payload_bytes.insert(payload_bytes.end(), outputs.begin(), outputs.end());
+  std::vector<unsigned char> f(72 + payload_bytes.size(), 0);
+  auto at = [&](std::size_t off, const auto& v) { std::memcpy(f.data() + off, &v, sizeof(v)); };
+  std::memcpy(f.data(), "HWCKPT\r\n", 8);
   at(8, std::uint32_t(2));
   at(12, std::uint32_t(72));
   at(16, meta.case_hash);
   at(24, meta.time);
   at(32, meta.step);
-  at(40, std::uint64_t(5));
-  const unsigned char payload_bytes[5] = {1, 2, 3, 9, 8};
-  at(48, fnv1a64(payload_bytes, 5));
+  at(40, std::uint64_t(payload_bytes.size()));
+  at(48, fnv1a64(payload_bytes.data(), payload_bytes.size()));
+  at(56, std::uint64_t(state.size()));
+  at(64, fnv1a64(f.data(), 64));
+  std::memcpy(f.data() + 72, payload_bytes.data(), payload_bytes.size());
+  return f;
+}
+
+}  // namespace
+
+TEST(IoCheckpoint, FrameIsTheDocumentedLayoutByteForByte) {
+  // Arrange: version 3, whose payload starts with the origin block (u64 length, then the
+  // tag, run id, case path, case text hash and overrides, in core/bytes.hpp's encoding).
+  ScratchDir dir("ckpt");
+  const std::string path = dir / "layout.hwck";
+  const std::vector<unsigned char> state{1, 2, 3}, outputs{9, 8};
+  const CheckpointMeta meta{0x1122334455667788ull, 12.5, -3};
+  const CheckpointOrigin origin{"r1", "/c.toml", 0xabcdefull, {"time.dt=0.01"}};
+  ByteWriter ob;
+  ob.put_string("heartwave-origin-1");
+  ob.put_string("r1");
+  ob.put_string("/c.toml");
+  ob.put<std::uint64_t>(0xabcdefull);
+  ob.put<std::uint64_t>(1);
+  ob.put_string("time.dt=0.01");
+  std::vector<unsigned char> payload_bytes(8);
+  const std::uint64_t n = ob.size();
+  std::memcpy(payload_bytes.data(), &n, 8);
+  payload_bytes.insert(payload_bytes.end(), ob.bytes().begin(), ob.bytes().end());
+  payload_bytes.insert(payload_bytes.end(), {1, 2, 3, 9, 8});
+  std::vector<unsigned char> want(72, 0);
+  auto at = [&](std::size_t off, const auto& v) { std::memcpy(want.data() + off, &v, sizeof(v)); };
+  std::memcpy(want.data(), "HWCKPT\r\n", 8);
+  at(8, std::uint32_t(3));
+  at(12, std::uint32_t(72));
+  at(16, meta.case_hash);
+  at(24, meta.time);
+  at(32, meta.step);
+  at(40, std::uint64_t(payload_bytes.size()));
+  at(48, fnv1a64(payload_bytes.data(), payload_bytes.size()));
   at(56, std::uint64_t(3));
   at(64, fnv1a64(want.data(), 64));
-  std::memcpy(want.data() + 72, payload_bytes, 5);
+  want.insert(want.end(), payload_bytes.begin(), payload_bytes.end());
 
   // Act
-  write_checkpoint(path, state, meta, outputs);
+  write_checkpoint(path, state, meta, outputs, origin);
 
   // Assert
   EXPECT_EQ(read_file_bytes(path), want);
@@ -97,6 +135,28 @@ TEST(IoCheckpoint, FrameIsTheDocumentedLayoutByteForByte) {
   EXPECT_EQ(c.bytes, state);
   EXPECT_EQ(c.outputs, outputs);
   EXPECT_EQ(c.meta.step, -3);
+  EXPECT_EQ(c.origin.run_id, "r1");
+  EXPECT_EQ(c.origin.case_path, "/c.toml");
+  EXPECT_EQ(c.origin.case_text_hash, 0xabcdefull);
+  EXPECT_EQ(c.origin.overrides, std::vector<std::string>{"time.dt=0.01"});
+  EXPECT_EQ(read_checkpoint_origin(path).origin.run_id, "r1");
+}
+
+TEST(IoCheckpoint, AVersion2FileIsStillReadWithAnUnknownOrigin) {
+  // Arrange
+  ScratchDir dir("ckpt_old");
+  const std::string path = dir / "old.hwck";
+  overwrite(path, version2_frame({1, 2, 3}, {9, 8}, {42, 7.5, 150}));
+
+  // Act
+  const Checkpoint c = read_checkpoint(path, 42);
+
+  // Assert
+  EXPECT_EQ(c.version, 2u);
+  EXPECT_EQ(c.bytes, (std::vector<unsigned char>{1, 2, 3}));
+  EXPECT_EQ(c.outputs, (std::vector<unsigned char>{9, 8}));
+  EXPECT_EQ(c.meta.time, 7.5);
+  EXPECT_FALSE(c.origin.known());
 }
 
 TEST(IoCheckpoint, FlippedBytesAreDetectedAnywhere) {
@@ -159,7 +219,7 @@ TEST(IoCheckpoint, StateAndOutputsAreSplitBackAndAVersion1FileIsRefused) {
   std::memcpy(old.data() + 64, &h, 8);
   overwrite(path, old);
   const std::string e = error_of(path);
-  EXPECT_NE(e.find("version 1 is not the supported version 2"), std::string::npos) << e;
+  EXPECT_NE(e.find("version 1 is not a supported version (2 or 3)"), std::string::npos) << e;
   EXPECT_NE(e.find("older heartwave"), std::string::npos) << e;
 }
 
