@@ -21,6 +21,7 @@
 #include "common.hpp"
 #include "core/error.hpp"
 #include "default_case.hpp"
+#include "run/case_check.hpp"
 #include "run/case_file.hpp"
 #include "progress.hpp"
 #include "run/run.hpp"
@@ -43,6 +44,26 @@ struct RunFlags {
   bool check = false;
 };
 
+// --check: every problem a run would meet, listed (exit 1), or the report (exit 0).
+int check_only(const TissueCase& c, const RunFlags& f) {
+  run::CheckOptions o;
+  o.backend = f.backend;
+  o.device = f.device;
+  o.threads = f.threads;
+  const run::CaseCheck r = run::check_case(c, o);
+  if (!f.quiet)
+    for (const auto& l : r.lines) std::cout << l << "\n";
+  std::cout << std::flush;
+  if (!r.ok()) {
+    for (const auto& d : r.problems) std::cerr << d.str() << "\n";
+    std::cerr << fmt::format("check: {} problem{}; the run would not start\n", r.problems.size(),
+                             r.problems.size() > 1 ? "s" : "");
+    return 1;
+  }
+  if (!f.quiet) std::cout << "check: the case is valid (--check: not run)\n";
+  return 0;
+}
+
 int run_case(const RunFlags& f) {
   // 1. The case, validated.
   std::string text;
@@ -62,14 +83,11 @@ int run_case(const RunFlags& f) {
   }
   if (!f.quiet) std::cout << io::describe_case(c);
 
+  if (f.check) return check_only(c, f);
   // 2. Memory, stability and the backend, before anything is allocated.
   const run::Plan plan = run::plan(c, f.backend, f.device);
   if (!f.quiet)
     for (const auto& l : plan.describe()) std::cout << l << "\n";
-  if (f.check) {
-    if (!f.quiet) std::cout << "check: the case is valid (--check: not run)\n";
-    return 0;
-  }
 
   // 3. The run: models loaded and checked, the restart state, the outputs opened.
   run::Options opt;
@@ -141,7 +159,7 @@ void add_run_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--restart", f->restart, "continue bit-identically (state, maps, traces) from a checkpoint of this case");
   cmd->add_flag("--quiet,-q", f->quiet, "no summary and no progress");
-  cmd->add_flag("--check", f->check, "validate the case, print its summary and memory, and stop");
+  cmd->add_flag("--check", f->check, "check everything a run would (models, names, geometry, memory, dt, regions) and estimate the wall time; do not run");
   cmd->footer(
       "Exit codes: 0 done, 1 bad input or a failed run (NaN: the last good state is saved),\n"
       "2 bad command line, 130 stopped by SIGINT/SIGTERM after writing a checkpoint.\n\n"

@@ -352,9 +352,15 @@ DiffusionSetup diffusion_setup(const SimSetup& s, RowLayout layout) {
 }
 
 SimSetup prepare_setup(const TissueCase& c) {
+  DiagnosticSink sink;
+  SimSetup s = prepare_setup(c, sink);
+  sink.throw_if_errors();
+  return s;
+}
+
+SimSetup prepare_setup(const TissueCase& c, DiagnosticSink& sink) {
   SimSetup s;
   s.tcase = c;
-  DiagnosticSink sink;
   check_numbers(c, sink);
   s.time = c.time;
   s.chi = c.conductivity.chi;
@@ -388,8 +394,7 @@ SimSetup prepare_setup(const TissueCase& c) {
     }
   }
   check_names(s, sink);
-  sink.throw_if_errors();
-  s.stage = SetupStage::prepared;
+  if (!sink.has_errors()) s.stage = SetupStage::prepared;
   return s;
 }
 
