@@ -40,6 +40,24 @@ std::vector<ValueExtent> value_extents(const std::array<int, 3>& sizes,
   return out;
 }
 
+namespace {
+
+// The value that means 1 in an integer image (uint8: 255), as the geometry reads a phase
+// field; 1 for float images.
+double full_scale(ScalarType t) {
+  switch (t) {
+    case ScalarType::u8: return 255;
+    case ScalarType::i8: return 127;
+    case ScalarType::u16: return 65535;
+    case ScalarType::i16: return 32767;
+    case ScalarType::u32: return 4294967295.0;
+    case ScalarType::i32: return 2147483647.0;
+    default: return 1;
+  }
+}
+
+}  // namespace
+
 ImageSummary summarize_image(const ImageVolume& img) {
   ImageSummary s;
   s.source = img.source;
@@ -53,7 +71,7 @@ ImageSummary summarize_image(const ImageVolume& img) {
   const std::size_t n = img.voxels();
   // Integer images scale to 0…1 by their full scale (uint8: /255), as the readers of a phase
   // field do; float images are taken as stored.
-  const double full = is_integer(img.type) && img.max_value() > 1 ? img.max_value() : 1.0;
+  const double full = full_scale(img.type);
   for (std::size_t i = 0; i < n; ++i) {
     double v = 0;
     for (int c = 0; c < img.components; ++c) v += img.value(i, c) * img.value(i, c);
@@ -106,13 +124,17 @@ std::vector<std::string> describe_image(const ImageSummary& s) {
     if (e.value != 0) tissue += e.count;
   l.push_back(fmt::format("  tissue  {} voxels of a label ≠ 0 ({:.1f}% of the image)", tissue,
                           voxels ? 100.0 * double(tissue) / double(voxels) : 0.0));
-  l.push_back("  label      voxels  index box (i, j, k)                     extent (voxel centres, image mm)");
-  for (const auto& e : s.labels)
-    l.push_back(fmt::format("  {:>5} {:>11}  [{}..{}, {}..{}, {}..{}]{:<{}}  {}", e.value, e.count, e.lo[0], e.hi[0], e.lo[1],
-                            e.hi[1], e.lo[2], e.hi[2], "",
-                            std::max(0, 38 - int(fmt::format("[{}..{}, {}..{}, {}..{}]", e.lo[0], e.hi[0], e.lo[1], e.hi[1],
-                                                                e.lo[2], e.hi[2]).size())),
-                            box(e.lo, e.hi)));
+  // Per label: its index box, then its extent where a case file would name it (mm from
+  // the grid corner, cell faces: what a box region's lo/hi take) and in the image's frame.
+  l.push_back("  label      voxels  index box (i, j, k)");
+  for (const auto& e : s.labels) {
+    l.push_back(fmt::format("  {:>5} {:>11}  [{}..{}, {}..{}, {}..{}]", e.value, e.count, e.lo[0], e.hi[0], e.lo[1],
+                            e.hi[1], e.lo[2], e.hi[2]));
+    l.push_back(fmt::format("                     case  x {:g}…{:g}, y {:g}…{:g}, z {:g}…{:g} mm (faces, from the grid corner)",
+                            e.lo[0] * s.spacing[0], (e.hi[0] + 1) * s.spacing[0], e.lo[1] * s.spacing[1],
+                            (e.hi[1] + 1) * s.spacing[1], e.lo[2] * s.spacing[2], (e.hi[2] + 1) * s.spacing[2]));
+    l.push_back("                     image " + box(e.lo, e.hi) + " (voxel centres)");
+  }
   return l;
 }
 

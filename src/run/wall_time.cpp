@@ -2,12 +2,14 @@
 #include "run/wall_time.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "parallel/team.hpp"
 #include "tissue/simulation.hpp"
 
 namespace hw::run {
@@ -35,15 +37,51 @@ TissueCase calibration_case(const SimSetup& s, const ModelRegion& region, int ca
   k.initial.clear();
   k.output = OutputSpec{};
   k.time.integrator = integrator_name(s.integrator);  // "auto" was decided once already
-  k.time.t_end = 1e12;
+  k.time.t_end = s.tcase.time.t_end;
   return k;
+}
+
+}  // namespace
+
+namespace {
+
+struct Measured {
+  double per_cell_step = 0;  // s
+  long steps = 0;
+  double seconds = 0;
+  int threads = 0;
+  std::array<int, 3> box{};
+};
+
+// Steps the calibration case: one untimed step (first touch of the fields, a kernel's first
+// use), then batches as a run steps them when nobody looks between steps
+// (Simulation::run_until), doubling; the rate is the last batch's, which took at least a
+// third of the time, since the first steps are slower.
+Measured measure(const TissueCase& k, const SimulationOptions& opt, double seconds) {
+  using clock = std::chrono::steady_clock;
+  Simulation sim(k, opt);
+  sim.step();
+  const auto t_start = clock::now();
+  Measured m;
+  for (long batch = 4;; batch *= 2) {
+    const auto t0 = clock::now();
+    const long before = sim.steps_done();
+    sim.run_until(sim.time() + (double(batch) - 0.5) * sim.dt());
+    m.steps = sim.steps_done() - before;
+    m.seconds = std::chrono::duration<double>(clock::now() - t0).count();
+    const double total = std::chrono::duration<double>(clock::now() - t_start).count();
+    if ((m.seconds >= seconds / 3 && total >= seconds) || batch >= (1L << 20)) break;
+  }
+  m.per_cell_step = m.seconds / (double(m.steps) * double(sim.tissue_cells()));
+  m.threads = int(std::lround(sim.mean_threads()));
+  m.box = sim.grid().n;
+  return m;
 }
 
 }  // namespace
 
 WallTimeEstimate estimate_wall_time(const SimSetup& s, Backend backend, int threads, int device,
                                     double seconds_per_model) {
-  using clock = std::chrono::steady_clock;
   WallTimeEstimate w;
   const TissueCase& c = s.tcase;
   const double steps = std::ceil(c.time.t_end / c.time.dt - 1e-9);
@@ -59,28 +97,30 @@ WallTimeEstimate estimate_wall_time(const SimSetup& s, Backend backend, int thre
     for (const ModelRegion& mr : c.models)
       if (mr.model == part.model && !region) region = &mr;
     if (!region) continue;
+    // On the cpu, a run's governor settles on the faster of one thread and all of them
+    // within its first second (parallel/governor.hpp); a calibration shorter than that
+    // measures both, without adapting, and takes the faster.
     SimulationOptions opt;
     opt.backend = backend;
-    opt.threads = threads;
     opt.device = device;
-    Simulation sim(calibration_case(s, *region, cap), opt);
-    sim.step();  // untimed: first touch of the fields, a kernel's first use
-    const auto t0 = clock::now();
-    long n = 0;
-    double elapsed = 0;
-    while ((elapsed < seconds_per_model || n < 3) && n < 100000) {
-      sim.step();
-      ++n;
-      elapsed = std::chrono::duration<double>(clock::now() - t0).count();
+    opt.adapt_threads = false;
+    const TissueCase k = calibration_case(s, *region, cap);
+    const int most = threads > 0 ? threads : par::usable_cores();
+    opt.threads = most;
+    Measured m = measure(k, opt, backend == Backend::cpu && most > 1 ? seconds_per_model / 2 : seconds_per_model);
+    if (backend == Backend::cpu && most > 1) {
+      opt.threads = 1;
+      const Measured one = measure(k, opt, seconds_per_model / 2);
+      if (one.per_cell_step < m.per_cell_step) m = one;
     }
-    const double per_cell_step = elapsed / (double(n) * double(sim.tissue_cells()));
-    const double model_s = per_cell_step * double(cells) * steps;
+    const double model_s = m.per_cell_step * double(cells) * steps;
     w.seconds += model_s;
-    const Grid& g = sim.grid();
-    w.basis.push_back(fmt::format("{}: {:.3g} µs per cell-step, measured over {} steps of {}×{}×{} cells in {:.2f} s "
+    w.basis.push_back(fmt::format("{}: {:.3g} µs per cell-step ({} steps of {}×{}×{} cells in {:.2f} s{}) "
                                   "→ {:.3g} s for {} cells × {:.0f} steps",
-                                  part.model.substr(part.model.find_last_of('/') + 1), per_cell_step * 1e6, n, g.n[0],
-                                  g.n[1], g.n[2], elapsed, model_s, cells, steps));
+                                  part.model.substr(part.model.find_last_of('/') + 1), m.per_cell_step * 1e6, m.steps,
+                                  m.box[0], m.box[1], m.box[2], m.seconds,
+                                  backend == Backend::cpu ? fmt::format(", {} thread{}", m.threads, m.threads == 1 ? "" : "s") : "",
+                                  model_s, cells, steps));
   }
   return w;
 }
