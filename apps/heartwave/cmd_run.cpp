@@ -166,8 +166,8 @@ void add_run_command(CLI::App& app, Action& action) {
       "Examples:\n"
       "  heartwave run                                   # built-in spiral wave, pictures in out/\n"
       "  heartwave run examples/scroll3d.toml --threads 2\n"
-      "  heartwave run case.toml --set time.t_end=1000 --set output.directory=long\n"
-      "  heartwave run case.toml --restart out/checkpoint.hwck --set time.t_end=2000\n"
+      "  heartwave run examples/spiral2d.toml --set time.t_end=1000 --set output.directory=long\n"
+      "  heartwave run examples/spiral2d.toml --restart long/checkpoint.hwck --set time.t_end=2000\n"
       "  heartwave run examples/karma3d.toml --check    # summary and memory only");
   cmd->callback([f, &action] {
     action = [f]() { return run_case(*f); };
