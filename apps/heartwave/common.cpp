@@ -37,6 +37,21 @@ const CLI::Validator kNonNegative(
     },
     "NONNEGATIVE");
 
+// NAME=VALUE with a number: the shape of --param, checked while the command line is read
+// (a malformed value is a usage error, exit 2); whether NAME exists is the model's matter.
+const CLI::Validator kAssignment(
+    [](std::string& s) -> std::string {
+      const auto eq = s.find('=');
+      if (eq == std::string::npos || eq == 0) return "expected NAME=VALUE, got '" + s + "'";
+      const std::string num = s.substr(eq + 1);
+      double v = 0;
+      auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+      if (ec != std::errc() || p != num.data() + num.size() || !std::isfinite(v))
+        return "'" + num + "' in '" + s + "' is not a finite number";
+      return "";
+    },
+    "NAME=VALUE");
+
 std::string default_model() {
   for (const auto& n : model::builtin_model_names())
     if (n == "tentusscher_2006_epi") return n;
@@ -89,7 +104,7 @@ void SimFlags::add_to(CLI::App& app, bool allow_cvode) {
   app.add_option("--stim-start", stim_start, "first stimulus at this time, ms")
       ->check(kNonNegative)
       ->capture_default_str();
-  app.add_option("--param,-p", params, "set a parameter: NAME=VALUE (repeatable)");
+  app.add_option("--param,-p", params, "set a parameter: NAME=VALUE (repeatable)")->check(kAssignment);
   app.add_option("--precision", precision, "arithmetic of fixed-step integrators")
       ->check(CLI::IsMember({"float", "double"}))
       ->capture_default_str();

@@ -57,6 +57,7 @@ run::PreparedCell prepare(const SimFlags& f, bool cpu_kernel = true);
 // Validators with short messages (CLI11's PositiveNumber prints the whole double range).
 extern const CLI::Validator kPositive;
 extern const CLI::Validator kNonNegative;
+extern const CLI::Validator kAssignment;  // NAME=VALUE, VALUE a finite number
 
 // A time in ms with at most as many decimals as dt has ("390.34", not "390.34000000000003").
 std::string format_ms(double t_ms, double dt_ms);

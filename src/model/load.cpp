@@ -32,6 +32,10 @@ std::string model_hint(const std::string& what) {
     if (ext == ".cellml" || ext == ".xml" || ext == ".hwm")
       candidates.push_back(p.has_parent_path() ? (dir / e.path().filename()).string() : e.path().filename().string());
   }
+  // "luo_rudy_1991.cellml" for the built-in luo_rudy_1991: the name without its extension.
+  const std::string stem = p.stem().string();
+  if (p.has_extension() && std::find(candidates.begin(), candidates.end(), stem) != candidates.end())
+    return " (did you mean the built-in '" + stem + "'?)";
   return hw::did_you_mean(what, candidates, 3);
 }
 

@@ -59,9 +59,11 @@ void describe_geometry(const SimSetup& s, std::vector<std::string>& l) {
   l.push_back(fmt::format("  geometry  {} × {} × {} = {} voxels of {:g} × {:g} × {:g} mm{}", g.n[0], g.n[1], g.n[2],
                           g.size(), g.h[0], g.h[1], g.h[2], from_image ? " (from " + c.geometry.path + ")" : ""));
   bool too_many = false;
-  const auto tissue = io::value_extents(
-      g.n, [&](std::size_t i) { return is_tissue(&m, i) ? 1LL : 0LL; }, [](long long v) { return v == 1; }, 1,
-      &too_many);
+  // No mask: every cell is tissue (and a box too large for memory is not scanned here).
+  const auto tissue = m.empty() ? std::vector<io::ValueExtent>{{1, g.size(), {0, 0, 0}, {g.n[0] - 1, g.n[1] - 1, g.n[2] - 1}}}
+                                : io::value_extents(
+                                      g.n, [&](std::size_t i) { return m[i] != 0 ? 1LL : 0LL; },
+                                      [](long long v) { return v == 1; }, 1, &too_many);
   if (tissue.empty()) {
     l.push_back("            no tissue cell");
     return;
