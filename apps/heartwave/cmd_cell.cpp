@@ -133,9 +133,10 @@ void add_sweep_command(CLI::App& app, Action& action) {
   auto output = std::make_shared<std::string>();
   auto backend = std::make_shared<std::string>("auto");
   f->add_to(*cmd, false);
-  cmd->add_option("--grid", *grid, "scale a parameter on a grid: NAME=LO:HI:N (repeatable; all combinations)");
-  cmd->add_option("--random", *random, "scale uniformly at random: NAME=LO:HI (repeatable; with --cells)");
-  cmd->add_option("--lhs", *lhs, "Latin hypercube scalings: NAME=LO:HI (repeatable; with --cells)");
+  cmd->add_option("--grid", *grid, "scale a parameter on a grid: NAME=LO:HI:N (repeatable; all combinations)")
+      ->check(kRangeWithCount);
+  cmd->add_option("--random", *random, "scale uniformly at random: NAME=LO:HI (repeatable; with --cells)")->check(kRange);
+  cmd->add_option("--lhs", *lhs, "Latin hypercube scalings: NAME=LO:HI (repeatable; with --cells)")->check(kRange);
   cmd->add_option("--csv", *csv, "CSV of absolute parameter values: header of names, one row per cell");
   cmd->add_option("--cells", *cells, "number of cells for --random/--lhs");
   cmd->add_option("--seed", *seed, "random seed")->capture_default_str();

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "cell/population.hpp"
+
 
 namespace hw::cli {
 
@@ -51,6 +53,23 @@ const CLI::Validator kAssignment(
       return "";
     },
     "NAME=VALUE");
+
+// NAME=LO:HI:N (--grid) and NAME=LO:HI (--random, --lhs): the shape the population reader
+// takes (cell::parse_range), checked while the command line is read.
+static CLI::Validator range_validator(bool with_count) {
+  return CLI::Validator(
+      [with_count](std::string& s) -> std::string {
+        try {
+          cell::parse_range(s, with_count);
+          return "";
+        } catch (const InputError& e) {
+          return e.what();
+        }
+      },
+      with_count ? "NAME=LO:HI:N" : "NAME=LO:HI");
+}
+const CLI::Validator kRangeWithCount = range_validator(true);
+const CLI::Validator kRange = range_validator(false);
 
 std::string default_model() {
   for (const auto& n : model::builtin_model_names())
