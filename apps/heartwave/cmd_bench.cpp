@@ -88,6 +88,9 @@ void add_population_bench_subcommand(CLI::App* bench, Action& action);
 
 void add_bench_command(CLI::App& app, Action& action) {
   auto* bench = app.add_subcommand("bench", "Benchmark cases that print a table (docs/benchmarks.md)");
+  bench->footer("Examples:\n  heartwave bench roof\n  heartwave bench karma2d --seconds 1\n"
+                "  heartwave bench niederer --dx 0.5 --dt 0.05 -o activation.csv\n"
+                "Run `heartwave bench COMMAND --help` for each command's options. Docs: docs/benchmarks.md");
   bench->require_subcommand(1);
   auto* cmd = bench->add_subcommand("niederer", "The N-version benchmark slab: activation times at 9 points, speed");
   auto f = std::make_shared<BenchNiedererFlags>();
@@ -109,7 +112,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   cmd->footer(
       "Slab 20 × 7 × 3 mm, ten Tusscher 2006 epi, σl 0.1334 / σt 0.0176 S/m, χ 1400 /cm,\n"
       "Cm 1 µF/cm², 50 000 µA/cm³ for 2 ms in the 1.5 mm corner cube (Niederer et al. 2011).\n"
-      "Example: heartwave bench niederer --dx 0.5 --dt 0.05 -o activation.csv\n"
+      "Example:\n  heartwave bench niederer --dx 0.5 --dt 0.05 -o activation.csv\n"
       "The verification table: python3 tools/run_niederer.py (docs/verification.md §5).");
   cmd->callback([f, &action] {
     action = [f]() { return run_bench_niederer(*f); };

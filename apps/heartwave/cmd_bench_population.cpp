@@ -111,7 +111,7 @@ void add_population_bench_subcommand(CLI::App* bench, Action& action) {
       "with a compute roof: the operations of one cell-step (as `model inspect` counts them, on the\n"
       "model with the parameters no cell varies folded in) at the device's rates for FMA, division\n"
       "and each special function, measured in the same run.\n"
-      "Example: heartwave bench population ohara_rudy_2011_endo --cells 1000000 --vary GKr_b=0.5:1.5");
+      "Example:\n  heartwave bench population ohara_rudy_2011_endo --cells 1000000 --vary GKr_b=0.5:1.5");
   cmd->callback([f, &action] {
     action = [f]() { return run_bench_population(*f); };
   });

@@ -4,6 +4,7 @@
 // Why a command and not only bench/bench_tissue: docs/benchmarks.md's table must be
 // reproducible by anyone with the installed binary. The cases and the roof live in
 // src/tissue/benchmarks.hpp; this file only prints them.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -132,7 +133,12 @@ int run_load_bench(const LoadBenchFlags& f) {
 // Called by add_bench_command (cmd_bench.cpp) with its `bench` command.
 void add_tissue_bench_subcommands(CLI::App* bench, Action& action) {
   std::vector<std::string> names = hw::tissue::tissue_benchmark_names();
-  for (const auto& n : hw::tissue::gpu_benchmark_names()) names.push_back(n);
+  const auto gpu_names = hw::tissue::gpu_benchmark_names();
+  for (const auto& n : gpu_names) names.push_back(n);
+  // The GPU sizes take minutes on a cpu: their examples ask for the GPU.
+  const auto gpu_case = [gpu_names](const std::string& n) {
+    return std::find(gpu_names.begin(), gpu_names.end(), n) != gpu_names.end();
+  };
   names.push_back("roof");
   names.push_back("all");
   {
@@ -153,7 +159,7 @@ void add_tissue_bench_subcommands(CLI::App* bench, Action& action) {
     cmd->footer("Each case runs with 1 thread, N threads fixed and N threads adaptive (the default of `run`:\n"
                 "fewer threads while that is faster), first on its own, then beside 1 and 2 processes that\n"
                 "each keep a core busy. Cpu backend only. Results: docs/benchmarks.md, \"A busy machine\".\n"
-                "Example:\n  heartwave bench load --seconds 2 --competing 0,1");
+                "Example:\n  heartwave bench load --seconds 0.5 --cases karma2d --competing 0,1");
     cmd->callback([f, &action] { action = [f]() { return run_load_bench(*f); }; });
   }
   for (const std::string& n : names) {
@@ -169,7 +175,8 @@ void add_tissue_bench_subcommands(CLI::App* bench, Action& action) {
         ->capture_default_str();
     cmd->footer("Cases and the traffic model: docs/benchmarks.md. On the GPU, `all` adds the large cases\n"
                 "karma3d-256, karma3d-512, tt06-3d-256 and niederer-0.05, and the roof is a\n"
-                "device-to-device copy measured in the same run.");
+                "device-to-device copy measured in the same run.\n"
+                "Example:\n  heartwave bench " + n + (gpu_case(n) ? " --backend cuda" : n == "roof" ? "" : " --seconds 0.5"));
     cmd->callback([f, n, &action] { action = [f, n]() { return run_tissue_bench(n, *f); }; });
   }
 }

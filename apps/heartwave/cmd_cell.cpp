@@ -74,9 +74,10 @@ void add_cell_command(CLI::App& app, Action& action) {
       "  heartwave cell                                   # the default case: " +
       std::string("built-in ten Tusscher 2006 epi (MFHN if absent), writes trace.csv\n") +
       "  heartwave cell tentusscher_2006_epi --bcl 500 --beats 10\n"
-      "  heartwave cell model.cellml -i cvode --rtol 1e-8 --json\n"
-      "  heartwave cell luo_rudy_1991.cellml -p g_K=0.5 -o trace.csv --output-interval 0.1\n"
-      "  heartwave cell noble_1962.cellml --stim-amplitude 2 --stim-duration 2\n"
+      "  heartwave cell ../shared/models/cellml/luo_rudy_1991.cellml -i cvode --rtol 1e-8 --json\n"
+      "  heartwave cell luo_rudy_1991 -p g_K_max=0.141 -o trace.csv --output-interval 0.1\n"
+      "  heartwave cell ../shared/models/cellml/noble_1962.cellml --stim-amplitude 200 --stim-duration 2"
+      "   # µA/cm², Cm 12 µF/cm²\n"
       "  heartwave cell luo_rudy_1991 --until-steady 1e-5 --save-state lr91.state\n"
       "  heartwave restitution luo_rudy_1991 --initial-state lr91.state --n-s1 2 --s2 300:800:100");
   cmd->callback([=, &action] {
@@ -183,9 +184,10 @@ void add_sweep_command(CLI::App& app, Action& action) {
   auto backend = std::make_shared<std::string>("auto");
   auto resume = std::make_shared<std::string>();
   f->add_to(*cmd, false);
-  cmd->add_option("--grid", *grid, "scale a parameter on a grid: NAME=LO:HI:N (repeatable; all combinations)");
-  cmd->add_option("--random", *random, "scale uniformly at random: NAME=LO:HI (repeatable; with --cells)");
-  cmd->add_option("--lhs", *lhs, "Latin hypercube scalings: NAME=LO:HI (repeatable; with --cells)");
+  cmd->add_option("--grid", *grid, "scale a parameter on a grid: NAME=LO:HI:N (repeatable; all combinations)")
+      ->check(kRangeWithCount);
+  cmd->add_option("--random", *random, "scale uniformly at random: NAME=LO:HI (repeatable; with --cells)")->check(kRange);
+  cmd->add_option("--lhs", *lhs, "Latin hypercube scalings: NAME=LO:HI (repeatable; with --cells)")->check(kRange);
   cmd->add_option("--csv", *csv, "CSV of absolute parameter values: header of names, one row per cell");
   cmd->add_option("--cells", *cells, "number of cells for --random/--lhs");
   cmd->add_option("--seed", *seed, "random seed")->capture_default_str();
@@ -206,8 +208,8 @@ void add_sweep_command(CLI::App& app, Action& action) {
       "than auto, --backend auto runs on the cpu.\n\n"
       "Examples:\n"
       "  heartwave sweep tentusscher_2006_epi --grid g_Kr=0.5:1.5:5 --grid g_CaL=0.5:1.5:5 -o bio.csv\n"
-      "  heartwave sweep ohara.cellml --lhs GKr_b=0.5:2 --lhs GNaL_b=0.5:2 --cells 1000 --seed 7\n"
-      "  heartwave sweep luo_rudy_1991.cellml --csv cells.csv --threads 2 -o bio.csv\n"
+      "  heartwave sweep ohara_rudy_2011_endo --lhs GKr_b=0.5:2 --lhs GNaL_b=0.5:2 --cells 20 --seed 7\n"
+      "  heartwave sweep luo_rudy_1991 --random g_K_max=0.5:2 --cells 50 --threads 2 -o bio.csv\n"
       "  heartwave sweep tentusscher_2006_epi --lhs g_Kr=0.5:1.5 --cells 100000 --backend cuda -o bio.csv");
   cmd->callback([=, &action] {
     action = [=]() {
@@ -331,7 +333,7 @@ void add_restitution_command(CLI::App& app, Action& action) {
       "--dynamic prints CSV: cycle length, DI = BCL - APD90, APD90 of the last beat, and whether\n"
       "the last two beats were both full action potentials (nan APD90 where not: 2:1 block).\n\n"
       "Examples:\n  heartwave restitution tentusscher_2006_epi --bcl 1000 --n-s1 10 --s2 250:800:25\n"
-      "  heartwave restitution tentusscher_2006_epi --dynamic 300:1000:100 --beats 30 -o dynamic.csv");
+      "  heartwave restitution tentusscher_2006_epi --dynamic 400:1000:200 --beats 10 -o dynamic.csv");
   cmd->callback([=, &action] {
     const bool beats_given = cmd->count("--beats") > 0, n_s1_given = cmd->count("--n-s1") > 0;
     const bool dyn = !dynamic->empty();

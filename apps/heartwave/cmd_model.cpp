@@ -229,6 +229,9 @@ int inspect(const std::string& file, const RoleFlags& roles, bool dump, const st
 
 void add_model_commands(CLI::App& app, Action& action) {
   auto* model = app.add_subcommand("model", "Inspect, convert, compile and list cell models");
+  model->footer("Examples:\n  heartwave model list\n  heartwave model inspect luo_rudy_1991\n"
+                "  heartwave model convert ../shared/models/cellml/luo_rudy_1991.cellml -o lr91.hwm\n"
+                "Run `heartwave model COMMAND --help` for each command's options. Docs: docs/cli.md");
   model->require_subcommand(1);
 
   {
@@ -246,9 +249,9 @@ void add_model_commands(CLI::App& app, Action& action) {
                     "also measure stiffness along a paced beat and the scheme `-i auto` picks at this dt (ms)")
         ->check(CLI::PositiveNumber);
     roles->add_to(*cmd);
-    cmd->footer("Examples:\n  heartwave model inspect tentusscher_panfilov_2006_epi.cellml\n"
-                "  heartwave model inspect mfhn --dump-ir=cse\n  heartwave model inspect model.hwm --json\n"
-                "  heartwave model inspect ohara_rudy_2011_endo.cellml --dt 0.02   # stiffness and the scheme to use");
+    cmd->footer("Examples:\n  heartwave model inspect ../shared/models/cellml/tentusscher_panfilov_2006_epi.cellml\n"
+                "  heartwave model inspect mfhn --dump-ir=cse\n  heartwave model inspect luo_rudy_1991 --json\n"
+                "  heartwave model inspect ohara_rudy_2011_endo --dt 0.02   # stiffness and the scheme to use");
     cmd->callback([=, &action] {
       action = [=] { return inspect(*file, *roles, d->count() > 0, *dump, *json, *dt); };
     });
@@ -259,7 +262,7 @@ void add_model_commands(CLI::App& app, Action& action) {
     auto out = std::make_shared<std::string>();
     cmd->add_option("FILE", *file, "CellML file")->required();
     cmd->add_option("--output,-o", *out, "the .hwm file to write")->required();
-    cmd->footer("Example:\n  heartwave model convert luo_rudy_1991.cellml -o luo_rudy_1991.hwm");
+    cmd->footer("Example:\n  heartwave model convert ../shared/models/cellml/luo_rudy_1991.cellml -o luo_rudy_1991.hwm");
     cmd->callback([=, &action] {
       action = [=] {
         const std::string ext = std::filesystem::path(*file).extension().string();
@@ -287,7 +290,7 @@ void add_model_commands(CLI::App& app, Action& action) {
     cmd->add_option("--output,-o", *out, "file to write")->required();
     cmd->add_flag("--paced", *paced, "include Heartwave's pacing parameters (_hw_stim_on, ...)");
     cmd->footer("Examples:\n  heartwave model compile mfhn --target cpp -o mfhn.cpp\n"
-                "  heartwave model compile ohara_rudy_2011_endo.cellml --target cuda -o ord.cu");
+                "  heartwave model compile ../shared/models/cellml/ohara_rudy_2011_endo.cellml --target cuda -o ord.cu");
     cmd->callback([=, &action] {
       action = [=] {
         model::LoadOptions lo;
@@ -305,6 +308,7 @@ void add_model_commands(CLI::App& app, Action& action) {
   }
   {
     auto* cmd = model->add_subcommand("list", "List the built-in models");
+    cmd->footer("Example:\n  heartwave model list");
     cmd->callback([&action] {
       action = [] {
         for (const auto& n : model::builtin_model_names()) {

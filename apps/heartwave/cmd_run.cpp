@@ -22,6 +22,7 @@
 #include "common.hpp"
 #include "core/error.hpp"
 #include "default_case.hpp"
+#include "run/case_check.hpp"
 #include "run/case_file.hpp"
 #include "progress.hpp"
 #include "run/output_folder.hpp"
@@ -48,6 +49,26 @@ struct RunFlags {
   bool overwrite = false;
 };
 
+// --check: every problem a run would meet, listed (exit 1), or the report (exit 0).
+int check_only(const TissueCase& c, const RunFlags& f) {
+  run::CheckOptions o;
+  o.backend = f.backend;
+  o.device = f.device;
+  o.threads = f.threads;
+  const run::CaseCheck r = run::check_case(c, o);
+  if (!f.quiet)
+    for (const auto& l : r.lines) std::cout << l << "\n";
+  std::cout << std::flush;
+  if (!r.ok()) {
+    for (const auto& d : r.problems) std::cerr << d.str() << "\n";
+    std::cerr << fmt::format("check: {} problem{}; the run would not start\n", r.problems.size(),
+                             r.problems.size() > 1 ? "s" : "");
+    return 1;
+  }
+  if (!f.quiet) std::cout << "check: the case is valid (--check: not run)\n";
+  return 0;
+}
+
 int run_case(const RunFlags& flags) {
   // 0. A restart continues its checkpoint's run: that case and those overrides
   // (cli_restart.cpp), unless the command line says otherwise where it may.
@@ -73,14 +94,11 @@ int run_case(const RunFlags& flags) {
   if (!f.check)
     run::check_output_folder(c.output.directory, c.output.loc, {f.overwrite, resume_run_id, f.restart});
 
+  if (f.check) return check_only(c, f);
   // 2. Memory, stability and the backend, before anything is allocated.
   const run::Plan plan = run::plan(c, f.backend, f.device);
   if (!f.quiet)
     for (const auto& l : plan.describe()) std::cout << l << "\n";
-  if (f.check) {
-    if (!f.quiet) std::cout << "check: the case is valid (--check: not run)\n";
-    return 0;
-  }
 
   // 3. The run: models loaded and checked, the restart state, the outputs opened.
   run::Options opt;
@@ -164,7 +182,7 @@ void add_run_command(CLI::App& app, Action& action) {
                 "clear the outputs of an earlier run in output.directory first (only files a heartwave run "
                 "wrote; others stay)");
   cmd->add_flag("--quiet,-q", f->quiet, "no summary and no progress");
-  cmd->add_flag("--check", f->check, "validate the case, print its summary and memory, and stop");
+  cmd->add_flag("--check", f->check, "check everything a run would (models, names, geometry, memory, dt, regions) and estimate the wall time; do not run");
   cmd->footer(
       "Exit codes: 0 done, 1 bad input or a failed run (NaN: the last good state is saved),\n"
       "2 bad command line, 130 stopped by SIGINT/SIGTERM after writing a checkpoint.\n"
@@ -173,8 +191,8 @@ void add_run_command(CLI::App& app, Action& action) {
       "Examples:\n"
       "  heartwave run                                   # built-in spiral wave, pictures in out/\n"
       "  heartwave run examples/scroll3d.toml --threads 2\n"
-      "  heartwave run case.toml --set time.t_end=1000 --set output.directory=long\n"
-      "  heartwave run --restart out/checkpoint.hwck --set time.t_end=2000\n"
+      "  heartwave run examples/spiral2d.toml --set time.t_end=1000 --set output.directory=long\n"
+      "  heartwave run examples/spiral2d.toml --restart long/checkpoint.hwck --set time.t_end=2000\n"
       "  heartwave run examples/karma3d.toml --check    # summary and memory only");
   cmd->callback([f, &action] {
     action = [f]() { return run_case(*f); };

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "cell/population.hpp"
+
 
 namespace hw::cli {
 
@@ -36,6 +38,38 @@ const CLI::Validator kNonNegative(
       return "must be a number >= 0, got '" + s + "'";
     },
     "NONNEGATIVE");
+
+// NAME=VALUE with a number: the shape of --param, checked while the command line is read
+// (a malformed value is a usage error, exit 2); whether NAME exists is the model's matter.
+const CLI::Validator kAssignment(
+    [](std::string& s) -> std::string {
+      const auto eq = s.find('=');
+      if (eq == std::string::npos || eq == 0) return "expected NAME=VALUE, got '" + s + "'";
+      const std::string num = s.substr(eq + 1);
+      double v = 0;
+      auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+      if (ec != std::errc() || p != num.data() + num.size() || !std::isfinite(v))
+        return "'" + num + "' in '" + s + "' is not a finite number";
+      return "";
+    },
+    "NAME=VALUE");
+
+// NAME=LO:HI:N (--grid) and NAME=LO:HI (--random, --lhs): the shape the population reader
+// takes (cell::parse_range), checked while the command line is read.
+static CLI::Validator range_validator(bool with_count) {
+  return CLI::Validator(
+      [with_count](std::string& s) -> std::string {
+        try {
+          cell::parse_range(s, with_count);
+          return "";
+        } catch (const InputError& e) {
+          return e.what();
+        }
+      },
+      with_count ? "NAME=LO:HI:N" : "NAME=LO:HI");
+}
+const CLI::Validator kRangeWithCount = range_validator(true);
+const CLI::Validator kRange = range_validator(false);
 
 std::string default_model() {
   for (const auto& n : model::builtin_model_names())
@@ -89,7 +123,7 @@ void SimFlags::add_to(CLI::App& app, bool allow_cvode) {
   app.add_option("--stim-start", stim_start, "first stimulus at this time, ms")
       ->check(kNonNegative)
       ->capture_default_str();
-  app.add_option("--param,-p", params, "set a parameter: NAME=VALUE (repeatable)");
+  app.add_option("--param,-p", params, "set a parameter: NAME=VALUE (repeatable)")->check(kAssignment);
   app.add_option("--precision", precision, "arithmetic of fixed-step integrators")
       ->check(CLI::IsMember({"float", "double"}))
       ->capture_default_str();

@@ -62,6 +62,9 @@ void print_state_warnings(const run::PreparedCell& p, const std::string& command
 // Validators with short messages (CLI11's PositiveNumber prints the whole double range).
 extern const CLI::Validator kPositive;
 extern const CLI::Validator kNonNegative;
+extern const CLI::Validator kAssignment;  // NAME=VALUE, VALUE a finite number
+extern const CLI::Validator kRangeWithCount;  // NAME=LO:HI:N (sweep --grid)
+extern const CLI::Validator kRange;           // NAME=LO:HI (sweep --random, --lhs)
 
 // A time in ms with at most as many decimals as dt has ("390.34", not "390.34000000000003").
 std::string format_ms(double t_ms, double dt_ms);

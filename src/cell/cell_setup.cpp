@@ -6,26 +6,9 @@
 
 #include <fmt/format.h>
 
-namespace hw::cell {
+#include "core/suggest.hpp"
 
-namespace {
-// Edit distance, for "did you mean" suggestions on unknown parameter names.
-std::size_t distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> d(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) d[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t prev = d[0];
-    d[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t cur = d[j];
-      d[j] = std::min({d[j] + 1, d[j - 1] + 1,
-                       prev + (std::tolower(a[i - 1]) == std::tolower(b[j - 1]) ? 0u : 1u)});
-      prev = cur;
-    }
-  }
-  return d[b.size()];
-}
-}  // namespace
+namespace hw::cell {
 
 int CellSetup::param_index(const std::string& name) const {
   auto it = std::find(param_names.begin(), param_names.end(), name);
@@ -35,16 +18,16 @@ int CellSetup::param_index(const std::string& name) const {
 void CellSetup::set_param(const std::string& name, double value) {
   const int i = param_index(name);
   if (i < 0) {
-    std::vector<std::pair<std::size_t, std::string>> near;
+    std::vector<std::string> names;
     for (const auto& p : param_names)
-      if (p.rfind("_hw_", 0) != 0) near.emplace_back(distance(name, p), p);
-    std::sort(near.begin(), near.end());
+      if (p.rfind("_hw_", 0) != 0) names.push_back(p);
+    const auto near = nearest_names(name, names, 3);
     std::string hint;
-    for (std::size_t k = 0; k < near.size() && k < 5; ++k)
-      hint += (k ? ", " : "") + near[k].second;
+    for (std::size_t k = 0; k < near.size(); ++k) hint += (k ? "', '" : "") + near[k];
     throw InputError(SourceLoc{},
                      fmt::format("--param: model '{}' has no parameter '{}'{}", model_name, name,
-                                 hint.empty() ? "" : "; closest: " + hint));
+                                 near.empty() ? "; `heartwave model inspect MODEL` lists its parameters"
+                                              : " (did you mean '" + hint + "'?)"));
   }
   if (!std::isfinite(value))
     throw InputError(SourceLoc{}, fmt::format("--param {}: value must be finite", name));

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/suggest.hpp"
 #include "model/frontend/cellml/cellml.hpp"
 #include "model/frontend/hwm/hwm.hpp"
 #include "model/jit/builtin_registry.hpp"
@@ -18,6 +19,25 @@ namespace hw::model {
 namespace fs = std::filesystem;
 
 namespace {
+
+// " (did you mean …?)" for a mistyped model: the built-in names, and the model files
+// (.cellml, .xml, .hwm) in the folder the name points into.
+std::string model_hint(const std::string& what) {
+  std::vector<std::string> candidates = builtin_model_names();
+  const fs::path p(what);
+  std::error_code ec;
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const auto ext = e.path().extension();
+    if (ext == ".cellml" || ext == ".xml" || ext == ".hwm")
+      candidates.push_back(p.has_parent_path() ? (dir / e.path().filename()).string() : e.path().filename().string());
+  }
+  // "luo_rudy_1991.cellml" for the built-in luo_rudy_1991: the name without its extension.
+  const std::string stem = p.stem().string();
+  if (p.has_extension() && std::find(candidates.begin(), candidates.end(), stem) != candidates.end())
+    return " (did you mean the built-in '" + stem + "'?)";
+  return hw::did_you_mean(what, candidates, 3);
+}
 
 // The repository's models/ folder, for built-ins when the compiled registry is not linked.
 fs::path models_dir() { return fs::path(HW_SOURCE_DIR) / "models"; }
@@ -52,7 +72,7 @@ Model read_model(const std::string& what, std::string* builtin) {
   std::string names;
   for (const auto& n : builtin_model_names()) names += "\n  " + n;
   throw InputError(SourceLoc{what, 0, 0},
-                   fmt::format("no such file, and not a built-in model. Built-in models:{}",
+                   fmt::format("no such file, and not a built-in model{}. Built-in models:{}", model_hint(what),
                                names.empty() ? std::string(" (none)") : names));
 }
 

@@ -18,6 +18,7 @@
 
 #include <toml++/toml.h>
 
+#include "core/suggest.hpp"
 #include "model/load.hpp"
 #include "run/state_file.hpp"
 #include "tissue/case_codes.hpp"
@@ -82,18 +83,6 @@ std::string show(const toml::node& n) {
   else
     n.visit([&](auto&& v) { s << v; });
   return s.str();
-}
-
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
 }
 
 std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
@@ -242,13 +231,9 @@ class Section {
     for (auto&& [k, v] : t_) {
       const std::string ks(k.str());
       if (known_.count(ks)) continue;
-      std::string best;
-      std::size_t best_d = 3;
-      for (const auto& kn : known_) {
-        auto d = edit_distance(ks, kn);
-        if (d < best_d) best_d = d, best = kn;
-      }
       std::vector<std::string> all(known_.begin(), known_.end());
+      const auto near = nearest_names(ks, all, 1);
+      const std::string best = near.empty() ? "" : near[0];
       std::string msg = "unknown key '" + key(ks) + "'";
       if (!best.empty()) msg += " (did you mean '" + key(best) + "'?)";
       else msg += " (known keys" + std::string(name_.empty() ? "" : " in " + name_) + ": " + join(all) + ")";
@@ -695,7 +680,8 @@ void read_models(Ctx& ctx, Section& root, TissueCase& c) {
         std::error_code ec;
         if (!fs::is_regular_file(m.model, ec))
           s.error("name", s.key("name") + " = \"" + *name + "\" is neither a built-in model (" +
-                              join(builtins) + ") nor a file", case_code::unknown_model);
+                              join(builtins) + ") nor a file" + did_you_mean(*name, builtins, 3),
+                  case_code::unknown_model);
       }
       if (s.loc("name").line > 0) m.loc = s.loc("name");
     }

@@ -67,8 +67,13 @@ std::vector<std::string> Plan::describe() const {
 }
 
 Plan plan(const TissueCase& c, const std::string& backend, int device) {
+  return plan(std::make_shared<SimSetup>(prepare_setup(c)), backend, device);
+}
+
+Plan plan(std::shared_ptr<SimSetup> prepared, const std::string& backend, int device) {
   Plan p;
-  p.setup = std::make_shared<SimSetup>(prepare_setup(c));
+  p.setup = std::move(prepared);
+  const TissueCase& c = p.setup->tcase;
   p.memory = estimate_memory(*p.setup);
   p.host_available = available_memory_bytes();
   const std::size_t need = p.memory.peak();

@@ -42,6 +42,8 @@ struct Plan {
 // anything box-sized beyond the geometry is made. InputError when the case does not fit in
 // the host's or the GPU's memory, or dt is above the explicit limit.
 Plan plan(const tissue::TissueCase& c, const std::string& backend, int device = 0);
+// The same from a set-up already prepared (tissue::prepare_setup), as `run --check` has.
+Plan plan(std::shared_ptr<tissue::SimSetup> prepared, const std::string& backend, int device = 0);
 
 // What a checkpoint must match: the case text and every --set but the end time and the
 // outputs, which a continuation may change.

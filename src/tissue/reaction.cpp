@@ -15,6 +15,7 @@
 
 #include "model/jit/jit.hpp"
 #include "model/load.hpp"
+#include "core/suggest.hpp"
 #include "tissue/case_codes.hpp"
 #include "tissue/diffusion.hpp"
 #include "tissue/diffusion_stepper.hpp"
@@ -215,6 +216,19 @@ void check_numbers(const TissueCase& c, DiagnosticSink& sink) {
       bad(c.initial[q].loc, fmt::format("initial[{}].value must be finite", q));
 }
 
+std::vector<std::string> parameter_names(const model::Model& m) {
+  std::vector<std::string> v;
+  for (const auto& p : m.parameters)
+    if (p.name.rfind("_hw_", 0) != 0) v.push_back(p.name);
+  return v;
+}
+
+std::vector<std::string> state_names(const model::Model& m) {
+  std::vector<std::string> v;
+  for (const auto& st : m.states) v.push_back(st.name);
+  return v;
+}
+
 // Names the case gives that its models must have: parameters of params/scale and of
 // gradients, states of initial conditions. Every unknown one collected.
 void check_names(const SimSetup& s, DiagnosticSink& sink) {
@@ -233,14 +247,23 @@ void check_names(const SimSetup& s, DiagnosticSink& sink) {
       for (const auto& [name, value] : *list) {
         const char* key = list == &mr.params ? "params" : "scale";
         if (!has_param(lm->analysed, name))
-          sink.add(case_code::problem(mr.loc, fmt::format("model[{}].{}.{}: model \"{}\" has no parameter \"{}\" ({})",
-                                                          r, key, name, mr.model, name, list == &mr.params ? "params" : "scales"),
+          sink.add(case_code::problem(mr.loc, fmt::format("model[{}].{}.{}: model \"{}\" has no parameter \"{}\" ({}){}",
+                                                          r, key, name, mr.model, name, list == &mr.params ? "params" : "scales",
+                                                          did_you_mean(name, parameter_names(lm->analysed), 3)),
                                       case_code::unknown_name));
         else if (!std::isfinite(value))
           sink.add(case_code::problem(mr.loc, fmt::format("model[{}].{}.{} must be finite", r, key, name),
                                       case_code::out_of_range));
       }
   }
+  auto all_names = [&](std::vector<std::string> (*names_of)(const model::Model&)) {
+    std::vector<std::string> all{"V"};
+    for (const ModelRegion& mr : c.models)
+      if (const model::LoadedModel* lm = model_of(mr))
+        for (auto& n : names_of(lm->analysed)) all.push_back(std::move(n));
+    if (names_of == &parameter_names) all.erase(all.begin());
+    return all;
+  };
   auto any_model = [&](auto&& has) {
     for (const ModelRegion& mr : c.models)
       if (const model::LoadedModel* lm = model_of(mr); lm && has(lm->analysed)) return true;
@@ -251,14 +274,16 @@ void check_names(const SimSetup& s, DiagnosticSink& sink) {
   for (std::size_t q = 0; q < c.gradients.size(); ++q) {
     const ParameterGradient& gr = c.gradients[q];
     if (!any_model([&](const model::Model& m) { return has_param(m, gr.param); }))
-      sink.add(case_code::problem(gr.loc, fmt::format("gradient[{}].param: no model of the case has a parameter \"{}\"", q, gr.param),
+      sink.add(case_code::problem(gr.loc, fmt::format("gradient[{}].param: no model of the case has a parameter \"{}\"{}", q, gr.param,
+                                                      did_you_mean(gr.param, all_names(parameter_names), 3)),
                                   case_code::unknown_name));
   }
   for (std::size_t q = 0; q < c.initial.size(); ++q) {
     const InitialCondition& ic = c.initial[q];
     if (ic.variable == "V") continue;
     if (!any_model([&](const model::Model& m) { return has_state(m, ic.variable); }))
-      sink.add(case_code::problem(ic.loc, fmt::format("initial[{}].variable: initial condition: no model of the case has a state \"{}\"", q, ic.variable),
+      sink.add(case_code::problem(ic.loc, fmt::format("initial[{}].variable: initial condition: no model of the case has a state \"{}\"{}", q, ic.variable,
+                                                      did_you_mean(ic.variable, all_names(state_names), 3)),
                                   case_code::unknown_name));
   }
 }
@@ -351,9 +376,15 @@ DiffusionSetup diffusion_setup(const SimSetup& s, RowLayout layout) {
 }
 
 SimSetup prepare_setup(const TissueCase& c) {
+  DiagnosticSink sink;
+  SimSetup s = prepare_setup(c, sink);
+  sink.throw_if_errors();
+  return s;
+}
+
+SimSetup prepare_setup(const TissueCase& c, DiagnosticSink& sink) {
   SimSetup s;
   s.tcase = c;
-  DiagnosticSink sink;
   check_numbers(c, sink);
   s.time = c.time;
   s.chi = c.conductivity.chi;
@@ -387,8 +418,7 @@ SimSetup prepare_setup(const TissueCase& c) {
     }
   }
   check_names(s, sink);
-  sink.throw_if_errors();
-  s.stage = SetupStage::prepared;
+  if (!sink.has_errors()) s.stage = SetupStage::prepared;
   return s;
 }
 

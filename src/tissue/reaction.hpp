@@ -115,6 +115,9 @@ struct SimSetup {
 // The stages (see the top of this file); each runs the stages before it that s has not
 // run, and does nothing when s is already past it. InputError at the offending key.
 SimSetup prepare_setup(const TissueCase& c);
+// The same, every problem added to `problems` rather than thrown (`run --check` lists them
+// all); the stage stays `none` when there was one, else what loaded is kept (models).
+SimSetup prepare_setup(const TissueCase& c, DiagnosticSink& problems);
 void prepare_diffusion(SimSetup& s);
 // cpu_kernels: also build each part's CellKernel (built-in, JIT C++ or interpreter) for the
 // cpu and reference engines; the CUDA engine prints its own kernels from Part::analysed.

@@ -176,9 +176,11 @@ TEST(Cli, BadCommandLinesHaveExitCodes) {
   EXPECT_EQ(cli("sweep mfhn --lhs b=0.5:2").code, 2);
   EXPECT_EQ(cli("cell no_such_model").code, 1);
   EXPECT_EQ(cli("cell mfhn -p no_such_param=1").code, 1);
-  EXPECT_EQ(cli("cell mfhn -p b=abc").code, 1);
+  EXPECT_EQ(cli("cell mfhn -p b=abc").code, 2);  // a malformed value: usage (docs/cli.md)
+  EXPECT_EQ(cli("cell mfhn -p b").code, 2);
   EXPECT_EQ(cli("cell mfhn --stim-duration 5000").code, 1);
-  EXPECT_EQ(cli("sweep mfhn --grid b=1:2").code, 1);
+  EXPECT_EQ(cli("sweep mfhn --grid b=1:2").code, 2);  // malformed: usage
+  EXPECT_EQ(cli("sweep mfhn --lhs b=x:2 --cells 4").code, 2);
   EXPECT_EQ(cli("model convert /nonexistent.cellml -o /tmp/x.hwm").code, 1);
 }
 

@@ -6,6 +6,7 @@
 #include <numbers>
 #include <unordered_map>
 
+#include "core/suggest.hpp"
 #include "model/ir/expr.hpp"
 #include "model/frontend/hwm/parse_state.hpp"
 
@@ -24,25 +25,6 @@ constexpr FunctionInfo kFunctions[] = {
     {"max", Op::max, 2},     {"rem", Op::rem, 2},     {"pow", Op::pow, 2},
     {"piecewise", Op::piecewise, -1},
 };
-
-// Optimal-string-alignment distance: insertions, deletions, substitutions and swaps of
-// neighbours ("vlot" for "volt") each cost 1.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  const std::size_t w = b.size() + 1;
-  std::vector<std::size_t> d((a.size() + 1) * w);
-  for (std::size_t i = 0; i <= a.size(); ++i) d[i * w] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) d[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i)
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      std::size_t v = std::min({d[(i - 1) * w + j] + 1, d[i * w + j - 1] + 1,
-                                d[(i - 1) * w + j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-        v = std::min(v, d[(i - 2) * w + j - 2] + 1);
-      d[i * w + j] = v;
-    }
-  return d[a.size() * w + b.size()];
-}
 
 std::vector<std::string> state_names(const ParseState& s) {
   std::vector<std::string> v;
@@ -75,23 +57,9 @@ std::vector<std::string> function_names() {
   return names;
 }
 
-// " (did you mean 'x'?)" for the closest candidate, or "" when none is close.
+// " (did you mean 'x'?)" for the closest candidate, or "" when none is close (core/suggest).
 std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates) {
-  if (name.size() > 200) return "";
-  std::string best;
-  std::size_t best_d = std::max<std::size_t>(1, name.size() / 3) + 1;
-  for (const auto& c : candidates) {
-    if (c.size() > 200) continue;
-    std::string lc = c, ln(name);
-    std::transform(lc.begin(), lc.end(), lc.begin(), ::tolower);
-    std::transform(ln.begin(), ln.end(), ln.begin(), ::tolower);
-    std::size_t d = lc == ln ? 0 : edit_distance(name, c);
-    if (d < best_d) {
-      best_d = d;
-      best = c;
-    }
-  }
-  return best.empty() ? "" : " (did you mean '" + best + "'?)";
+  return hw::did_you_mean(name, candidates);
 }
 
 void resolve(ParseState& s) {
