@@ -28,7 +28,12 @@ TissueCase calibration_case(const SimSetup& s, const ModelRegion& region, int ca
   k.geometry.loc = s.tcase.geometry.loc;
   // Fibres cost the same wherever they come from: a uniform direction stands for a file or
   // a rule (which need the heart's labels).
-  if (k.fibres.kind != FibreSpec::Kind::none) k.fibres = FibreSpec{FibreSpec::Kind::uniform, {1, 0, 0}, 60, -60, 2, "", k.fibres.loc};
+  if (k.fibres.kind != FibreSpec::Kind::none) {
+    FibreSpec uniform;
+    uniform.kind = FibreSpec::Kind::uniform;
+    uniform.loc = k.fibres.loc;
+    k.fibres = uniform;
+  }
   ModelRegion everywhere = region;
   everywhere.where = Region{};
   k.models = {everywhere};
