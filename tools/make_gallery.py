@@ -81,6 +81,20 @@ GALLERY = {
         "through the cube. The case file says why it starts n at 0 and the second stimulus at "
         "180 ms rather than the thesis's n = 0.5 and 425 ms (with those, the plane wave dies "
         "within 25 ms on this model)."),
+    "tt06_spiral2d": (
+        [], "last:V", "",
+        "A ten Tusscher 2006 epi spiral in a 60 × 60 mm sheet (200 × 200 cells), started by an "
+        "S1-S2 cross-field stimulus: S1 at the left edge at 0 ms, S2 on the lower-left quarter "
+        "at 330 ms in the S1 wave's refractory tail. The last frame, t = 1200 ms: the spiral "
+        "turns about a core near (15, 25) mm once every 250 ms; ecg.png and probes.png beside "
+        "it show the same period (docs/worked-examples.md)."),
+    "rabbit_layers": (
+        [], "activation.png", "",
+        "The UCSD rabbit ventricles with rule-based fibres along the heart's long axis (x), "
+        "TT06 endo/M/epi layers by the transmural coordinate and a g_Ks gradient across the "
+        "wall, stimulated at the apex: the activation map (ms) on three slices through the "
+        "earliest cell, in the image's own coordinates (mm). The front climbs from the apex "
+        "(right) to the base in 103 ms."),
 }
 
 BACKEND_RE = re.compile(r"backend auto: (.*)")

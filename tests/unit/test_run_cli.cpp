@@ -88,7 +88,7 @@ TEST_F(RunCliTest, TinySheetWritesTheRequestedOutputs) {
   const std::string pvd = slurp(a / "fields.pvd");
   EXPECT_NE(pvd.find("fields_000004.vti"), std::string::npos) << pvd;
   const std::string probes = slurp(a / "probes.csv");
-  EXPECT_EQ(probes.rfind("t,", 0), 0u) << probes;
+  EXPECT_EQ(probes.rfind("t_ms,", 0), 0u) << probes;
   EXPECT_GE(std::count(probes.begin(), probes.end(), '\n'), 5);  // t = 0, 1, 2, 3, 4 ms
   EXPECT_NE(out_.find("memory"), std::string::npos) << out_;
   EXPECT_NE(out_.find("activation:"), std::string::npos) << out_;
