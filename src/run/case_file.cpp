@@ -605,7 +605,7 @@ void read_fibres(Ctx& ctx, Section& root, TissueCase& c) {
     c.fibres.axis = axis_of(s, "axis", 2);
     if (k != "rotating" && t->contains("axis"))
       s.error("axis", "fibres.axis applies only to kinds \"rotating\" and \"rule-based\"", case_code::conflict);
-    if (t->contains("angles")) s.error("angles", "fibres.angles applies only to kind \"rule-based\"", case_code::conflict);
+    if (s.node("angles")) s.error("angles", "fibres.angles applies only to kind \"rule-based\"", case_code::conflict);
   }
   if (auto f = s.string("file")) {
     c.fibres.path = resolve_path(ctx, *f);

@@ -13,7 +13,9 @@ entries, ../shared beside it, `heartwave` first on PATH), in the order the helps
     geometry, memory, dt, regions) without the minutes of stepping;
   - an example that needs a GPU (`--backend cuda`, `bench population`) is skipped without one;
 An example shown by two helps (a group's and its command's) runs once.
-  - an example that names ../shared is skipped when the shared data is absent.
+  - an example that names ../shared is skipped when the shared data is absent;
+  - `run ... --restart CKPT` is skipped when CKPT is absent (the run that writes it ran
+    with --check).
 Also checked: a command's help shows its own examples, not the top-level ones.
 Exit status 0 when every example ran with exit 0, 1 otherwise.
 """
@@ -104,6 +106,11 @@ def main() -> int:
                 seen.add(shown)
                 if not gpu and (shown.find("--backend cuda") >= 0 or argv[1:3] == ["bench", "population"]):
                     print(f"skip {shown}  (needs a GPU)")
+                    skipped += 1
+                    continue
+                if argv[1] == "run" and "--restart" in argv[:-1] \
+                        and not (root / argv[argv.index("--restart") + 1]).exists():
+                    print(f"skip {shown}  (its checkpoint comes from the example before, which ran with --check)")
                     skipped += 1
                     continue
                 if shared is None and "../shared" in ex:
