@@ -174,6 +174,29 @@ def stimulus_amplitude_duration(model, terms, stim):
     return amp, dur, amp_var, dur_var
 
 
+def ms_and_mv_per_unit(time, vvar):
+    """Factors from the model's time and voltage units to ms and mV (1 when dimensionless)."""
+    ms = myokit.Unit.conversion_factor(time.unit(), myokit.units.ms).value() \
+        if time.unit() not in (None, myokit.units.dimensionless) else 1.0
+    mv = myokit.Unit.conversion_factor(vvar.unit(), myokit.units.mV).value() \
+        if vvar.unit() not in (None, myokit.units.dimensionless) else 1.0
+    return ms, mv
+
+
+def pace_stimulus(model, stim, amp):
+    """Replaces the model's own protocol: stim = amplitude * pace, pace bound to Myokit's
+    protocol signal (which any other variable bound to it gives up)."""
+    comp = stim.parent(myokit.Component)
+    pace = comp.add_variable_allow_renaming('hw_pace')
+    pace.set_rhs(0)
+    pace.set_binding('pace')
+    for var in model.variables(deep=True):
+        if var is not pace and var.binding() == 'pace':
+            var.set_binding(None)
+    stim.set_rhs(myokit.Multiply(myokit.Number(amp, stim.unit()), myokit.Name(pace)))
+    model.validate(remove_unused_variables=False)
+
+
 def apd90_per_beat(t, v, bcl, beats):
     """Per-beat APD90 (ms) as defined in the module docstring."""
     out = []
@@ -212,22 +235,9 @@ def golden(path, out_dir, command):
     vvar = find_voltage(model, terms)
     time = model.time()
     # Everything below is in the model's own time unit; ms_per_unit converts.
-    ms_per_unit = myokit.Unit.conversion_factor(time.unit(), myokit.units.ms).value() \
-        if time.unit() not in (None, myokit.units.dimensionless) else 1.0
-    mv_per_unit = myokit.Unit.conversion_factor(vvar.unit(), myokit.units.mV).value() \
-        if vvar.unit() not in (None, myokit.units.dimensionless) else 1.0
+    ms_per_unit, mv_per_unit = ms_and_mv_per_unit(time, vvar)
     dur_ms = dur * ms_per_unit
-
-    # Replace the model's protocol: stim = amplitude * pace.
-    comp = stim.parent(myokit.Component)
-    pace = comp.add_variable_allow_renaming('hw_pace')
-    pace.set_rhs(0)
-    pace.set_binding('pace')
-    for var in model.variables(deep=True):
-        if var is not pace and var.binding() == 'pace':
-            var.set_binding(None)
-    stim.set_rhs(myokit.Multiply(myokit.Number(amp, stim.unit()), myokit.Name(pace)))
-    model.validate(remove_unused_variables=False)
+    pace_stimulus(model, stim, amp)
 
     bcl = BCL_MS / ms_per_unit
     protocol = myokit.Protocol()

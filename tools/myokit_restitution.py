@@ -70,20 +70,9 @@ class PacedModel:
         amp, dur, _, _ = mg.stimulus_amplitude_duration(model, terms, stim)
         vvar = mg.find_voltage(model, terms)
         time = model.time()
-        self.ms_per_unit = myokit.Unit.conversion_factor(time.unit(), myokit.units.ms).value() \
-            if time.unit() not in (None, myokit.units.dimensionless) else 1.0
-        self.mv_per_unit = myokit.Unit.conversion_factor(vvar.unit(), myokit.units.mV).value() \
-            if vvar.unit() not in (None, myokit.units.dimensionless) else 1.0
+        self.ms_per_unit, self.mv_per_unit = mg.ms_and_mv_per_unit(time, vvar)
         self.duration = dur  # model time units
-        comp = stim.parent(myokit.Component)
-        pace = comp.add_variable_allow_renaming('hw_pace')
-        pace.set_rhs(0)
-        pace.set_binding('pace')
-        for var in model.variables(deep=True):
-            if var is not pace and var.binding() == 'pace':
-                var.set_binding(None)
-        stim.set_rhs(myokit.Multiply(myokit.Number(amp, stim.unit()), myokit.Name(pace)))
-        model.validate(remove_unused_variables=False)
+        mg.pace_stimulus(model, stim, amp)
         self.vq, self.tq = vvar.qname(), time.qname()
         self.sim = myokit.Simulation(model)
         self.sim.set_tolerance(abs_tol=mg.ATOL, rel_tol=mg.RTOL)
