@@ -2,11 +2,9 @@
 // run --check (run/case_check) and the command line around them (--version, own examples).
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <string>
 
+#include "cli_test_support.hpp"
 #include "core/suggest.hpp"
 #include "formats/image_summary.hpp"
 #include "run/case_check.hpp"
@@ -14,25 +12,11 @@
 
 namespace {
 
-struct CliRun {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
+using hw::cli_test::CliRun;
+using hw::cli_test::has;
 
-CliRun cli(const std::string& args) {
-  CliRun r;
-  const std::string cmd = std::string(HW_CLI_PATH) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+// stdout and stderr together.
+CliRun cli(const std::string& args) { return hw::cli_test::cli(args, hw::cli_test::Capture::both); }
 
 std::string joined(const std::vector<std::string>& lines) {
   std::string s;

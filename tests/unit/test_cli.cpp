@@ -1,50 +1,24 @@
 // The heartwave binary end to end: exit codes, JSON output, convert and sweep.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "cli_test_support.hpp"
 #include "device/device.hpp"
 
 namespace {
 
-struct Run {
-  int code = -1;
-  std::string out;
-};
+using Run = hw::cli_test::CliRun;
+using hw::cli_test::Capture;
 
 // Runs the CLI with arguments (shell syntax), capturing stdout; stderr is discarded.
-Run cli(const std::string& args) {
-  Run r;
-  const std::string cmd = std::string(HW_CLI_PATH) + " " + args + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+Run cli(const std::string& args) { return hw::cli_test::cli(args, Capture::out); }
 
 // Runs the CLI capturing stderr only (stdout discarded).
-Run cli_stderr(const std::string& args) {
-  Run r;
-  const std::string cmd = std::string(HW_CLI_PATH) + " " + args + " 2>&1 >/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+Run cli_stderr(const std::string& args) { return hw::cli_test::cli(args, Capture::err); }
 
 std::size_t count(const std::string& s, const std::string& what) {
   std::size_t n = 0;
@@ -59,9 +33,7 @@ double json_number(const std::string& s, const std::string& key, std::size_t fro
   return std::stod(s.substr(i + key.size() + 3));
 }
 
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("hw_test_cli_" + name)).string();
-}
+std::string temp_path(const std::string& name) { return hw::cli_test::temp_file("hw_test_cli_", name); }
 
 std::string shared_model(const std::string& name) {
   return std::string(HW_SHARED_DIR) + "/models/cellml/" + name;

@@ -3,49 +3,22 @@
 // when ffmpeg is present, and a big case prints its memory estimate.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
+
+#include "cli_test_support.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using hw::cli_test::slurp;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-class RunCliTest : public ::testing::Test {
+class RunCliTest : public hw::cli_test::CliFolderTest {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "hw_run_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-    std::ofstream(dir_ / "tiny.toml") << R"(name = "tiny"
-[grid]
-size = [20, 20]
-spacing = 0.5
-[conductivity]
-diffusivity = 1.0
-[[model]]
-name = "aliev_panfilov_1996"
-[[initial]]
-region = { lo = [0, 0], hi = [2, 10] }
-variable = "V"
-value = 1.0
-[time]
-dt = 0.05
-t_end = 4
-[output]
-directory = "a"
+  RunCliTest()
+      : CliFolderTest("hw_run_", 60, false, hw::cli_test::tiny_sheet(R"(directory = "a"
 fields = ["V", "v"]
 field_interval = 1
 png_interval = 2
@@ -56,22 +29,7 @@ apd_map = true
 conduction_velocity = true
 probe_interval = 0.25
 electrodes = [{ name = "e1", position = [15, 5] }]
-)";
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  // Runs the CLI in dir_ with args; returns the exit code, output in out_.
-  int run(const std::string& args) {
-    const std::string cmd = "cd '" + dir_.string() + "' && timeout 60 '" + HW_CLI_PATH + "' " + args +
-                            " > out.txt 2>&1";
-    int status = std::system(cmd.c_str());
-    out_ = slurp(dir_ / "out.txt");
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-  fs::path dir_;
-  std::string out_;
+)")) {}
 };
 
 TEST_F(RunCliTest, TinySheetWritesTheRequestedOutputs) {
@@ -140,41 +98,13 @@ TEST_F(RunCliTest, RestartFromAPeriodicCheckpointAfterACrashRewritesTheTracesFro
 
 TEST_F(RunCliTest, SigintMidRunThenRestartGivesTheUninterruptedMapsAndTraces) {
   // Arrange: a sheet long enough for whole beats (APD90 finite), run once without a stop.
-  std::ofstream(dir_ / "beat.toml") << R"(name = "beat"
-[grid]
-size = [40, 40]
-spacing = 0.5
-[conductivity]
-diffusivity = 1.0
-[[model]]
-name = "aliev_panfilov_1996"
-[[initial]]
-region = { lo = [0, 0], hi = [2, 20] }
-variable = "V"
-value = 1.0
-[time]
-dt = 0.05
-t_end = 150
-[output]
-field_interval = 20
-probes = [{ name = "mid", position = [10, 10] }]
-probe_interval = 0.5
-activation_map = true
-activation_threshold = 0.5
-apd_map = true
-electrodes = [{ name = "e1", position = [30, 10] }]
-)";
+  std::ofstream(dir_ / "beat.toml") << hw::cli_test::beat_sheet();
   ASSERT_EQ(run("run beat.toml -q --threads 1 --set output.directory=\"full\""), 0) << out_;
 
   // Act: SIGINT once the t = 60 ms field exists (mid-run, between output times), restart.
-  std::ofstream(dir_ / "stop.sh") << "cd '" << dir_.string() << "'\n'" << HW_CLI_PATH
-                                  << "' run beat.toml -q --threads 1 --set 'output.directory=\"part\"' > int.txt 2>&1 &\n"
-                                     "pid=$!; n=0\n"
-                                     "while [ ! -e part/fields_000003.vti ] && kill -0 $pid 2>/dev/null && [ $n -lt 3000 ]; do\n"
-                                     "  sleep 0.005; n=$((n+1))\ndone\n"
-                                     "kill -INT $pid 2>/dev/null; wait $pid\n";
-  const int st = std::system(("bash '" + (dir_ / "stop.sh").string() + "'").c_str());
-  const int stopped = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  const int stopped = hw::cli_test::run_then_sigint(
+      dir_, "run beat.toml -q --threads 1 --set 'output.directory=\"part\"' > int.txt 2>&1",
+      hw::cli_test::wait_for_file("part/fields_000003.vti"));
   const std::string msg = slurp(dir_ / "int.txt");
   if (stopped == 0) GTEST_SKIP() << "the run ended before SIGINT reached it (machine too fast): " << msg;
   ASSERT_EQ(stopped, 130) << msg;

@@ -3,39 +3,23 @@
 // cell that does not follow its pacing (docs/single-cell.md, "Steady states").
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "cli_test_support.hpp"
+
 namespace {
 
-struct CliRun {
-  int code = -1;
-  std::string out;
-};
+using hw::cli_test::CliRun;
+using hw::cli_test::has;
 
 // stdout, or stderr with `err`; the other discarded.
 CliRun cli(const std::string& args, bool err = false) {
-  CliRun r;
-  const std::string cmd = std::string(HW_CLI_PATH) + " " + args + (err ? " 2>&1 >/dev/null" : " 2>/dev/null");
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return hw::cli_test::cli(args, err ? hw::cli_test::Capture::err : hw::cli_test::Capture::out);
 }
 
-bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
-
-std::string temp(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("hw_steady_cli_" + name)).string();
-}
+std::string temp(const std::string& name) { return hw::cli_test::temp_file("hw_steady_cli_", name); }
 
 }  // namespace
 

@@ -4,59 +4,30 @@
 // file an uninterrupted run writes.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
+#include <algorithm>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "cli_test_support.hpp"
+
 namespace {
 
-namespace fs = std::filesystem;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using hw::cli_test::slurp;
 
 long lines(const std::string& s) { return long(std::count(s.begin(), s.end(), '\n')); }
 
-class StudyInterruptTest : public ::testing::Test {
+class StudyInterruptTest : public hw::cli_test::CliFolderTest {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "hw_stop_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  int run(const std::string& args) {
-    const std::string cmd = "cd '" + dir_.string() + "' && timeout 120 '" + HW_CLI_PATH + "' " + args +
-                            " > out.txt 2> err.txt";
-    const int status = std::system(cmd.c_str());
-    out_ = slurp(dir_ / "out.txt");
-    err_ = slurp(dir_ / "err.txt");
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
+  StudyInterruptTest() : CliFolderTest("hw_stop_", 120, true) {}
   // Runs the CLI in the background, sends SIGINT after `seconds`, returns the exit code.
   int interrupted(const std::string& args, double seconds) {
-    std::ofstream(dir_ / "stop.sh") << "cd '" << dir_.string() << "'\n'" << HW_CLI_PATH << "' " << args
-                                    << " > out.txt 2> err.txt &\npid=$!\nsleep " << seconds
-                                    << "\nkill -INT $pid 2>/dev/null; wait $pid\n";
-    const int st = std::system(("bash '" + (dir_ / "stop.sh").string() + "'").c_str());
+    const int rc = hw::cli_test::run_then_sigint(dir_, args + " > out.txt 2> err.txt", hw::cli_test::wait_seconds(seconds));
     out_ = slurp(dir_ / "out.txt");
     err_ = slurp(dir_ / "err.txt");
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return rc;
   }
-  fs::path dir_;
-  std::string out_, err_;
 };
 
 TEST_F(StudyInterruptTest, SweepKeepsTheFinishedCellsAndResumeCompletesTheFile) {
