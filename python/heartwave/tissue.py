@@ -244,13 +244,17 @@ class Run:
 
     run = heartwave.Run(case); result = run.run()
     Ctrl-C stops it with a checkpoint and raises KeyboardInterrupt; restart=PATH continues.
+    The output folder is checked first, as `heartwave run` checks it: a folder holding another
+    run's outputs (its run.json) raises InputError unless overwrite=True (that run's outputs
+    are removed first; other files stay) or restart= continues that run.
     """
 
-    def __init__(self, case, backend: str = "auto", threads: int = 0, restart: str | os.PathLike | None = None):
+    def __init__(self, case, backend: str = "auto", threads: int = 0, restart: str | os.PathLike | None = None,
+                 overwrite: bool = False):
         self.case = _as_case(case)
         self._r = _core.Run(self.case._c, _check.choice("backend", backend, BACKENDS),
                             _check.integer("threads", threads, minimum=0),
-                            "" if restart is None else _check.path_or_name("restart", restart))
+                            "" if restart is None else _check.path_or_name("restart", restart), bool(overwrite))
         self.notes: list[str] = list(self._r.notes)
 
     time = property(lambda self: self._r.time)

@@ -13,6 +13,8 @@
 
 #include "bindings.hpp"
 #include "run/case_file.hpp"
+#include "run/output_folder.hpp"
+#include "outputs/checkpoint.hpp"
 #include "outputs/maps.hpp"
 #include "outputs/probes.hpp"
 #include "run/run.hpp"
@@ -117,7 +119,11 @@ nb::tuple shape(const tissue::Grid& g) { return nb::make_tuple(g.n[2], g.n[1], g
 // A run of a case with its outputs, checkpoints and NaN policy (run/run.hpp).
 class PyRun {
  public:
-  PyRun(const Case& c, const std::string& backend, int threads, const std::string& restart) {
+  PyRun(const Case& c, const std::string& backend, int threads, const std::string& restart, bool overwrite) {
+    // The output folder first, as `heartwave run` checks it: another run's outputs there are
+    // refused unless overwrite or this is a restart of that run.
+    const std::string run_id = restart.empty() ? "" : io::read_checkpoint_origin(restart).origin.run_id;
+    run::check_output_folder(c.c.output.directory, c.c.output.loc, {overwrite, run_id, restart});
     const run::Plan plan = run::plan(c.c, backend);
     plan_ = plan.describe();
     run::Options o;
@@ -126,6 +132,7 @@ class PyRun {
     o.restart = restart;
     o.identity = run::case_identity(c.text, c.overrides);
     o.setup = plan.setup;  // the plan's set-up, not done again
+    o.overwrite = overwrite;
     run_ = std::make_unique<run::Run>(c.c, o);
   }
 
@@ -272,8 +279,8 @@ void bind_tissue(nb::module_& m) {
       });
 
   nb::class_<PyRun>(m, "Run")
-      .def(nb::init<const Case&, const std::string&, int, const std::string&>(), nb::arg("case"),
-           nb::arg("backend") = "auto", nb::arg("threads") = 0, nb::arg("restart") = "",
+      .def(nb::init<const Case&, const std::string&, int, const std::string&, bool>(), nb::arg("case"),
+           nb::arg("backend") = "auto", nb::arg("threads") = 0, nb::arg("restart") = "", nb::arg("overwrite") = false,
            nb::call_guard<nb::gil_scoped_release>())
       .def("advance", &PyRun::advance, nb::arg("t_end"), nb::arg("progress").none() = nb::none(),
            nb::arg("report_every_ms") = 1.0)

@@ -122,6 +122,14 @@ def test_run_writes_outputs(tmp_path):
     files = {p.name for p in pathlib.Path(tmp_path / "run").iterdir()}
     assert any("probe" in f for f in files) and any("activation" in f for f in files)
     assert r.voltage().size == 40 * 30
+    # A second run into the same folder is refused (it holds the first run's outputs, run.json
+    # says whose); with overwrite=True it replaces them and leaves other files alone.
+    (tmp_path / "run" / "notes.txt").write_text("mine")
+    with pytest.raises(hw.InputError, match="output.directory"):
+        hw.Run(hw.Case.from_dict(d), backend="cpu")
+    again = hw.Run(hw.Case.from_dict(d), backend="cpu", overwrite=True)
+    assert again.run(progress=False)["outcome"] == "finished"
+    assert (tmp_path / "run" / "notes.txt").read_text() == "mine"
 
 
 def test_numerical_error_keeps_state(tmp_path):
