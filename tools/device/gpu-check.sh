@@ -123,7 +123,7 @@ for tool in memcheck racecheck initcheck; do
     > "$log" 2>&1
   rc=$?
   for run in window tower fourth capped; do
-    args=(--set "output.directory=\"/tmp/sanitizer-$run\"")
+    args=(--overwrite --set "output.directory=\"/tmp/sanitizer-$run\"")  # each tool reruns the same cases into the same folders
     kernel=cell
     case $run in
       window) kernel=window ;;
