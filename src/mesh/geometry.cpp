@@ -8,6 +8,7 @@
 
 #include "formats/resample.hpp"
 #include "formats/vtk_image_reader.hpp"
+#include "mesh/cavities.hpp"
 #include "mesh/fibres_rule_based.hpp"
 #include "mesh/phase_field.hpp"
 #include "mesh/shapes.hpp"
@@ -100,13 +101,30 @@ TransmuralField transmural_field(const MeshSpec& c, Geometry& geo) {
   const bool for_fibres = c.fibres.kind == FibreSpec::Kind::rule_based;
   const SourceLoc& loc = for_fibres ? c.fibres.loc : c.geometry.loc;
   const std::string who = for_fibres ? "rule_based fibres" : "transmural and apex-base coordinates";
-  if (geo.labels.empty())
-    throw InputError(loc, who + " need endocardial and epicardial surface labels: use an ellipsoid_shell "
-                                "geometry or a labelled mask file (labels 2 = epi, 3/4 = endo)");
+  if (geo.labels.empty() && geo.mask.empty())
+    throw InputError(loc, who + " need endocardial and epicardial surfaces, and a box has none: use an "
+                                "ellipsoid_shell geometry, a heart's mask or phase field, or a labelled mask file "
+                                "(labels 2 = epi, 3/4 = endo)");
   const Mask all = geo.mask.empty() ? Mask(g, 1) : geo.mask;
   try {
+    std::optional<std::array<double, 3>> base_towards, centre_line;
+    std::string base_reason, line_from;
+    if (geo.labels.empty()) {
+      // An unlabelled heart (a phase field, a plain mask): the surfaces from its cavities.
+      FoundSurfaces found = find_surfaces(g, all);
+      geo.surfaces_note = found.describe();
+      base_towards = found.base_towards();
+      base_reason = found.base_reason();
+      if (!c.fibres.long_axis) {
+        centre_line = found.centre_line;
+        line_from = fmt::format("centre line of the LV cavity's slices across {}", "xyz"[found.slice_axis]);
+      }
+      geo.labels = std::move(found.labels);
+    }
     TransmuralField t = transmural_coordinate(g, all, geo.labels, label_epi, {label_lv_endo, label_rv_endo});
-    geo.long_axis = find_long_axis(g, all, geo.labels, {label_lv_endo, label_rv_endo}, c.fibres.long_axis);
+    geo.long_axis = find_long_axis(g, all, geo.labels, {label_lv_endo, label_rv_endo},
+                                   centre_line ? centre_line : c.fibres.long_axis, base_towards, base_reason);
+    if (centre_line) geo.long_axis->given = false, geo.long_axis->found_from = line_from;
     geo.transmural = Field<float>(g, 0.0f);
     for (std::size_t n = 0; n < g.size(); ++n) geo.transmural[n] = static_cast<float>(t.e[n]);
     geo.apex_base = apex_base_coordinate(g, all, *geo.long_axis);

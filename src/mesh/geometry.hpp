@@ -28,6 +28,8 @@ struct Geometry {
   // MeshSpec::coordinates asks; empty otherwise.
   Field<float> transmural, apex_base;
   std::optional<LongAxis> long_axis;
+  // How the endo and epi labels were found when the file had none (cavities.hpp), else empty.
+  std::string surfaces_note;
 };
 
 // Throws hw::InputError at c.geometry.loc / c.fibres.loc with what is wrong (missing file,

@@ -63,12 +63,13 @@ Vec principal_eigenvector(Mat a) {
 
 std::string LongAxis::describe() const {
   return fmt::format("long axis {} ({:.3f}, {:.3f}, {:.3f}) apex → base, {:.1f} mm of tissue along it; apex {}",
-                     given ? "from the case" : "found (principal axis of " + found_from + ")", dir[0], dir[1],
+                     given ? "from the case" : "found (" + found_from + ")", dir[0], dir[1],
                      dir[2], base - apex, apex_from);
 }
 
 LongAxis find_long_axis(const Grid& g, const Mask& mask, const Field<std::int16_t>& labels,
-                        std::array<std::int16_t, 2> endo_labels, std::optional<Vec> given) {
+                        std::array<std::int16_t, 2> endo_labels, std::optional<Vec> given,
+                        std::optional<Vec> base_towards, const std::string& base_reason) {
   LongAxis ax;
   // The cells whose shape gives the axis: the LV endocardium when labelled (the LV cavity
   // is a prolate ellipsoid about the long axis; the whole ventricles are nearly as wide as
@@ -101,7 +102,7 @@ LongAxis find_long_axis(const Grid& g, const Mask& mask, const Field<std::int16_
         for (int b = 0; b < 3; ++b) cov[a][b] += (x[a] - mean[a]) * (x[b] - mean[b]);
     }
     ax.dir = principal_eigenvector(cov);
-    ax.found_from = by_lv ? "the LV endocardium" : "the tissue";
+    ax.found_from = by_lv ? "principal axis of the LV endocardium" : "principal axis of the tissue";
     // Report it with its largest component positive (the sign is decided below).
     int big = 0;
     for (int a = 1; a < 3; ++a)
@@ -120,7 +121,10 @@ LongAxis find_long_axis(const Grid& g, const Mask& mask, const Field<std::int16_
       elo = std::min(elo, p), ehi = std::max(ehi, p);
   }
   bool apex_at_low;
-  if (elo <= ehi) {
+  if (base_towards && dot(*base_towards, ax.dir) != 0) {
+    apex_at_low = dot(*base_towards, ax.dir) > 0;
+    ax.apex_from = base_reason;
+  } else if (elo <= ehi) {
     // The cavities open at the base: the endocardium comes close to the base's end of the
     // tissue and stays a wall's thickness away from the apex.
     apex_at_low = (elo - tlo) >= (thi - ehi);

@@ -25,7 +25,7 @@ struct LongAxis {
   std::array<double, 3> dir{0, 0, 1};  // unit, apex → base
   double apex = 0, base = 0;           // the tissue's extreme projections on dir (mm, from the grid corner)
   bool given = false;                  // the case named the axis; else found, as below
-  std::string found_from;              // found: the principal axis of which cells
+  std::string found_from;              // found: how ("principal axis of the LV endocardium")
   std::string apex_from;               // what decided which end is the apex (labels or shape)
   std::string describe() const;        // one line for the run's description
 };
@@ -36,9 +36,13 @@ struct LongAxis {
 // The apex is the end farther from the endocardial labels (the cavities reach the base,
 // not the apex) when there are any, else the end with the smaller tissue cross-section.
 // Throws hw::Error when there is no tissue or `given` is zero.
+// `base_towards`, when given, decides instead: the base is the end the vector points to
+// (surfaces found from the shape know which end of the cavities is open: cavities.hpp).
 LongAxis find_long_axis(const Grid& g, const Mask& mask, const Field<std::int16_t>& labels,
                         std::array<std::int16_t, 2> endo_labels,
-                        std::optional<std::array<double, 3>> given);
+                        std::optional<std::array<double, 3>> given,
+                        std::optional<std::array<double, 3>> base_towards = std::nullopt,
+                        const std::string& base_reason = {});
 
 // Per tissue cell, the position along the axis: (x·dir − apex)/(base − apex) ∈ [0, 1];
 // 0 off the tissue.

@@ -1,6 +1,8 @@
 // See case_check.hpp.
 #include "run/case_check.hpp"
 
+#include "mesh/shapes.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <exception>
@@ -11,6 +13,7 @@
 #include "core/suggest.hpp"
 #include "formats/image_summary.hpp"
 #include "formats/vtk_image_reader.hpp"
+#include "mesh/shapes.hpp"
 #include "run/run.hpp"
 #include "run/wall_time.hpp"
 #include "tissue/case_codes.hpp"
@@ -47,6 +50,17 @@ void check_output_names(const SimSetup& s, DiagnosticSink& sink) {
 }
 
 std::string mm_range(double lo, double hi) { return fmt::format("{:g}…{:g}", lo, hi); }
+
+// What the surface labels mean where the rule-based fibres and coordinates read them.
+std::string label_meaning(long long v) {
+  switch (v) {
+    case label_myocardium: return "  (myocardium)";
+    case label_epi: return "  (epicardium)";
+    case label_lv_endo: return "  (LV endocardium)";
+    case label_rv_endo: return "  (RV endocardium)";
+    default: return "";
+  }
+}
 
 // The geometry as built: grid, tissue, its bounding box (case mm, and image mm where the
 // grid came from an image), and each label's count and extent.
@@ -90,13 +104,20 @@ void describe_geometry(const SimSetup& s, std::vector<std::string>& l) {
       // read once already by the geometry: nothing new to report
     }
   }
+  // How the surfaces were found (an unlabelled heart) and the long axis, one line each.
+  for (std::size_t a = 0, b; a < s.geo.long_axis_note.size(); a = b + 1) {
+    b = s.geo.long_axis_note.find('\n', a);
+    if (b == std::string::npos) b = s.geo.long_axis_note.size();
+    if (b > a) l.push_back("            " + s.geo.long_axis_note.substr(a, b - a));
+  }
   if (s.geo.labels.empty()) return;
   const auto labels = io::value_extents(
       g.n, [&](std::size_t i) { return is_tissue(&m, i) ? (long long)s.geo.labels[i] : -1LL; },
       [](long long v) { return v >= 0; }, 256, &too_many);
   l.push_back("            label      cells  extent (case mm)");
   for (const auto& e : labels)
-    l.push_back(fmt::format("            {:>5} {:>10}  {}", e.value, e.count, faces(e.lo, e.hi, {0, 0, 0})));
+    l.push_back(fmt::format("            {:>5} {:>10}  {}{}", e.value, e.count, faces(e.lo, e.hi, {0, 0, 0}),
+                            label_meaning(e.value)));
 }
 
 std::string format_seconds(double s) {

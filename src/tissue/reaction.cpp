@@ -105,6 +105,7 @@ SimGeometry make_geometry(const TissueCase& c, std::optional<FibreField>* fibres
       g.apex_base = std::move(geo.apex_base);
     }
     if (geo.long_axis) g.long_axis_note = geo.long_axis->describe();
+    if (!geo.surfaces_note.empty()) g.long_axis_note = geo.surfaces_note + "\n" + g.long_axis_note;
     if (fibres && per_voxel_fibres) *fibres = std::move(geo.fibres);
   }
   try {

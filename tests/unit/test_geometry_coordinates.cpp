@@ -217,7 +217,7 @@ TEST(GeometryCoordinates, ErrorsNameTheKey) {
     FAIL() << "a box has no surfaces";
   } catch (const hw::InputError& e) {
     EXPECT_EQ(e.diagnostics().front().loc.line, 4);
-    EXPECT_NE(std::string(e.what()).find("surface labels"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("endocardial and epicardial surfaces"), std::string::npos) << e.what();
   }
 }
 
