@@ -98,8 +98,8 @@ int run_load_bench(const LoadBenchFlags& f) {
     configs.push_back({n, false, fmt::format("{} fixed", n)});
     configs.push_back({n, true, fmt::format("{} adaptive", n)});
   }
-  std::cout << fmt::format("{:<10} {:>9} {:>12} {:>14} {:>10} {:>12}\n", "case", "competing", "threads",
-                           "cell-steps/s", "mean team", "vs quiet " + std::to_string(n));
+  std::cout << fmt::format("{:<10} {:>9} {:>12} {:>14} {:>10} {:>12} {:>6}\n", "case", "competing", "threads",
+                           "cell-steps/s", "mean team", "vs quiet " + std::to_string(n), "moved");
   for (const std::string& name : f.cases) {
     double quiet_n = 0;
     for (const int busy : f.competitors) {
@@ -115,8 +115,9 @@ int run_load_bench(const LoadBenchFlags& f) {
         if (c.threads == 1) one = r.cell_steps_per_s;
         if (busy == 0 && c.threads == n && !c.adapt) quiet_n = r.cell_steps_per_s;
         if (c.adapt) adaptive = r.cell_steps_per_s;
-        std::cout << fmt::format("{:<10} {:>9} {:>12} {:>14.4g} {:>10.2f} {:>12.2f}\n", name, busy, c.label,
-                                 r.cell_steps_per_s, r.threads, quiet_n > 0 ? r.cell_steps_per_s / quiet_n : 0.0)
+        std::cout << fmt::format("{:<10} {:>9} {:>12} {:>14.4g} {:>10.2f} {:>12.2f} {:>6}\n", name, busy, c.label,
+                                 r.cell_steps_per_s, r.threads, quiet_n > 0 ? r.cell_steps_per_s / quiet_n : 0.0,
+                                 r.thread_moves)
                   << std::flush;
       }
       if (busy > 0 && n > 1 && quiet_n > 0)

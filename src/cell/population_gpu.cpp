@@ -102,12 +102,22 @@ PopulationResult run_typed(const model::Model& m, const CellSetup& s, const Popu
     a.to_mv = s.voltage_to_mV;
     const unsigned blocks = static_cast<unsigned>((count + kThreads - 1) / kThreads);
     timer.start();
-    for (const kernels::PopulationLaunch& l : launches) {
-      a.l = l;
+    bool stopped = false;
+    for (std::size_t i = 0; i < launches.size() && !stopped; ++i) {
+      a.l = launches[i];
       void* args[] = {&a};
-      gpu::launch(on, l.track ? fn_track : fn, {blocks, 1, 1}, {kThreads, 1, 1}, args);
+      gpu::launch(on, a.l.track ? fn_track : fn, {blocks, 1, 1}, {kThreads, 1, 1}, args);
+      // Ctrl-C within a batch: the queue is drained launch by launch (each at most
+      // kPopulationMaxLaunchSteps steps, seconds at most), so the stop is seen within one
+      // launch, not after the whole batch (minutes for 10^5 cells of a large model in double).
+      // The batch's cells are then unfinished and stay undone (--resume runs them).
+      if (o.stop && i % 4 == 3) {
+        on.synchronize();
+        stopped = o.stop();
+      }
     }
     device_ms += timer.stop_ms();
+    if (stopped) break;
     dtr.download(tracks.data(), count * sizeof(kernels::BeatState));
     for (std::size_t i = 0; i < count; ++i) r.last_beat[first + i] = BeatTracker(tracks[i]).finish();
     if (o.stop) std::fill(r.done.begin() + long(first), r.done.begin() + long(first + count), 1);

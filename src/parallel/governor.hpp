@@ -55,6 +55,7 @@ class ThreadGovernor {
   ThreadGovernor(int max, bool adapt, std::function<double()> idle_cores = IdleCores());
 
   int threads() const { return current_; }  // the team for the next step
+  int settled() const { return best_; }     // the team it keeps between probes
   int max() const { return max_; }
   bool adapts() const { return adapt_ && max_ > 1; }
   // Reports the wall seconds of one step run with threads().

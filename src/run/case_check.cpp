@@ -183,7 +183,9 @@ CaseCheck check_case(const TissueCase& c, const CheckOptions& o) {
       l.push_back(fmt::format("  wall time ≈ {} for {:g} ms (estimated: each model stepped on a small box of the case's "
                               "dt and scheme, cost per cell-step × cells × steps; outputs and other load not included{})",
                               format_seconds(w.seconds), c.time.t_end,
-                              p.backend == Backend::cuda ? "; a small box underuses a GPU: an upper bound" : ""));
+                              p.backend == Backend::cuda ? "; on a GPU a rough guide: the box has neither the case's size nor its "
+                                                           "stencil, and the UCSD rabbit ran 2.9× its estimate (docs/cli.md)"
+                                                         : ""));
       for (const auto& b : w.basis) l.push_back("            " + b);
     } catch (const std::exception& e) {
       l.push_back(std::string("  wall time not estimated: the calibration failed: ") + e.what());

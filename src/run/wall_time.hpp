@@ -6,8 +6,9 @@
 // Why measured: the cost of a cell-step spans three orders of magnitude between Karma
 // and O'Hara-Rudy, and between one core and a GPU; a table of constants would be wrong on
 // every machine but one. What it leaves out is said with the number: outputs (field files,
-// pictures), a GPU's better use of a large grid (the small box is an upper bound there),
-// and other load on the machine.
+// pictures), how the case's own stencil and size use a GPU (the small box is only a rough
+// guide there: examples/rabbit_layers.toml on an H200 estimated 0.7 s, stepped 2.0 s), and
+// other load on the machine.
 #pragma once
 
 #include <string>

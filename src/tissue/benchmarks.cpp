@@ -239,6 +239,7 @@ BenchResult run_tissue_benchmark(const std::string& name, const BenchOptions& o)
   r.steps = steps;
   r.seconds = s;
   r.threads = sim.mean_threads();
+  r.thread_moves = sim.thread_moves();
   r.cell_steps_per_s = double(r.cells) * double(steps) / s;
   // Fused explicit step: V read (neighbours from cache) and written, each other state read
   // and written: 2·sizeof(Real)·ns bytes per cell (docs/benchmarks.md).

@@ -34,6 +34,7 @@ struct BenchResult {
   double steps_per_s = 0;
   double wall_per_simulated_s = 0;  // wall seconds per simulated second
   double threads = 0;               // cpu: mean team size over the timed steps
+  int thread_moves = 0;             // cpu: moves of the stepping thread off a crowded core
   std::string notes;               // diffusion scheme, kernel, precision
 };
 

@@ -36,6 +36,7 @@ struct EngineInfo {
   std::string kernels;   // the diffusion/reaction kernels and why
   std::vector<std::string> part_kernels;  // per part: the cell kernel that runs it
   double threads = 0;  // cpu: the mean team size over the steps so far (it follows the load)
+  int thread_moves = 0;  // cpu: times the stepping thread moved off a crowded core (parallel/placement.hpp)
 };
 
 // The canonical dynamic state, the same bytes whichever engine wrote it: for each part its

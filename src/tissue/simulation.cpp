@@ -353,6 +353,7 @@ void Simulation::load_state(const std::vector<std::uint8_t>& bytes) {
 }
 
 double Simulation::mean_threads() const { return impl_->engine->describe().threads; }
+int Simulation::thread_moves() const { return impl_->engine->describe().thread_moves; }
 
 std::string Simulation::describe() const {
   const SimSetup& s = impl_->s;

@@ -115,6 +115,7 @@ class Simulation {
   // cpu: the mean number of threads the steps so far ran with (it follows the machine's
   // load, parallel/governor.hpp); 0 on other backends.
   double mean_threads() const;
+  int thread_moves() const;  // cpu: moves of the stepping thread off a crowded core
 
   // Observers as sinks (tissue/sinks.hpp), made where V lives and fed by the engine after
   // every step from now on; null when the engine leaves them to the caller. Attaching an

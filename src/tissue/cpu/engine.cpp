@@ -24,6 +24,7 @@
 #include "kernels/diffusion_k.hpp"
 #include "kernels/diffusion_kernels.hpp"
 #include "parallel/governor.hpp"
+#include "parallel/placement.hpp"
 #include "parallel/team.hpp"
 #include "tissue/cpu/reaction.hpp"
 #include "tissue/cpu/sinks.hpp"
@@ -85,7 +86,11 @@ class CpuEngine final : public Engine {
     team_ = governor_.threads();
     const par::TeamScope scope(team_);
     step_team(n);
-    governor_.record(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    governor_.record(seconds);
+    // The team it keeps, not a probe's: a probe of the whole team must not free the thread,
+    // or every probe sends it back to the crowded core it had left.
+    placement_.after_step(governor_.settled(), seconds);
   }
 
   void step_team(long n) {
@@ -162,6 +167,7 @@ class CpuEngine final : public Engine {
                                governor_.max(), governor_.max() > 1 ? "s" : "",
                                governor_.adapts() ? ", fewer while the machine is busy" : "");
     info.threads = governor_.mean_threads();
+    info.thread_moves = placement_.moves();
     info.kernels = kernels();
     info.storage = storage();
     for (const Part& p : s_.parts) info.part_kernels.push_back(p.how);
@@ -287,6 +293,7 @@ class CpuEngine final : public Engine {
 
   const SimSetup& s_;
   par::ThreadGovernor governor_;
+  par::Placement placement_;  // moves the stepping thread off a crowded core when the team leaves cores free
   RowLayout layout_;  // where V (and 1/φ, the link coefficients) live
   cpu::Reaction<Real> reaction_;
   mutable cpu::Sinks<Real> sinks_;
