@@ -12,6 +12,9 @@
 #include "core/error.hpp"
 
 #if HW_HAVE_MPI
+// The C interface only: mpi.h would also pull in the removed C++ bindings (libmpi_cxx).
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 #endif
 

@@ -51,11 +51,11 @@ region = { kind = "box", lo = [0, 4, 0], hi = [10, 8, 3] }
 params = { k = 7.0 }
 [[stimulus]]                  # S1
 region = { kind = "face", face = "x-", depth = 0.5 }
-amplitude = 50
+amplitude = 1
 duration = 1
 [[stimulus]]                  # S2, later, in one corner
 region = { kind = "sphere", centre = [5, 2, 3], radius = 1.5 }
-amplitude = 50
+amplitude = 1
 start = 6
 duration = 1
 [time]
@@ -93,7 +93,7 @@ sigma_t = 0.1
 name = "aliev_panfilov_1996"
 [[stimulus]]
 region = { kind = "sphere", centre = [6, 1, 6], radius = 1.5 }
-amplitude = 60
+amplitude = 1
 duration = 1
 [time]
 dt = 0.02
@@ -122,7 +122,7 @@ cm = 0.01
 name = "aliev_panfilov_1996"
 [[stimulus]]
 region = { kind = "face", face = "x-", depth = 0.5 }
-amplitude = 50
+amplitude = 1
 duration = 1
 [time]
 dt = 0.1
