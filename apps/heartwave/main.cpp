@@ -55,6 +55,7 @@ int run_cli(int argc, char** argv);
 // A split run (docs/parallel.md): every rank runs the same command; rank 0 alone prints,
 // and a rank that fails ends them all (MPI_Abort) instead of leaving them waiting.
 int main(int argc, char** argv) {
+  using hw::cli::g_agreed_exit;
   for (int i = 0; i < argc; ++i) hw::cli::g_argv.emplace_back(argv[i]);
   try {
     hw::comm::start_world(argc, argv);
@@ -73,7 +74,7 @@ int main(int argc, char** argv) {
   }
   const int code = run_cli(argc, argv);
   std::cout << std::flush;
-  if (world.size() > 1 && code != 0) {
+  if (world.size() > 1 && code != 0 && !g_agreed_exit) {
     if (world.rank() != 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));
     std::cerr << std::flush;
     world.abort(code);

@@ -16,6 +16,7 @@
 namespace hw::cli {
 
 std::vector<std::string> g_argv;
+bool g_agreed_exit = false;
 
 namespace {
 

@@ -7,6 +7,11 @@
 
 namespace hw::cli {
 
+// Set by a command whose non-zero exit every rank of a split run reaches together (a run
+// that failed or was stopped, agreed by all ranks): main then ends MPI normally instead of
+// aborting the ranks.
+extern bool g_agreed_exit;
+
 // The command line this process was started with (main sets it).
 extern std::vector<std::string> g_argv;
 
