@@ -9,6 +9,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libxml2-dev libsundials-dev libcli11-dev libfmt-dev libtomlplusplus-dev
   libhdf5-dev libpng-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libopenmpi-dev openmpi-bin  # one run split over ranks (docs/parallel.md); the build works without
   clang libclang-rt-14-dev libomp-14-dev python3 python3-pip python3-dev python3-venv
   ffmpeg  # optional at run time: the movie of PNG frames (output.movie) and its test
 )

@@ -29,6 +29,8 @@
 #include "run/run.hpp"
 #include "outputs/checkpoint.hpp"
 #include "cli_restart.hpp"
+#include "comm/world.hpp"
+#include "ranks.hpp"
 #include "tissue/simulation.hpp"
 
 namespace hw::cli {
@@ -47,6 +49,7 @@ struct RunFlags {
   bool quiet = false;
   bool check = false;
   bool overwrite = false;
+  int ranks = 0;  // --ranks: split over this many MPI ranks, mpirun started here
 };
 
 // --check: every problem a run would meet, listed (exit 1), or the report (exit 0).
@@ -70,6 +73,9 @@ int check_only(const TissueCase& c, const RunFlags& f) {
 }
 
 int run_case(const RunFlags& flags) {
+  // --ranks N: this command again under mpirun, N ranks (apps/heartwave/ranks.cpp); inside
+  // a launcher's run the ranks are already there.
+  if (flags.ranks > 1 && comm::world().size() == 1 && comm::launcher_ranks() == 0) return launch_ranks(flags.ranks);
   // 0. A restart continues its checkpoint's run: that case and those overrides
   // (cli_restart.cpp), unless the command line says otherwise where it may.
   RunFlags f = flags;
@@ -91,7 +97,9 @@ int run_case(const RunFlags& flags) {
   }
   if (!f.quiet) std::cout << io::describe_case(c);
   // The output folder, before any work: a file, unwritable, or another run's (run.json).
-  if (!f.check)
+  // Split: rank 0's folder alone (the others write into scratch folders, run/run.cpp); a
+  // refusal there ends every rank.
+  if (!f.check && comm::world().rank() == 0)
     run::check_output_folder(c.output.directory, c.output.loc, {f.overwrite, resume_run_id, f.restart});
 
   if (f.check) return check_only(c, f);
@@ -129,6 +137,7 @@ int run_case(const RunFlags& flags) {
   // 4. The loop, with a progress bar.
   Progress progress(sim.time(), c.time.t_end, stderr, ::isatty(2) != 0, f.quiet);
   const run::Result res = r.advance(c.time.t_end, [&](double t) { progress.update(t); });
+  g_agreed_exit = true;  // the ranks of a split run agreed on the outcome (run/run.cpp)
   switch (res.outcome) {
     case run::Result::Outcome::failed:
       progress.interrupt();
@@ -181,6 +190,11 @@ void add_run_command(CLI::App& app, Action& action) {
   cmd->add_flag("--overwrite", f->overwrite,
                 "clear the outputs of an earlier run in output.directory first (only files a heartwave run "
                 "wrote; others stay)");
+  cmd->add_option("--ranks", f->ranks,
+                  "split the run over N MPI ranks on this machine (starts mpirun; same results as one rank, "
+                  "docs/parallel.md); on a cluster use mpirun/srun heartwave run instead")
+      ->check(CLI::Range(1, 65536))
+      ->type_name("N");
   cmd->add_flag("--quiet,-q", f->quiet, "no summary and no progress");
   cmd->add_flag("--check", f->check, "check everything a run would (models, names, geometry, memory, dt, regions) and estimate the wall time; do not run");
   cmd->footer(
@@ -193,7 +207,8 @@ void add_run_command(CLI::App& app, Action& action) {
       "  heartwave run examples/scroll3d.toml --threads 2\n"
       "  heartwave run examples/spiral2d.toml --set time.t_end=1000 --set output.directory=long\n"
       "  heartwave run examples/spiral2d.toml --restart long/checkpoint.hwck --set time.t_end=2000\n"
-      "  heartwave run examples/karma3d.toml --check    # summary and memory only");
+      "  heartwave run examples/karma3d.toml --check    # summary and memory only\n"
+      "  heartwave run examples/scroll3d.toml --ranks 2 --set time.t_end=5 --set output.directory=split");
   cmd->callback([f, &action] {
     action = [f]() { return run_case(*f); };
   });

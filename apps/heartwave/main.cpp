@@ -1,13 +1,22 @@
 // The heartwave command line: a thin layer over the library. Exit codes: 0 success,
 // 1 bad input (model file, values, I/O) or a failed run, 2 bad command line.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
 #include <iostream>
+#include <thread>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "cli_hints.hpp"
 #include "common.hpp"
 #include "version.hpp"
+#include "comm/world.hpp"
 #include "core/error.hpp"
+#include "ranks.hpp"
 
 namespace hw::cli {
 void add_model_commands(CLI::App& app, Action& action);
@@ -19,7 +28,64 @@ void add_bench_command(CLI::App& app, Action& action);
 void add_geometry_command(CLI::App& app, Action& action);
 }  // namespace hw::cli
 
+namespace {
+
+// Where an error goes: stderr; on a rank other than 0 of a split run, the stderr saved before
+// that rank's output was silenced (see main).
+int g_error_fd = 2;
+
+void report(const std::string& text) {
+  if (g_error_fd != 2) {
+    // The same error on every rank (bad input, a grid that does not split) is rank 0's to
+    // print: it ends the run before this rank's pause is over. An error of this rank alone
+    // is printed after it.
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const std::string line = fmt::format("heartwave (rank {} of {}): {}", hw::comm::world().rank(),
+                                         hw::comm::world().size(), text);
+    if (::write(g_error_fd, line.data(), line.size()) < 0) return;
+    return;
+  }
+  std::cerr << text << std::flush;
+}
+
+int run_cli(int argc, char** argv);
+
+}  // namespace
+
+// A split run (docs/parallel.md): every rank runs the same command; rank 0 alone prints,
+// and a rank that fails ends them all (MPI_Abort) instead of leaving them waiting.
 int main(int argc, char** argv) {
+  using hw::cli::g_agreed_exit;
+  for (int i = 0; i < argc; ++i) hw::cli::g_argv.emplace_back(argv[i]);
+  try {
+    hw::comm::start_world(argc, argv);
+  } catch (const hw::Error& e) {
+    std::cerr << "heartwave: error: " << e.what() << '\n';
+    return 1;
+  }
+  hw::comm::Communicator& world = hw::comm::world();
+  if (world.size() > 1 && world.rank() != 0) {
+    std::fflush(nullptr);
+    g_error_fd = ::dup(2);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::close(null);
+  }
+  const int code = run_cli(argc, argv);
+  std::cout << std::flush;
+  if (world.size() > 1 && code != 0 && !g_agreed_exit) {
+    if (world.rank() != 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    std::cerr << std::flush;
+    world.abort(code);
+  }
+  hw::comm::finish_world();
+  return code;
+}
+
+namespace {
+
+int run_cli(int argc, char** argv) {
   using namespace hw::cli;
   const std::string version = std::string(kVersion) + (*kGitCommit ? std::string(" (") + kGitCommit + ")" : "");
   CLI::App app{"Heartwave " + version +
@@ -56,6 +122,10 @@ int main(int argc, char** argv) {
   }
   try {
     app.parse(argc, argv);
+    // Only a tissue run splits; any other command under mpirun would run N times over the same files.
+    if (hw::comm::world().size() > 1 && !app.got_subcommand("run"))
+      throw hw::Error(fmt::format("only heartwave run splits over ranks; run this command without mpirun "
+                                  "(it was started as {} ranks)", hw::comm::world().size()));
     if (!action) {
       std::cout << app.help();
       return 0;
@@ -68,17 +138,20 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "heartwave: " << e.what() << "\n" << command_line_hint(app, argc, argv)
-              << "(run with --help for usage)\n";
+    report(fmt::format("heartwave: {}\n{}(run with --help for usage)\n", e.what(), command_line_hint(app, argc, argv)));
     return 2;
   } catch (const hw::InputError& e) {
-    for (const auto& d : e.diagnostics()) std::cerr << d.str() << '\n';
+    std::string text;
+    for (const auto& d : e.diagnostics()) text += d.str() + '\n';
+    report(text);
     return 1;
   } catch (const hw::Error& e) {
-    std::cerr << "heartwave: error: " << e.what() << '\n';
+    report(fmt::format("heartwave: error: {}\n", e.what()));
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "heartwave: internal error: " << e.what() << '\n';
+    report(fmt::format("heartwave: internal error: {}\n", e.what()));
     return 1;
   }
 }
+
+}  // namespace

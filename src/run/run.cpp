@@ -8,8 +8,11 @@
 #include <optional>
 #include <set>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
+#include "comm/world.hpp"
 #include "core/error.hpp"
 #include "device/device.hpp"
 #include "run/case_file.hpp"
@@ -28,6 +31,12 @@ namespace fs = std::filesystem;
 using namespace hw::tissue;
 
 namespace {
+
+// The output folder the user named (rank 0's; the other ranks write into scratch).
+template <class Impl>
+std::string c_directory(const Impl& r) {
+  return r.scratch.dir.empty() ? r.c.output.directory : r.user_directory;
+}
 
 std::size_t available_memory_bytes() {
   std::ifstream in("/proc/meminfo");
@@ -87,7 +96,15 @@ Plan plan(std::shared_ptr<SimSetup> prepared, const std::string& backend, int de
   // σ and the explicit dt limit, checked there (a plan, --check, reports it before any run).
   prepare_diffusion(*p.setup);
   if (std::isfinite(p.setup->stable_dt)) p.stable_dt = p.setup->stable_dt;
-  p.backend = choose_backend(backend, &p.backend_note);
+  // A split run (docs/parallel.md) steps on the cpu: auto picks it, the others are refused
+  // when the engine is made.
+  const int ranks = comm::world().size();
+  if (ranks > 1 && backend == "auto") {
+    p.backend = Backend::cpu;
+    p.backend_note = fmt::format("backend auto: cpu (the run is split over {} ranks; only the cpu backend splits yet)", ranks);
+  } else {
+    p.backend = choose_backend(backend, &p.backend_note);
+  }
   if (p.backend == Backend::cuda) {
     std::tie(p.gpu_free, p.gpu_total) = gpu::Device::open(device)->memory_info();
     if (p.gpu_need() > p.gpu_free)
@@ -112,8 +129,25 @@ std::uint64_t case_identity(const std::string& text, const std::vector<std::stri
   return h;
 }
 
+// The folder a rank other than 0 of a split run writes into: its own, removed when the run
+// ends. Every rank runs the same outputs (they gather the fields, so the collectives match);
+// only rank 0's land in output.directory.
+struct RankScratch {
+  std::string dir;
+  RankScratch() {
+    if (comm::world().rank() == 0) return;
+    dir = (fs::temp_directory_path() / fmt::format("heartwave-rank{}-{}", comm::world().rank(), ::getpid())).string();
+  }
+  ~RankScratch() {
+    std::error_code ec;
+    if (!dir.empty()) fs::remove_all(dir, ec);
+  }
+};
+
 struct Run::Impl {
+  RankScratch scratch;
   TissueCase c;
+  std::string user_directory;  // c.output.directory as the case gave it
   std::uint64_t identity = 0;
   std::unique_ptr<Simulation> sim;
   std::unique_ptr<io::OutputManager> out;
@@ -181,6 +215,8 @@ struct Run::Impl {
 Run::Run(const TissueCase& c, const Options& o) : impl_(std::make_unique<Impl>()) {
   Impl& r = *impl_;
   r.c = c;
+  r.user_directory = c.output.directory;
+  if (!r.scratch.dir.empty()) r.c.output.directory = r.scratch.dir;
   r.identity = o.identity;
   if (o.setup && o.setup->stage != SetupStage::none)
     r.sim = std::make_unique<Simulation>(std::move(*o.setup), o.sim);
@@ -199,17 +235,17 @@ Run::Run(const TissueCase& c, const Options& o) : impl_(std::make_unique<Impl>()
     }
   }
   // Everything is checked: now the folder may be cleared and claimed.
-  r.dir = c.output.directory.empty() ? "." : c.output.directory;
+  r.dir = r.c.output.directory.empty() ? "." : r.c.output.directory;
   r.case_name = c.source_file.empty() ? "<case without a file>" : c.source_file;
   r.origin.run_id = ck && ck->origin.known() ? ck->origin.run_id : io::new_run_id();
   r.origin.case_path = o.case_path;
   r.origin.case_text_hash = o.case_text_hash;
   r.origin.overrides = o.overrides;
-  if (o.overwrite && r.outputs_valid(c)) r.cleared = clear_previous_outputs(r.dir, o.restart);
+  if (o.overwrite && r.outputs_valid(r.c) && r.scratch.dir.empty()) r.cleared = clear_previous_outputs(r.dir, o.restart);
   r.open_manifest();
-  r.out = std::make_unique<io::OutputManager>(c, *r.sim, ck ? &ck->outputs : nullptr);
-  if (!c.output.geometry_fields.empty() && !ck) io::write_geometry_fields(c);
-  r.ckpt = (fs::path(c.output.directory) / "checkpoint.hwck").string();
+  r.out = std::make_unique<io::OutputManager>(r.c, *r.sim, ck ? &ck->outputs : nullptr);
+  if (!r.c.output.geometry_fields.empty() && !ck) io::write_geometry_fields(r.c);
+  r.ckpt = (fs::path(r.c.output.directory) / "checkpoint.hwck").string();
   r.record("running");
 }
 
@@ -230,7 +266,7 @@ Result Run::advance(double t_end, const std::function<void(double)>& progress, b
     r.begun = true;
   }
   Result res;
-  res.checkpoint = r.ckpt;
+  res.checkpoint = (fs::path(c_directory(r)) / "checkpoint.hwck").string();
   const io::StopSignalGuard guard;
   const double eps = 1e-3 * sim.dt();
   const double every = r.c.output.checkpoint_interval;
@@ -247,7 +283,9 @@ Result Run::advance(double t_end, const std::function<void(double)>& progress, b
         sim.step();
       else
         sim.run_until(until);
-      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+      double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+      // Split: every rank takes the same batches (the slowest rank's time decides).
+      if (comm::world().size() > 1) comm::world().allreduce(&wall, 1, comm::Reduce::max);
       if (wall < 0.05 && batch < 4096) batch *= 2;
       if (wall > 0.2 && batch > 1) batch /= 2;
     } catch (const NumericalError& e) {
@@ -260,6 +298,7 @@ Result Run::advance(double t_end, const std::function<void(double)>& progress, b
       res.variable = e.variable;
       res.message = e.what();
       res.last_good = r.out->write_last_good();
+      if (!r.scratch.dir.empty()) res.last_good = (fs::path(r.user_directory) / fs::path(res.last_good).filename()).string();
       r.record("failed");
       return res;
     }
@@ -270,7 +309,10 @@ Result Run::advance(double t_end, const std::function<void(double)>& progress, b
       while (next_ckpt <= sim.time() + eps) next_ckpt += every;
     }
     if (progress) progress(sim.time());
-    if (io::stop_requested()) {
+    // Split: a signal reaches the ranks at different steps; all stop when any has seen one.
+    double stop = io::stop_requested() ? 1 : 0;
+    if (comm::world().size() > 1) comm::world().allreduce(&stop, 1, comm::Reduce::max);
+    if (stop > 0) {
       r.checkpoint();
       res.outcome = Result::Outcome::stopped;
       res.signal = io::stop_signal();

@@ -26,6 +26,9 @@
 namespace hw::gpu {
 class Device;
 }
+namespace hw::comm {
+class Communicator;  // comm/communicator.hpp
+}
 
 namespace hw::tissue {
 
@@ -96,6 +99,9 @@ struct EngineOptions {
   int device = 0;             // cuda: the GPU to open (its ordinal), unless `on` is given
   std::shared_ptr<gpu::Device> on;  // cuda: the Device to run on (several engines may share one)
   CudaEngineOptions cuda = CudaEngineOptions::from_environment();
+  // The ranks the run is split over (docs/parallel.md); null or one rank: the whole grid
+  // here. Only the cpu engine splits (hw::Error for the others with more than one rank).
+  comm::Communicator* comm = nullptr;
 };
 
 // The engine for opt.backend on set-up s (which must outlive it). Backend::cuda throws
@@ -104,7 +110,8 @@ std::unique_ptr<Engine> make_engine(const SimSetup& s, const EngineOptions& opt)
 
 // Each backend's factory.
 std::unique_ptr<Engine> make_reference_engine(const SimSetup& s);
-std::unique_ptr<Engine> make_cpu_engine(const SimSetup& s, int threads, bool adapt_threads = true);
+std::unique_ptr<Engine> make_cpu_engine(const SimSetup& s, int threads, bool adapt_threads = true,
+                                        comm::Communicator* comm = nullptr);
 std::unique_ptr<Engine> make_cuda_engine(const SimSetup& s, std::shared_ptr<gpu::Device> on,
                                          const CudaEngineOptions& opt = CudaEngineOptions::from_environment());
 

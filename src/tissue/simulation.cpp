@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "comm/world.hpp"
 #include "core/bytes.hpp"
 #include "tissue/engine.hpp"
 #include "mesh/row_layout.hpp"
@@ -92,7 +93,9 @@ Simulation::Simulation(SimSetup&& setup, const SimulationOptions& opt)
   // Only the cpu engine runs the set-up's CellKernels; the reference interprets the IR and
   // the CUDA engine prints its own kernels from it.
   resolve_setup(impl_->s, opt.backend == Backend::cpu);
-  impl_->engine = make_engine(impl_->s, {opt.backend, opt.threads, opt.adapt_threads, opt.device, nullptr});
+  EngineOptions eo{opt.backend, opt.threads, opt.adapt_threads, opt.device, nullptr};
+  eo.comm = opt.comm ? opt.comm : &comm::world();
+  impl_->engine = make_engine(impl_->s, eo);
   // Only the GPU engine sums the pseudo-ECG itself (its SinkHost's ecg sink); with the others the
   // outputs apply the operator on the host, from this (diffusion()).
   if (!impl_->s.tcase.output.electrodes.empty() && opt.backend != Backend::cuda)

@@ -26,6 +26,10 @@
 #include "mesh/grid.hpp"
 #include "tissue/variable_units.hpp"
 
+namespace hw::comm {
+class Communicator;
+}
+
 namespace hw::tissue {
 
 class Snapshot;  // tissue/sinks.hpp: the observers the run attaches
@@ -40,6 +44,9 @@ struct SimulationOptions {
   int threads = 0;            // cpu: the most threads (0: the cores this process may use)
   bool adapt_threads = true;  // cpu: fewer threads while the machine is busy (parallel/governor.hpp)
   int device = 0;             // cuda: the GPU (its ordinal as the driver counts them)
+  // The ranks to split the run over (docs/parallel.md); null: comm::world(), which is one
+  // rank unless an MPI launcher started the process.
+  comm::Communicator* comm = nullptr;
 };
 
 // A NaN or infinity appeared in a step. The Simulation keeps the last good V, time and

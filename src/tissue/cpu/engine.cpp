@@ -10,6 +10,14 @@
 // (mesh/row_layout.hpp; the whole box on a box). A step
 // reads V_cur and writes V_next; the cell states of a block are committed only after its
 // V was found finite.
+//
+// Split over ranks (tissue/cpu/split.hpp, docs/parallel.md): every rank holds the arrays of
+// the whole grid and steps only the rows of its slab. With the fused explicit stencil a step
+// sends the slab's face rows of V, steps the rows the halo does not reach, waits for the
+// neighbours' faces and steps the rest; the whole-field operators (fourth order, implicit CG)
+// gather V on every rank first and apply the operator to the whole field on each
+// (the same bits everywhere), then react only the slab. The reads the outputs make (voltage,
+// states, checkpoints) gather the slabs first, so every rank sees the whole state.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -28,6 +36,7 @@
 #include "parallel/team.hpp"
 #include "tissue/cpu/reaction.hpp"
 #include "tissue/cpu/sinks.hpp"
+#include "tissue/cpu/split.hpp"
 #include "tissue/diffusion_stepper.hpp"
 #include "tissue/engine.hpp"
 #include "mesh/row_layout.hpp"
@@ -39,10 +48,12 @@ namespace {
 template <class Real>
 class CpuEngine final : public Engine {
  public:
-  CpuEngine(const SimSetup& s, int threads, bool adapt)
+  CpuEngine(const SimSetup& s, int threads, bool adapt, comm::Communicator* comm)
       : s_(s), governor_(threads > 0 ? threads : par::usable_cores(), adapt),
         layout_(row_layout(s.geo.grid, s.geo.mask)), reaction_(s, layout_),
-        sinks_(*this, s.geo.grid, s.geo.mask, layout_) {
+        split_(comm, s.geo.grid, s.geo.mask, s.order == StencilOrder::fourth ? 2 : 1),
+        sinks_(*this, s.geo.grid, s.geo.mask, layout_, s.parts, split_,
+               [this](const ProbeRead& r) { return local_read(r); }) {
     const Grid& g = s.geo.grid;
     const std::size_t S = layout_.size();
     v_[0] = Field<Real>(S, Real(0));
@@ -104,15 +115,49 @@ class CpuEngine final : public Engine {
       diffuse_react(cur, next, dt, t, fail);
     } else {
       // Strang: R(dt/2), D(dt), R(dt/2).
-      pass(cur.data(), tmp_.data(), false, 0.5 * dt, t, fail);
-      if (!fail.any) diffuse_react(tmp_, next, 0.5 * dt, t + 0.5 * dt, fail);
+      pass(cur.data(), tmp_.data(), false, 0.5 * dt, t, fail, split_.row_begin(), split_.row_end());
+      // Split: the ranks exchange halos in the diffusion, so all take part even after a failure.
+      if (!fail.any || split_.active()) diffuse_react(tmp_, next, 0.5 * dt, t + 0.5 * dt, fail);
+    }
+    if (split_.active()) {
+      // Every rank stops at the same step, naming the same cell.
+      if (!fail.any) fail.cell = std::numeric_limits<std::size_t>::max();
+      split_.agree_on_failure(fail.cell, fail.variable);
+      fail.any = fail.cell != std::numeric_limits<std::size_t>::max();
     }
     if (fail.any) throw_numerical_error(s_.geo.grid, fail.cell, fail.variable, t, dt);
     if (sinks_.feeding()) sinks_.after_step(cur.data(), next.data(), t, dt, team_);
     cur_ = 1 - cur_;
+    v_gathered_ = y_gathered_ = !split_.active();
+  }
+
+  // Every rank's slab of V, and of every state, on every rank (collective; once per step).
+  void gather_v() const {
+    if (v_gathered_) return;
+    split_.gather_rows(const_cast<Real*>(v_[cur_].data()), layout_);
+    v_gathered_ = true;
+  }
+  void gather_states() const {
+    gather_v();
+    if (y_gathered_) return;
+    for (std::size_t q = 0; q < s_.parts.size(); ++q) {
+      const Part& p = s_.parts[q];
+      Real* y = const_cast<Real*>(reaction_.parts()[q].y.data());
+      for (int k = 0; k + 1 < p.ns; ++k) split_.gather_part(y + std::size_t(k) * p.n, p);
+    }
+    y_gathered_ = true;
+  }
+  // A probe's value as this rank holds it (current on its own slab).
+  double local_read(const ProbeRead& r) const {
+    if (r.field.part < 0)
+      return is_tissue(&s_.geo.mask, r.cell) ? double(v_[cur_][layout_.index(r.cell)])
+                                             : std::numeric_limits<double>::quiet_NaN();
+    const Part& p = s_.parts[std::size_t(r.field.part)];
+    return double(reaction_.parts()[std::size_t(r.field.part)].y[cpu::slot(p, r.field.state) * p.n + r.cell]);
   }
 
   void voltage(Field<float>& out) const override {
+    gather_v();
     const Grid& g = s_.geo.grid;
     out.resize(g.size());
     const Field<Real>& v = v_[cur_];
@@ -122,22 +167,26 @@ class CpuEngine final : public Engine {
   }
 
   double voltage_at(std::size_t n) const override {
+    gather_v();
     return is_tissue(&s_.geo.mask, n) ? double(v_[cur_][layout_.index(n)])
                                       : std::numeric_limits<double>::quiet_NaN();
   }
 
   void state(std::size_t q, int k, Field<float>& out) const override {
     const Part& p = s_.parts[q];
+    if (!y_gathered_) split_.gather_part(const_cast<Real*>(reaction_.parts()[q].y.data()) + cpu::slot(p, k) * p.n, p);
     const Real* yk = reaction_.parts()[q].y.data() + cpu::slot(p, k) * p.n;
     for (std::size_t i = 0; i < p.n; ++i) out[p.grid_index(i)] = float(yk[i]);
   }
 
   double state_at(std::size_t q, int k, std::size_t i) const override {
+    gather_states();
     const Part& p = s_.parts[q];
     return double(reaction_.parts()[q].y[cpu::slot(p, k) * p.n + i]);
   }
 
   CanonicalState save() const override {
+    gather_states();
     CanonicalState st;
     st.bytes = sizeof(Real);
     for (const auto& ps : reaction_.parts()) st.parts.emplace_back(ps.y.begin(), ps.y.end());
@@ -156,6 +205,7 @@ class CpuEngine final : public Engine {
     std::size_t i = 0;
     for (std::size_t n = 0; n < g.size(); ++n)
       if (is_tissue(&s_.geo.mask, n)) v_[cur_][layout_.index(n)] = Real(st.v[i++]);
+    v_gathered_ = y_gathered_ = true;  // every rank loaded the whole state
   }
 
   SinkHost& sinks() const override { return sinks_; }
@@ -168,6 +218,9 @@ class CpuEngine final : public Engine {
                                governor_.adapts() ? ", fewer while the machine is busy" : "");
     info.threads = governor_.mean_threads();
     info.thread_moves = placement_.moves();
+    if (split_.active())
+      info.backend += fmt::format(" on each of {} ranks ({}), {}", split_.comm().size(), split_.comm().describe(),
+                                  split_.decomposition().describe());
     info.kernels = kernels();
     info.storage = storage();
     for (const Part& p : s_.parts) info.part_kernels.push_back(p.how);
@@ -201,9 +254,21 @@ class CpuEngine final : public Engine {
   void diffuse_react(Field<Real>& src, Field<Real>& dst, double h, double t, Failure& fail) {
     const double alpha = s_.time.dt / (s_.chi * s_.cm);
     if (fused_) {
-      pass(src.data(), dst.data(), true, h, t, fail);
+      if (!split_.active()) {
+        pass(src.data(), dst.data(), true, h, t, fail, 0, rows());
+        return;
+      }
+      // The faces travel while the rows the halo does not reach are stepped.
+      const std::size_t r0 = split_.row_begin(), r1 = split_.row_end(), g = split_.ghost_rows();
+      split_.start_halo(src.data(), layout_);
+      if (r1 - r0 > 2 * g) pass(src.data(), dst.data(), true, h, t, fail, r0 + g, r1 - g);
+      split_.finish_halo();
+      pass(src.data(), dst.data(), true, h, t, fail, r0, std::min(r1, r0 + g));
+      if (r1 - r0 > g) pass(src.data(), dst.data(), true, h, t, fail, std::max(r0 + g, r1 - g), r1);
       return;
     }
+    // The whole-field operators read the whole of V.
+    split_.gather_rows(src.data(), layout_);
     if (stepper_) {
       // Implicit, Φ-weighted with a phase field (diffusion_stepper.hpp).
       dst.vec() = src.vec();
@@ -221,17 +286,22 @@ class CpuEngine final : public Engine {
       // V* = V + a·L V
       op_->apply(src, dst, Real(alpha), Real(1));
     }
-    pass(dst.data(), dst.data(), false, h, t, fail);
+    pass(dst.data(), dst.data(), false, h, t, fail, split_.row_begin(), split_.row_end());
   }
+
+  std::size_t rows() const { return std::size_t(s_.geo.grid.ny()) * std::size_t(s_.geo.grid.nz()); }
 
   // For every group of rows: (fused) V* = vin + a·L vin into a row buffer (or straight
   // into vout), else V* = vin; then each tissue cell of the group: V* += h·I_stim/(χCm),
   // the cell model over h in ode_substeps sub-steps, V checked finite, states and vout
   // committed.
-  void pass(const Real* vin, Real* vout, bool diffuse, double h, double t, Failure& fail) {
+  // Rows [ra, rb) only (a split run's slab, or part of it).
+  void pass(const Real* vin, Real* vout, bool diffuse, double h, double t, Failure& fail, std::size_t ra,
+            std::size_t rb) {
     const Grid& g = s_.geo.grid;
     const int nx = g.nx(), ny = g.ny();
-    const long rows = long(ny) * g.nz();
+    const long first = long(ra), rows = long(rb) - first;
+    if (rows <= 0) return;
     const Real alpha = Real(s_.time.dt / (s_.chi * s_.cm));
     const bool par = long(g.size()) >= kernels::kMinParallelCells;
     // Short rows are grouped, m rows of up to one block of cells, so the per-block costs of
@@ -251,7 +321,7 @@ class CpuEngine final : public Engine {
       // of an irregular geometry hold very different amounts of tissue.
 #pragma omp for schedule(dynamic, 8)
       for (long grp = 0; grp < groups; ++grp) {
-        const long r0 = grp * m, r1 = std::min(rows, r0 + m);
+        const long r0 = first + grp * m, r1 = std::min(first + rows, r0 + m);
         const std::size_t base = layout_.first(std::size_t(r0));
         Real* const buf = direct ? vout + base : row.data() + nx;
         bool any = false;
@@ -296,7 +366,9 @@ class CpuEngine final : public Engine {
   par::Placement placement_;  // moves the stepping thread off a crowded core when the team leaves cores free
   RowLayout layout_;  // where V (and 1/φ, the link coefficients) live
   cpu::Reaction<Real> reaction_;
+  cpu::Split split_;  // this rank's rows (all of them on one rank)
   mutable cpu::Sinks<Real> sinks_;
+  mutable bool v_gathered_ = true, y_gathered_ = true;  // every rank holds the whole V / states
   int team_ = 1;  // the current step's team
   std::array<Field<Real>, 2> v_;
   Field<Real> tmp_;
@@ -311,10 +383,10 @@ class CpuEngine final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_cpu_engine(const SimSetup& s, int threads, bool adapt_threads) {
+std::unique_ptr<Engine> make_cpu_engine(const SimSetup& s, int threads, bool adapt_threads, comm::Communicator* comm) {
   if (s.time.precision == Precision::f64)
-    return std::make_unique<CpuEngine<double>>(s, threads, adapt_threads);
-  return std::make_unique<CpuEngine<float>>(s, threads, adapt_threads);
+    return std::make_unique<CpuEngine<double>>(s, threads, adapt_threads, comm);
+  return std::make_unique<CpuEngine<float>>(s, threads, adapt_threads, comm);
 }
 
 }  // namespace hw::tissue

@@ -1,10 +1,13 @@
 // The cpu engine's sinks (tissue/sinks.hpp): the activation/APD90 maps follow V inside the
 // step, over the tissue cells in the step's team, by the update the GPU kernel runs
 // (kernels/activation_k.hpp), so the run loop needs no copy of the whole grid's V per step.
-// Snapshots, probes and the ECG take the host forms (V is at hand).
+// Snapshots, probes and the ECG take the host forms (V is at hand). In a split run
+// (tissue/cpu/split.hpp) each rank follows the maps of its own slab and a read gathers them;
+// probes are read by the rank that owns their cell.
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -12,6 +15,7 @@
 #include "kernels/activation_k.hpp"
 #include "kernels/diffusion_k.hpp"
 #include "mesh/row_layout.hpp"
+#include "tissue/cpu/split.hpp"
 #include "tissue/sinks.hpp"
 
 namespace hw::tissue::cpu {
@@ -20,8 +24,9 @@ namespace hw::tissue::cpu {
 template <class Real>
 class ActivationMapsSink final : public ActivationSink {
  public:
-  ActivationMapsSink(const Grid& g, const Mask& mask, const RowLayout& layout, const ActivationMaps& m)
-      : grid_(g), mask_(mask), given_(m) {
+  ActivationMapsSink(const Grid& g, const Mask& mask, const RowLayout& layout, const ActivationMaps& m,
+                     const Split& split)
+      : grid_(g), mask_(mask), given_(m), split_(split) {
     if (m.act.size() != g.size() ||
         (m.with_apd && (m.apd.size() != g.size() || m.v_rest.size() != g.size() || m.v_peak.size() != g.size())))
       throw Error("activation maps: arrays of the wrong size for this grid");
@@ -51,6 +56,12 @@ class ActivationMapsSink final : public ActivationSink {
         m.v_peak[n] = v_peak_[k];
       }
     });
+    split_.gather_grid(m.act.data());
+    if (m.with_apd) {
+      split_.gather_grid(m.apd.data());
+      split_.gather_grid(m.v_rest.data());
+      split_.gather_grid(m.v_peak.data());
+    }
   }
 
   // The step from t (V in a) to t + dt (V in b), both in the row layout, with `team` threads.
@@ -81,16 +92,17 @@ class ActivationMapsSink final : public ActivationSink {
   }
 
  private:
-  // f(k, n) for the k-th tissue cell, grid index n.
+  // f(k, n) for the k-th tissue cell of this rank's slab, grid index n.
   template <class F>
   void for_tissue(F&& f) const {
-    for (std::size_t n = 0, k = 0; n < grid_.size(); ++n)
+    for (std::size_t n = split_.cell_begin(), k = 0; n < split_.cell_end(); ++n)
       if (is_tissue(&mask_, n)) f(k++, n);
   }
 
   const Grid& grid_;
   const Mask& mask_;
   ActivationMaps given_;  // as handed over (grid-sized)
+  const Split& split_;
   std::vector<std::uint32_t> at_;
   std::vector<float> act_, apd_, v_rest_, v_peak_;
 };
@@ -98,11 +110,14 @@ class ActivationMapsSink final : public ActivationSink {
 template <class Real>
 class Sinks final : public SinkHost {
  public:
-  Sinks(const Engine& e, const Grid& g, const Mask& mask, const RowLayout& layout)
-      : SinkHost(e, g.size()), grid_(g), mask_(mask), layout_(layout) {}
+  // local: a probe's value as this rank holds it (its own cells are current).
+  Sinks(const Engine& e, const Grid& g, const Mask& mask, const RowLayout& layout, const std::vector<Part>& parts,
+        const Split& split, std::function<double(const ProbeRead&)> local)
+      : SinkHost(e, g.size()), grid_(g), mask_(mask), layout_(layout), parts_(parts), split_(split),
+        local_(std::move(local)) {}
 
   std::shared_ptr<ActivationSink> activation(const ActivationMaps& m) override {
-    auto sink = std::make_shared<ActivationMapsSink<Real>>(grid_, mask_, layout_, m);
+    auto sink = std::make_shared<ActivationMapsSink<Real>>(grid_, mask_, layout_, m, split_);
     maps_.push_back(sink);
     return sink;
   }
@@ -115,6 +130,13 @@ class Sinks final : public SinkHost {
   }
   bool feeding() const { return !maps_.empty(); }
 
+  // Split: each probe read by the rank that owns its cell, the values summed across the ranks
+  // (the others add 0), one reduction for all of them.
+  std::shared_ptr<ProbeSink> probes(const std::vector<ProbeRead>& reads) override {
+    if (!split_.active()) return SinkHost::probes(reads);
+    return std::make_shared<OwnedProbes>(*this, reads);
+  }
+
   std::size_t bytes() const override {
     std::size_t b = 0;
     for (const auto& w : maps_)
@@ -125,7 +147,34 @@ class Sinks final : public SinkHost {
  private:
   const Grid& grid_;
   const Mask& mask_;
+  class OwnedProbes final : public ProbeSink {
+   public:
+    OwnedProbes(const Sinks& host, std::vector<ProbeRead> reads) : host_(host), reads_(std::move(reads)) {
+      for (const ProbeRead& r : reads_) {
+        // The grid cell of the read: V's is a grid index, a state's a compact index of its part.
+        const std::size_t n = r.field.part < 0 ? r.cell : host_.grid_index(r);
+        mine_.push_back(host_.split_.owns(n));
+      }
+    }
+    void read(std::vector<double>& out) const override {
+      // −0 is the sum's identity for every value, −0 and NaN included: the sum is the owner's bits.
+      out.assign(reads_.size(), -0.0);
+      for (std::size_t i = 0; i < reads_.size(); ++i)
+        if (mine_[i]) out[i] = host_.local_(reads_[i]);
+      host_.split_.from_owners(out);
+    }
+
+   private:
+    const Sinks& host_;
+    std::vector<ProbeRead> reads_;
+    std::vector<bool> mine_;
+  };
+  std::size_t grid_index(const ProbeRead& r) const { return parts_[std::size_t(r.field.part)].grid_index(r.cell); }
+
   const RowLayout& layout_;
+  const std::vector<Part>& parts_;
+  const Split& split_;
+  std::function<double(const ProbeRead&)> local_;
   std::vector<std::weak_ptr<ActivationMapsSink<Real>>> maps_;
 };
 

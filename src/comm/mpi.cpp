@@ -1,0 +1,126 @@
+// MPI_COMM_WORLD behind comm::Communicator. Point-to-point for the halos (non-blocking, so
+// the engine computes the slab's interior while the faces travel), MPI collectives for the
+// rest. Byte counts above what one MPI call takes (int) go in pieces.
+#include "comm/mpi.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+#if HW_HAVE_MPI
+// The C interface only: mpi.h would also pull in the removed C++ bindings (libmpi_cxx).
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+#endif
+
+namespace hw::comm {
+
+#if HW_HAVE_MPI
+
+namespace {
+
+constexpr std::size_t kPiece = std::size_t(1) << 30;  // bytes per MPI call, well under INT_MAX
+
+class MpiCommunicator final : public Communicator {
+ public:
+  MpiCommunicator(int& argc, char**& argv) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+    int len = 0;
+    MPI_Get_library_version(version, &len);
+    library_ = std::string(version, std::size_t(std::max(0, len)));
+    if (const auto comma = library_.find(','); comma != std::string::npos) library_.resize(comma);
+  }
+  ~MpiCommunicator() override { MPI_Finalize(); }
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::string describe() const override { return library_; }
+
+  void start_exchange(const std::vector<Transfer>& sends, const std::vector<Transfer>& receives) override {
+    requests_.clear();
+    for (const Transfer& r : receives) post(r, false);
+    for (const Transfer& s : sends) post(s, true);
+  }
+  void finish_exchange() override {
+    if (!requests_.empty()) MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    requests_.clear();
+  }
+
+  void allreduce(double* values, std::size_t n, Reduce op) override {
+    const MPI_Op o = op == Reduce::sum ? MPI_SUM : op == Reduce::min ? MPI_MIN : MPI_MAX;
+    for (std::size_t i = 0; i < n; i += kPiece / sizeof(double))
+      MPI_Allreduce(MPI_IN_PLACE, values + i, int(std::min(n - i, kPiece / sizeof(double))), MPI_DOUBLE, o,
+                    MPI_COMM_WORLD);
+  }
+
+  void allgather(void* data, const std::vector<std::size_t>& offset, const std::vector<std::size_t>& count) override {
+    if (offset.size() != std::size_t(size_) || count.size() != std::size_t(size_))
+      throw Error("allgather: one range per rank expected");
+    const bool fits = std::all_of(count.begin(), count.end(), [](std::size_t c) { return c <= INT_MAX; }) &&
+                      std::all_of(offset.begin(), offset.end(), [](std::size_t o) { return o <= INT_MAX; });
+    if (fits) {
+      std::vector<int> c(count.begin(), count.end()), o(offset.begin(), offset.end());
+      MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data, c.data(), o.data(), MPI_BYTE, MPI_COMM_WORLD);
+      return;
+    }
+    // Too large for one call's int counts: each rank's range from its rank, in pieces.
+    for (int r = 0; r < size_; ++r)
+      broadcast(static_cast<char*>(data) + offset[std::size_t(r)], count[std::size_t(r)], r);
+  }
+
+  void broadcast(void* data, std::size_t bytes, int root) override {
+    for (std::size_t i = 0; i < bytes; i += kPiece)
+      MPI_Bcast(static_cast<char*>(data) + i, int(std::min(bytes - i, kPiece)), MPI_BYTE, root, MPI_COMM_WORLD);
+  }
+
+  void barrier() override { MPI_Barrier(MPI_COMM_WORLD); }
+  [[noreturn]] void abort(int code) override {
+    MPI_Abort(MPI_COMM_WORLD, code);
+    std::_Exit(code);
+  }
+
+ private:
+  void post(const Transfer& t, bool send) {
+    char* p = static_cast<char*>(t.data);
+    for (std::size_t i = 0; i < t.bytes || i == 0; i += kPiece) {
+      const int n = int(std::min(t.bytes - i, kPiece));
+      requests_.emplace_back();
+      if (send)
+        MPI_Isend(p + i, n, MPI_BYTE, t.peer, t.tag, MPI_COMM_WORLD, &requests_.back());
+      else
+        MPI_Irecv(p + i, n, MPI_BYTE, t.peer, t.tag, MPI_COMM_WORLD, &requests_.back());
+      if (t.bytes == 0) break;
+    }
+  }
+
+  int rank_ = 0, size_ = 1;
+  std::string library_;
+  std::vector<MPI_Request> requests_;
+};
+
+}  // namespace
+
+bool mpi_available() { return true; }
+std::unique_ptr<Communicator> make_mpi_communicator(int& argc, char**& argv) {
+  return std::make_unique<MpiCommunicator>(argc, argv);
+}
+
+#else
+
+bool mpi_available() { return false; }
+std::unique_ptr<Communicator> make_mpi_communicator(int&, char**&) {
+  throw Error("this heartwave was built without MPI (install libopenmpi-dev and openmpi-bin, tools/setup.sh, and build again)");
+}
+
+#endif
+
+}  // namespace hw::comm

@@ -1,0 +1,153 @@
+// The cpu engine's share of a split run (docs/parallel.md): which rows this rank steps, the
+// halo exchange of V with the slabs beside it, and the gathers that give every rank the
+// whole state when the outputs or a checkpoint read it.
+//
+// Why every rank keeps whole-grid arrays: the engine's layout, kernels and set-up stay those
+// of one rank (one code path, so N ranks give one rank's bits), and a gather is a copy into
+// the ranges other ranks own. What a rank computes is only its slab: the stencil, the cell
+// models and the maps of its rows. The cost is memory: each rank holds the whole set-up
+// (docs/parallel.md lists it as the next step).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "comm/communicator.hpp"
+#include "mesh/decomposition.hpp"
+#include "mesh/row_layout.hpp"
+#include "tissue/reaction.hpp"
+
+namespace hw::tissue::cpu {
+
+class Split {
+ public:
+  // One rank (comm null or of size 1): the whole grid, no messages.
+  Split(comm::Communicator* comm, const Grid& g, const Mask& mask, int ghost_planes) : nx_(std::size_t(g.nx())) {
+    rows_ = std::size_t(g.ny()) * std::size_t(g.nz());
+    if (comm && comm->size() > 1) {
+      comm_ = comm;
+      dec_ = decompose(g, mask, comm->size(), ghost_planes);
+      const Slab& s = dec_.slabs[std::size_t(comm->rank())];
+      r0_ = s.row_begin;
+      r1_ = s.row_end;
+    } else {
+      r1_ = rows_;
+    }
+  }
+
+  bool active() const { return comm_ != nullptr; }
+  int rank() const { return comm_ ? comm_->rank() : 0; }
+  std::size_t row_begin() const { return r0_; }
+  std::size_t row_end() const { return r1_; }
+  // Rows within the stencil's reach of a neighbour's slab: stepped after the halos arrive.
+  std::size_t ghost_rows() const { return comm_ ? dec_.ghost_rows : 0; }
+  std::size_t cell_begin() const { return r0_ * nx_; }
+  std::size_t cell_end() const { return r1_ * nx_; }
+  bool owns(std::size_t n) const { return n >= cell_begin() && n < cell_end(); }
+  const Decomposition& decomposition() const { return dec_; }
+  comm::Communicator& comm() const { return *comm_; }
+
+  // Sends this slab's face rows of v (storage of layout L) to the slabs beside it and
+  // posts the receives of theirs into the rows around this slab; finish_halo() waits.
+  template <class Real>
+  void start_halo(Real* v, const RowLayout& L) {
+    if (!comm_) return;
+    const int r = comm_->rank(), prev = dec_.previous(r), next = dec_.next(r);
+    const std::size_t g = dec_.ghost_rows;
+    std::vector<comm::Transfer> sends, recvs;
+    // Tag 0 travels towards the previous slab, tag 1 towards the next (two slabs on a
+    // periodic axis are each other's previous and next: the tags keep the faces apart).
+    if (prev >= 0) {
+      sends.push_back(rows(v, L, r0_, r0_ + g, prev, 0));
+      recvs.push_back(rows(v, L, wrap(std::ptrdiff_t(r0_) - std::ptrdiff_t(g)), wrap(std::ptrdiff_t(r0_) - std::ptrdiff_t(g)) + g, prev, 1));
+    }
+    if (next >= 0) {
+      sends.push_back(rows(v, L, r1_ - g, r1_, next, 1));
+      recvs.push_back(rows(v, L, wrap(std::ptrdiff_t(r1_)), wrap(std::ptrdiff_t(r1_)) + g, next, 0));
+    }
+    comm_->start_exchange(sends, recvs);
+  }
+  void finish_halo() {
+    if (comm_) comm_->finish_exchange();
+  }
+
+  // Every rank's rows of v (storage of L) reach every rank.
+  template <class Real>
+  void gather_rows(Real* v, const RowLayout& L) const {
+    if (!comm_) return;
+    std::vector<std::size_t> off, cnt;
+    for (const Slab& s : dec_.slabs) {
+      off.push_back(L.first(s.row_begin) * sizeof(Real));
+      cnt.push_back((L.first(s.row_end) - L.first(s.row_begin)) * sizeof(Real));
+    }
+    comm_->allgather(v, off, cnt);
+  }
+  // Every rank's cells of one of part p's state arrays (n values, compact order).
+  template <class T>
+  void gather_part(T* y, const Part& p) const {
+    if (!comm_) return;
+    std::vector<std::size_t> off, cnt;
+    for (const Slab& s : dec_.slabs) {
+      const std::size_t b = p.row_begin(s.row_begin, int(nx_)), e = p.row_begin(s.row_end, int(nx_));
+      off.push_back(b * sizeof(T));
+      cnt.push_back((e - b) * sizeof(T));
+    }
+    comm_->allgather(y, off, cnt);
+  }
+  // Every rank's cells of a grid-sized array (grid order).
+  template <class T>
+  void gather_grid(T* f) const {
+    if (!comm_) return;
+    std::vector<std::size_t> off, cnt;
+    for (const Slab& s : dec_.slabs) {
+      off.push_back(s.row_begin * nx_ * sizeof(T));
+      cnt.push_back((s.row_end - s.row_begin) * nx_ * sizeof(T));
+    }
+    comm_->allgather(f, off, cnt);
+  }
+  // Values only their owners know (the others pass −0, the sum's identity): each sum is its owner's bits.
+  void from_owners(std::vector<double>& v) const {
+    if (comm_ && !v.empty()) comm_->allreduce(v.data(), v.size(), comm::Reduce::sum);
+  }
+
+  // The failure every rank reports after a step: the lowest failing cell of any rank and
+  // its variable (from its owner); cell = max when no rank failed.
+  void agree_on_failure(std::size_t& cell, std::string& variable) const {
+    if (!comm_) return;
+    constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+    double c = cell == none ? std::numeric_limits<double>::infinity() : double(cell);
+    comm_->allreduce(&c, 1, comm::Reduce::min);
+    if (c == std::numeric_limits<double>::infinity()) {
+      cell = none;
+      return;
+    }
+    const std::size_t failed = std::size_t(c);
+    const int root = dec_.owner(failed, int(nx_));
+    char name[256] = {};
+    if (comm_->rank() == root) std::strncpy(name, variable.c_str(), sizeof(name) - 1);
+    comm_->broadcast(name, sizeof(name), root);
+    cell = failed;
+    variable = name;
+  }
+
+ private:
+  std::size_t wrap(std::ptrdiff_t r) const {
+    const auto R = std::ptrdiff_t(rows_);
+    return std::size_t(((r % R) + R) % R);
+  }
+  template <class Real>
+  comm::Transfer rows(Real* v, const RowLayout& L, std::size_t a, std::size_t b, int peer, int tag) const {
+    const std::size_t lo = L.first(a), hi = L.first(b);
+    return comm::Transfer{peer, tag, v + lo, (hi - lo) * sizeof(Real)};
+  }
+
+  comm::Communicator* comm_ = nullptr;
+  Decomposition dec_;
+  std::size_t nx_ = 1, rows_ = 0, r0_ = 0, r1_ = 0;
+};
+
+}  // namespace hw::tissue::cpu
