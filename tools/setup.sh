@@ -10,6 +10,8 @@ packages=(
   libxml2-dev libsundials-dev libcli11-dev libfmt-dev libtomlplusplus-dev
   libhdf5-dev libpng-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev libomp-14-dev python3 python3-pip python3-dev python3-venv
+  libboost-dev  # the live view's HTTP/WebSocket server (Boost.Beast, headers only; docs/live.md)
+  chromium chromium-driver python3-selenium  # the live view's browser tests (tests/browser)
   ffmpeg  # optional at run time: the movie of PNG frames (output.movie) and its test
 )
 missing=()
