@@ -188,11 +188,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return send(http::status::forbidden, "text/plain", "this live view answers only to its own address\n", false);
     std::string target(req.target());
     target = target.substr(0, target.find('?'));
+    if (target.empty() || target[0] != '/') return send(http::status::bad_request, "text/plain", "bad request\n", false);
     // "/TOKEN" + rest
     const std::size_t slash = target.find('/', 1);
     const std::string first = target.substr(1, slash == std::string::npos ? std::string::npos : slash - 1);
     const std::string rest = slash == std::string::npos ? "" : target.substr(slash);
-    if (target.empty() || target[0] != '/' || !same_token(first, sh_.token))
+    if (!same_token(first, sh_.token))
       return send(http::status::forbidden, "text/plain",
                   "a live view's address holds its token: open the link the run printed\n", keep);
     if (websocket::is_upgrade(req)) {
@@ -248,7 +249,17 @@ Server::Server(Hub& hub, const ServerOptions& o) : impl_(std::make_unique<Impl>(
   impl_->shared = std::make_unique<Shared>(Shared{hub, o.token.empty() ? random_token() : o.token, o.host,
                                                   a.local_endpoint().port(), addr.is_unspecified()});
   impl_->accept();
-  impl_->thread = std::thread([this] { impl_->ioc.run(); });
+  impl_->thread = std::thread([this] {
+    // A handler that throws (it should not) loses its connection, not the server.
+    for (;;) {
+      try {
+        impl_->ioc.run();
+        return;
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "live: a connection failed: %s\n", e.what());
+      }
+    }
+  });
 }
 
 Server::~Server() {

@@ -23,6 +23,9 @@ namespace {
 
 constexpr std::size_t kMaxPlotSamples = 4096;  // probe/ECG samples kept for the next status
 constexpr std::size_t kMaxSaves = 16;
+// The shares of the stepping thread's time that frames and the pseudo-ECG may take (so that
+// a watched run steps within 5 % of an unwatched one, docs/live.md).
+constexpr double kFrameShare = 0.02, kEcgShare = 0.01;
 
 const char* kSigma = "conductivity.scale";
 const char* kDt = "time.dt";
@@ -87,10 +90,8 @@ struct LiveRun::Saved {
 LiveRun::LiveRun(const TissueCase& c, const LiveOptions& o, Hub* hub) : base_(c), opt_(o), hub_(hub) {
   settings_[kSigma] = 1.0;
   settings_[kDt] = c.time.dt;
-  build(settings_);
+  build(settings_);  // the simulation, its control space, the view's layout and sinks
   paused_ = o.start_paused;
-  layout_ = make_layout(sim_->grid(), centre_);
-  attach_sinks(nullptr);
   if (!opt_.log_path.empty()) {
     const std::filesystem::path p(opt_.log_path);
     if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
@@ -303,13 +304,17 @@ std::string LiveRun::submit(const std::string& text) {
     last_reply_ = r;
     return "";
   }
+  // The step at which it takes effect, before it does (a dt change or a restore moves the
+  // step count): the replay steps to this step, then applies it.
+  const long step = sim_->steps_done();
+  const double t = sim_->time();
   try {
     apply(*c);
   } catch (const Error& e) {
     return refuse(text, fmt::format("{} refused: {}", op_name(c->op), e.what()), c->id);
   }
   const std::string js = control_json(*c);
-  log_line(fmt::format("{{\"step\":{},\"t\":{},{}", sim_->steps_done(), sim_->time(), js.substr(1)));
+  log_line(fmt::format("{{\"step\":{},\"t\":{},{}", step, t, js.substr(1)));
   if (hub_) hub_->reply(fmt::format("{{\"type\":\"reply\",\"id\":{},\"ok\":true,\"op\":\"{}\"}}", json_quote(c->id), op_name(c->op)));
   return "";
 }
@@ -421,10 +426,20 @@ bool LiveRun::run_to_step(long n) {
 }
 
 void LiveRun::publish(bool frame_now) {
+  const auto now = Clock::now();
   if (frame_now) {
-    // The activation map about twice a second; the pseudo-ECG with every frame.
+    // The activation map about twice a second.
+    const auto t0 = Clock::now();
     hub_->publish_frame(std::make_shared<const std::string>(make_frame(frames_ % 15 == 0)));
+    frame_cost_ = 0.8 * frame_cost_ + 0.2 * std::chrono::duration<double>(Clock::now() - t0).count();
+  }
+  // The pseudo-ECG applies the operator to the whole V on the host engines: sampled only as
+  // often as keeps it within its share of the stepping thread.
+  if (now >= next_ecg_) {
+    const auto t0 = Clock::now();
     std::vector<double> phi = ecg_->compute(*sim_);
+    const double cost = std::chrono::duration<double>(Clock::now() - t0).count();
+    next_ecg_ = now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cost / kEcgShare));
     phi.insert(phi.begin(), sim_->time());
     ecg_samples_.push_back(std::move(phi));
     if (ecg_samples_.size() > kMaxPlotSamples) ecg_samples_.erase(ecg_samples_.begin());
@@ -508,7 +523,10 @@ void LiveRun::serve(const std::function<bool()>& stop) {
     if (hub_->watchers() > 0 && now >= next_frame) {
       publish(dirty);
       dirty = false;
-      next_frame = now + std::chrono::duration_cast<Clock::duration>(frame_every);
+      // At most fps frames a second, and fewer where a frame costs more than its share of
+      // the stepping thread (a large heart on the cpu): the view slows, not the run.
+      const double every = std::max(frame_every.count(), frame_cost_ / kFrameShare);
+      next_frame = now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(every));
     }
   }
   end_log();
@@ -541,7 +559,7 @@ std::unique_ptr<LiveRun> replay(const TissueCase& c, const LiveOptions& o, const
       continue;
     }
     if (at < run->simulation().steps_done())
-      throw InputError(SourceLoc{log_path, no, 0}, fmt::format("step {} is before the line above it", at));
+      throw InputError(SourceLoc{log_path, no, 0}, fmt::format("step {} is before the step the replay has reached ({}): the log is out of order", at, run->simulation().steps_done()));
     if (!run->run_to_step(at) && run->simulation().steps_done() != at)
       throw InputError(SourceLoc{log_path, no, 0}, fmt::format("the replay blew up at t = {:g} ms before this line's step {}; "
                                                                "is this the log of this case?", run->simulation().time(), at));

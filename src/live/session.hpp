@@ -122,6 +122,8 @@ class LiveRun {
   long rate_steps_ = 0;
   double steps_per_s_ = 0, realtime_ = 0;
   std::uint64_t frames_ = 0;
+  double frame_cost_ = 0;  // seconds per frame, smoothed
+  std::chrono::steady_clock::time_point next_ecg_{};
   std::string last_reply_;
 };
 

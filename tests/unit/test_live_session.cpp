@@ -21,7 +21,7 @@ using namespace hw::tissue;
 
 namespace {
 
-// A quiescent Aliev-Panfilov sheet, 30 × 30 cells.
+// A quiescent Aliev-Panfilov sheet, 30 × 30 cells (explicit dt limit 0.0625 ms).
 TissueCase quiet_sheet(const std::string& dir) {
   const std::string toml = fmt::format(R"(
 name = "live_sheet"
@@ -35,7 +35,7 @@ cm = 0.01
 [[model]]
 name = "aliev_panfilov_1996"
 [time]
-dt = 0.05
+dt = 0.02
 t_end = 1000
 integrator = "rl1"
 [output]
@@ -75,7 +75,7 @@ TEST(LiveSession, AClickStartsAWaveWhereItLands) {
   const std::size_t at = cell(run.simulation(), 4.2, 11.3), far = cell(run.simulation(), 14, 1);
   EXPECT_LT(run.simulation().voltage_at(at), 0.1);
   EXPECT_EQ(run.submit(R"({"op":"stimulate","x":4.2,"y":11.3})"), "");
-  ASSERT_TRUE(run.run_to_step(20 + 60));  // 3 ms
+  ASSERT_TRUE(run.run_to_step(20 + 150));  // 3 ms
   EXPECT_GT(run.simulation().voltage_at(at), 0.5);
   EXPECT_LT(run.simulation().voltage_at(far), 0.1);  // not yet there
   EXPECT_EQ(run.simulation().stimuli(), 1u);
@@ -107,7 +107,7 @@ TEST(LiveSession, ARefusedControlLeavesTheRunAsItWas) {
   LiveRun run(quiet_sheet(scratch("refuse")), cpu_options());
   run.run_to_step(10);
   const auto before = run.simulation().save_state();
-  // σ × 10 puts dt = 0.05 ms above the explicit limit: refused, the run untouched.
+  // σ × 10 puts dt = 0.02 ms above the explicit limit (0.00625 ms): refused, the run untouched.
   const std::string why = run.submit(R"({"op":"set","name":"conductivity.scale","value":10})");
   EXPECT_NE(why.find("above the explicit diffusion's limit"), std::string::npos) << why;
   EXPECT_NE(run.submit(R"({"op":"stimulate","x":1e999,"y":1})"), "");
@@ -124,7 +124,7 @@ TEST(LiveSession, AConductivityChangeTakesEffect) {
   auto arrival = [](double scale) {
     LiveRun run(quiet_sheet(scratch("sigma")), cpu_options());
     if (scale != 1) EXPECT_EQ(run.submit(fmt::format(R"({{"op":"set","name":"conductivity.scale","value":{}}})", scale)), "");
-    run.submit(R"({"op":"stimulate","x":1,"y":7.5,"radius":1})");
+    EXPECT_EQ(run.submit(R"({"op":"stimulate","x":1.5,"y":7.5,"radius":2.5,"amplitude":1.4})"), "");
     const std::size_t far = cell(run.simulation(), 12, 7.5);
     for (long n = 1; n < 2000; ++n) {
       run.run_to_step(n);
@@ -153,7 +153,7 @@ TEST(LiveSession, TheActionLogReplaysToTheSameV) {
     ASSERT_EQ(run.submit(R"({"op":"resume"})"), "");
     run.run_to_step(350);
     ASSERT_EQ(run.submit(R"({"op":"save","name":"a"})"), "");
-    ASSERT_EQ(run.submit(R"({"op":"set","name":"time.dt","value":0.02})"), "");  // steps re-counted
+    ASSERT_EQ(run.submit(R"({"op":"set","name":"time.dt","value":0.01})"), "");  // steps re-counted
     run.run_to_step(run.simulation().steps_done() + 333);
     ASSERT_EQ(run.submit(R"({"op":"stimulate","x":12,"y":12})"), "");
     ASSERT_NE(run.submit(R"({"op":"stimulate","x":99,"y":12})"), "");  // refused: logged, not replayed
