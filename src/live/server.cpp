@@ -221,9 +221,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
 }  // namespace
 
 struct Server::Impl {
+  // Declared first, destroyed last: the io_context's end destroys the sockets' pending
+  // handlers, whose sockets still tell the hub they stop watching.
+  std::unique_ptr<Shared> shared;
   net::io_context ioc{1};
   tcp::acceptor acceptor{ioc};
-  std::unique_ptr<Shared> shared;
   std::thread thread;
 
   void accept() {

@@ -124,6 +124,7 @@ class LiveRun {
   std::uint64_t frames_ = 0;
   double frame_cost_ = 0;  // seconds per frame, smoothed
   std::chrono::steady_clock::time_point next_ecg_{};
+  long ecg_calls_ = 0;
   std::string last_reply_;
 };
 

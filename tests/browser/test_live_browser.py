@@ -294,11 +294,21 @@ def main() -> int:
             severe = [e for e in d.get_log("browser") if e.get("level") == "SEVERE"]
             expect(not severe, f"no console errors ({severe[:3]})")
             print(f"     the browser checks took {time.time() - t_start:.1f} s")
+
+            # Ctrl-C (here SIGTERM) with the tab still open: the run stops cleanly and its
+            # action log replays.
+            proc.terminate()
+            out, _ = proc.communicate(timeout=30)
+            expect(proc.returncode == 0 and "live: stopped" in out, f"SIGTERM with a tab open ends the run cleanly (exit {proc.returncode})")
+            log = work / "out" / "live-actions.jsonl"
+            lines = log.read_text().splitlines() if log.exists() else []
+            expect(len(lines) > 5 and '"event":"end"' in lines[-1], f"the action log holds the controls and its end ({len(lines)} lines)")
+            r = subprocess.run([a.heartwave, "run", str(work / "case.toml"), "--replay", str(log), "--backend", "cpu",
+                                "--threads", "1", "--quiet"], cwd=work, capture_output=True, text=True, timeout=120)
+            expect(r.returncode == 0 and "replay:" in r.stdout, f"the log replays: {r.stdout.strip()} {r.stderr.strip()[-300:]}")
         finally:
             d.quit()
         if a.gallery:
-            proc.terminate()
-            proc.wait(timeout=20)
             (work / "scroll").mkdir()
             p3, url3 = start_live(a.heartwave, SCROLL, work / "scroll")
             try:
@@ -324,8 +334,7 @@ def main() -> int:
                 print(out[-2000:] if out else "", end="")
             except subprocess.TimeoutExpired:
                 proc.kill()
-        if proc and proc.returncode not in (0, None, -15):
-            print(f"FAIL heartwave live exited {proc.returncode}")
+
         shutil.rmtree(work, ignore_errors=True)
 
 

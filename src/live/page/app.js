@@ -72,7 +72,7 @@ function onHello(m) {
   const scale = Math.max(1, Math.min(720 / layout.width, 512 / layout.height));
   field.style.width = `${Math.round(layout.width * scale)}px`;
   field.style.height = `${Math.round(layout.height * scale)}px`;
-  $('colourbar').style.height = field.style.height;
+  $('colourbar').style.height = `${Math.max(300, Math.round(layout.height * scale))}px`;
   const act = $('activation');
   act.width = layout.width; act.height = layout.height;
   act.style.width = `${Math.round(layout.width * scale / 2)}px`;
@@ -80,8 +80,8 @@ function onHello(m) {
   renderer.resize(layout.width, layout.height);
   const st = m.stimulus;
   for (const [k, v] of [['amplitude', st.amplitude], ['radius', st.radius], ['duration', st.duration]])
-    if (!$(k).value) $(k).value = v;
-  $('amplitude-unit').textContent = `${st.unit} (|a| ≤ ${st.amplitude_max})`;
+    if (!$(k).value) $(k).value = +v.toPrecision(4);
+  $('amplitude-unit').textContent = `${st.unit} (|a| ≤ ${+st.amplitude_max.toPrecision(4)})`;
   fillSelect($('parameter'), m.parameters.map((p) => p.name), m.parameters.map((p) => p.label));
   showParameter();
   fillSelect($('variable'), m.variables, m.variables, m.variable);
@@ -105,7 +105,8 @@ function showParameter() {
   const p = hw.hello.parameters.find((q) => q.name === $('parameter').value);
   if (!p) return;
   $('parameter-value').value = p.value;
-  $('parameter-range').textContent = `${p.label}: now ${p.value} ${p.unit}, accepted ${p.min} to ${p.max}`;
+  const n = (x) => +x.toPrecision(4);
+  $('parameter-range').textContent = `${p.label}: now ${n(p.value)} ${p.unit}, accepted ${n(p.min)} to ${n(p.max)}`;
 }
 
 // ---- the status: time, rates, plots ----
