@@ -192,11 +192,16 @@ void LiveRun::attach_sinks(const std::vector<float>* act) {
   for (const auto& e : el) electrode_names_.push_back(e.name);
   ecg_ = std::make_unique<io::PseudoEcg>(g, el);
   ecg_calls_ = 0;
-  ActivationMaps m;
-  m.threshold = float(c.output.activation_threshold);
-  m.with_apd = false;
-  m.act = act ? *act : std::vector<float>(g.size(), std::numeric_limits<float>::quiet_NaN());
-  act_ = sim_->attach_activation(m);
+  // The activation map follows V after every step: shown when the case asks for one (as its
+  // run would make it), so that watching costs the stepping no more than the run does.
+  act_.reset();
+  if (c.output.activation_map) {
+    ActivationMaps m;
+    m.threshold = float(c.output.activation_threshold);
+    m.with_apd = false;
+    m.act = act ? *act : std::vector<float>(g.size(), std::numeric_limits<float>::quiet_NaN());
+    act_ = sim_->attach_activation(m);
+  }
   next_probe_t_ = sim_->time();
 }
 
@@ -214,11 +219,12 @@ std::string LiveRun::hello_json() const {
       "{{\"type\":\"hello\",\"case\":{},\"n\":[{},{},{}],\"h\":[{},{},{}],\"extent\":[{},{},{}],\"dt\":{},\"t_end\":{},"
       "\"variable\":{},\"unit\":{},\"variables\":{},\"panels\":{},\"parameters\":{},"
       "\"stimulus\":{{\"amplitude\":{},\"amplitude_max\":{},\"radius\":{},\"radius_max\":{},\"duration\":{},"
-      "\"duration_max\":{},\"unit\":\"µA/mm³\"}},\"probes\":{},\"electrodes\":{},\"fps\":{}}}",
+      "\"duration_max\":{},\"unit\":\"µA/mm³\"}},\"probes\":{},\"electrodes\":{},\"fps\":{},\"activation\":{}}}",
       json_quote(base_.name), g.n[0], g.n[1], g.n[2], g.h[0], g.h[1], g.h[2], space_.extent[0], space_.extent[1],
       space_.extent[2], sim_->dt(), base_.time.t_end, json_quote(variable_), json_quote(vu.units), names_json(space_.variables),
       layout_json(layout_), params, space_.amplitude, space_.amplitude_max, space_.radius, space_.radius_max,
-      space_.duration, space_.duration_max, names_json(probe_names_), names_json(electrode_names_), opt_.fps);
+      space_.duration, space_.duration_max, names_json(probe_names_), names_json(electrode_names_), opt_.fps,
+      act_ ? "true" : "false");
 }
 
 std::string LiveRun::status_json() {

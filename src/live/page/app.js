@@ -87,6 +87,9 @@ function onHello(m) {
   fillSelect($('variable'), m.variables, m.variables, m.variable);
   $('probe-caption').textContent = `probes: ${m.probes.join(', ')}`;
   $('ecg-caption').textContent = `pseudo-ECG: ${m.electrodes.join(', ')}`;
+  $('activation-caption').textContent = m.activation
+    ? 'activation time (ms) as it fills; grey: not yet'
+    : 'no activation map: the case does not ask for one (output.activation_map = true)';
   probeSeries = []; ecgSeries = [];
 }
 
