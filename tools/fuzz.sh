@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of the two model parsers and runs each in turn.
+# Builds the libFuzzer targets (the two model parsers, the live view's controls) and runs
+# each in turn.
 #
-#   tools/fuzz.sh [SECONDS] [TARGET...]      default: 600 seconds, fuzz_cellml fuzz_hwm
+#   tools/fuzz.sh [SECONDS] [TARGET...]      default: 600 seconds, fuzz_cellml fuzz_hwm fuzz_live_control
 #
 # Environment: HW_FUZZ_BUILD (build folder, default build-fuzz), HW_FUZZ_JOBS (ninja -j,
 # default 2), HW_FUZZ_OUT (where crash inputs and logs go, default $HW_FUZZ_BUILD/fuzz-out).
@@ -14,7 +15,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds="${1:-600}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(fuzz_cellml fuzz_hwm)
+[ ${#targets[@]} -eq 0 ] && targets=(fuzz_cellml fuzz_hwm fuzz_live_control)
 build="${HW_FUZZ_BUILD:-$root/build-fuzz}"
 out="${HW_FUZZ_OUT:-$build/fuzz-out}"
 jobs="${HW_FUZZ_JOBS:-2}"
@@ -24,8 +25,8 @@ CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Re
 ninja -C "$build" -j "$jobs" "${targets[@]}"
 
 # Longest input each parser sees: the seed CellML model is ~21 kB; .hwm lines are short.
-declare -A max_len=([fuzz_cellml]=32768 [fuzz_hwm]=4096)
-declare -A corpus_name=([fuzz_cellml]=cellml [fuzz_hwm]=hwm)
+declare -A max_len=([fuzz_cellml]=32768 [fuzz_hwm]=4096 [fuzz_live_control]=4200)
+declare -A corpus_name=([fuzz_cellml]=cellml [fuzz_hwm]=hwm [fuzz_live_control]=live)
 
 status=0
 summary=()

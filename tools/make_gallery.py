@@ -230,7 +230,14 @@ def write_markdown(entries) -> None:
             f"Last run: {note}.",
             "",
         ]
-    (REPO / "docs" / "gallery.md").write_text("\n".join(lines))
+    # The live view's screenshots (tests/browser/test_live_browser.py --gallery) are not an
+    # example's own pictures: their section, at the end, is kept as it is.
+    md = REPO / "docs" / "gallery.md"
+    live = md.read_text().find("\n## The live view") if md.exists() else -1
+    text = "\n".join(lines)
+    if live >= 0:
+        text = text.rstrip("\n") + "\n" + md.read_text()[live:]
+    md.write_text(text)
     print("wrote docs/gallery.md")
 
 

@@ -11,6 +11,8 @@ packages=(
   libhdf5-dev libpng-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin  # one run split over ranks (docs/parallel.md); the build works without
   clang libclang-rt-14-dev libomp-14-dev python3 python3-pip python3-dev python3-venv
+  libboost-dev  # the live view's HTTP/WebSocket server (Boost.Beast, headers only; docs/live.md)
+  chromium chromium-driver python3-selenium  # the live view's browser tests (tests/browser)
   ffmpeg  # optional at run time: the movie of PNG frames (output.movie) and its test
 )
 missing=()

@@ -31,6 +31,7 @@
 #include "cli_restart.hpp"
 #include "comm/world.hpp"
 #include "ranks.hpp"
+#include "cmd_live.hpp"
 #include "tissue/simulation.hpp"
 
 namespace hw::cli {
@@ -50,6 +51,9 @@ struct RunFlags {
   bool check = false;
   bool overwrite = false;
   int ranks = 0;  // --ranks: split over this many MPI ranks, mpirun started here
+  bool live = false;   // --live (or `heartwave live`): serve the live view while stepping
+  LiveFlags live_flags;
+  std::string replay;  // --replay LOG: a live run's controls, again
 };
 
 // --check: every problem a run would meet, listed (exit 1), or the report (exit 0).
@@ -98,11 +102,23 @@ int run_case(const RunFlags& flags) {
   if (!f.quiet) std::cout << io::describe_case(c);
   // The output folder, before any work: a file, unwritable, or another run's (run.json).
   // Split: rank 0's folder alone (the others write into scratch folders, run/run.cpp); a
-  // refusal there ends every rank.
-  if (!f.check && comm::world().rank() == 0)
+  // refusal there ends every rank. A live run or a replay checks its folder itself.
+  if (!f.check && !f.live && f.replay.empty() && comm::world().rank() == 0)
     run::check_output_folder(c.output.directory, c.output.loc, {f.overwrite, resume_run_id, f.restart});
 
   if (f.check) return check_only(c, f);
+  if (f.live || !f.replay.empty()) {
+    // Only the plan's checks: a live run writes its log and checkpoints, not the run's outputs.
+    const run::Plan plan = run::plan(c, f.backend, f.device);
+    if (!f.quiet)
+      for (const auto& l : plan.describe()) std::cout << l << "\n";
+    SimulationOptions so;
+    so.backend = plan.backend;
+    so.threads = f.threads;
+    so.device = f.device;
+    if (!f.replay.empty()) return replay_case(c, f.replay, so, f.quiet);
+    return live_case(c, f.live_flags, so, f.quiet);
+  }
   // 2. Memory, stability and the backend, before anything is allocated.
   const run::Plan plan = run::plan(c, f.backend, f.device);
   if (!f.quiet)
@@ -168,7 +184,26 @@ int run_case(const RunFlags& flags) {
 
 }  // namespace
 
+namespace {
+
+void add_live_options(CLI::App* cmd, RunFlags& f) {
+  cmd->add_option("--live-host", f.live_flags.host,
+                  "the address the live view listens on (default 127.0.0.1: this machine only; 0.0.0.0 opens it "
+                  "to the network, the token still required)")
+      ->capture_default_str();
+  cmd->add_option("--live-port", f.live_flags.port, "the live view's port (0: one the system picks, printed)")
+      ->check(CLI::Range(0, 65535));
+  cmd->add_option("--live-fps", f.live_flags.fps, "frames per second at most while a page watches")
+      ->check(CLI::Range(1.0, 60.0))
+      ->capture_default_str();
+}
+
+}  // namespace
+
+void add_live_command(CLI::App& app, Action& action);
+
 void add_run_command(CLI::App& app, Action& action) {
+  add_live_command(app, action);  // `heartwave live`: the same run with --live
   auto* cmd = app.add_subcommand("run", "Run a tissue case (TOML); with no CASE, the built-in 2D spiral wave");
   auto f = std::make_shared<RunFlags>();
   cmd->add_option("case", f->file, "case file (TOML, docs/case-files.md); none = the built-in spiral wave")
@@ -196,6 +231,13 @@ void add_run_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(1, 65536))
       ->type_name("N");
   cmd->add_flag("--quiet,-q", f->quiet, "no summary and no progress");
+  cmd->add_flag("--live", f->live,
+                "serve a live view of the run on 127.0.0.1 (a link with a random token is printed): watch V, "
+                "click to stimulate, change parameters; every control is logged (docs/live.md)");
+  add_live_options(cmd, *f);
+  cmd->add_option("--replay", f->replay,
+                  "step the case again with the controls of a live run's log (live-actions.jsonl); writes "
+                  "replay.hwck and replay-V.vti");
   cmd->add_flag("--check", f->check, "check everything a run would (models, names, geometry, memory, dt, regions) and estimate the wall time; do not run");
   cmd->footer(
       "Exit codes: 0 done, 1 bad input or a failed run (NaN: the last good state is saved),\n"
@@ -208,7 +250,36 @@ void add_run_command(CLI::App& app, Action& action) {
       "  heartwave run examples/spiral2d.toml --set time.t_end=1000 --set output.directory=long\n"
       "  heartwave run examples/spiral2d.toml --restart long/checkpoint.hwck --set time.t_end=2000\n"
       "  heartwave run examples/karma3d.toml --check    # summary and memory only\n"
-      "  heartwave run examples/scroll3d.toml --ranks 2 --set time.t_end=5 --set output.directory=split");
+      "  heartwave run examples/scroll3d.toml --ranks 2 --set time.t_end=5 --set output.directory=split\n"
+      "  heartwave run examples/spiral2d.toml --replay out/live-actions.jsonl   # a live run again");
+  cmd->callback([f, &action] {
+    action = [f]() { return run_case(*f); };
+  });
+}
+
+void add_live_command(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("live", "Run a tissue case with its live view in the browser (the same as run --live)");
+  auto f = std::make_shared<RunFlags>();
+  f->live = true;
+  cmd->add_option("case", f->file, "case file (TOML, docs/case-files.md); none = the built-in spiral wave")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--set", f->sets, "override a case key before validation: --set time.dt=0.01 (repeatable)")
+      ->allow_extra_args(false)
+      ->type_name("KEY=VALUE");
+  cmd->add_option("--backend", f->backend, "engine: auto, reference, cpu, cuda")
+      ->check(CLI::IsMember({"auto", "reference", "cpu", "cuda"}))
+      ->capture_default_str();
+  cmd->add_option("--threads", f->threads, "OpenMP threads (0 = default)")->check(CLI::Range(0, 4096));
+  cmd->add_option("--device", f->device, "the GPU to run on with the cuda backend")->check(CLI::Range(0, 1023));
+  cmd->add_flag("--quiet,-q", f->quiet, "print only the address");
+  cmd->add_flag("--check", f->check, "check everything the run would (as run --check); do not serve");
+  add_live_options(cmd, *f);
+  cmd->footer(
+      "Prints a link http://127.0.0.1:PORT/TOKEN/ to open in a browser; Ctrl-C stops the run.\n"
+      "Controls go to OUTPUT/live-actions.jsonl; heartwave run CASE --replay LOG steps them again.\n\n"
+      "Examples:\n"
+      "  heartwave live examples/spiral2d.toml\n"
+      "  heartwave live examples/scroll3d.toml --live-port 8080 --threads 2");
   cmd->callback([f, &action] {
     action = [f]() { return run_case(*f); };
   });

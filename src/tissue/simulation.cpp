@@ -248,17 +248,23 @@ std::shared_ptr<EcgSink> Simulation::attach_ecg(const std::vector<std::array<dou
   return impl_->engine->sinks().ecg(at, rmin);
 }
 
-std::shared_ptr<ProbeSink> Simulation::attach_probes(const std::vector<std::pair<std::string, std::size_t>>& reads) const {
-  const SimSetup& s = impl_->s;
-  std::vector<ProbeRead> found;
-  std::vector<long> where;
+namespace {
+
+// The engine's reads for (variable, grid cell) pairs: `found` the reads that exist, `where`
+// per pair its index in found or −1 (off tissue, or no state of that name in the cell's
+// model). hw::Error for a variable no model has.
+void resolve_reads(const SimSetup& s, const std::vector<std::pair<std::string, std::size_t>>& reads, const char* who,
+                   std::vector<ProbeRead>& found, std::vector<long>& where) {
+  std::string last_variable;
+  FieldRefs refs;
   for (const auto& [variable, n] : reads) {
-    where.push_back(-1);
-    if (n >= s.geo.grid.size() || !is_tissue(&s.geo.mask, n)) {
-      refs_or_throw(s, variable, "probe");
-      continue;
+    if (refs.empty() || variable != last_variable) {
+      refs = refs_or_throw(s, variable, who);
+      last_variable = variable;
     }
-    for (const FieldRef& r : refs_or_throw(s, variable, "probe")) {
+    where.push_back(-1);
+    if (n >= s.geo.grid.size() || !is_tissue(&s.geo.mask, n)) continue;
+    for (const FieldRef& r : refs) {
       std::optional<std::size_t> i = n;
       if (r.part >= 0) i = compact_index(s.parts[std::size_t(r.part)], n);
       if (!i) continue;
@@ -267,8 +273,45 @@ std::shared_ptr<ProbeSink> Simulation::attach_probes(const std::vector<std::pair
       break;
     }
   }
+}
+
+// A frame whose samples off the tissue (or without the state) read NaN.
+class FrameWithGaps final : public FrameSink {
+ public:
+  FrameWithGaps(std::shared_ptr<FrameSink> inner, std::vector<long> where)
+      : inner_(std::move(inner)), where_(std::move(where)) {}
+  void read(std::vector<float>& out) const override {
+    if (inner_) inner_->read(got_);
+    out.assign(where_.size(), std::numeric_limits<float>::quiet_NaN());
+    for (std::size_t i = 0; i < where_.size(); ++i)
+      if (where_[i] >= 0) out[i] = got_[std::size_t(where_[i])];
+  }
+
+ private:
+  std::shared_ptr<FrameSink> inner_;
+  std::vector<long> where_;
+  mutable std::vector<float> got_;
+};
+
+}  // namespace
+
+std::shared_ptr<ProbeSink> Simulation::attach_probes(const std::vector<std::pair<std::string, std::size_t>>& reads) const {
+  std::vector<ProbeRead> found;
+  std::vector<long> where;
+  resolve_reads(impl_->s, reads, "probe", found, where);
   auto inner = found.empty() ? nullptr : impl_->engine->sinks().probes(found);
   return std::make_shared<ProbesWithGaps>(std::move(inner), std::move(where), reads.size());
+}
+
+std::shared_ptr<FrameSink> Simulation::attach_frame(const std::string& variable, const std::vector<std::size_t>& cells) const {
+  std::vector<std::pair<std::string, std::size_t>> reads;
+  reads.reserve(cells.size());
+  for (std::size_t n : cells) reads.emplace_back(variable, n);
+  std::vector<ProbeRead> found;
+  std::vector<long> where;
+  resolve_reads(impl_->s, reads, "frame", found, where);
+  auto inner = found.empty() ? nullptr : impl_->engine->sinks().frame(found);
+  return std::make_shared<FrameWithGaps>(std::move(inner), std::move(where));
 }
 
 void Simulation::add_stimulus(const Stimulus& st) {
@@ -353,6 +396,39 @@ void Simulation::load_state(const std::vector<std::uint8_t>& bytes) {
   for (ResolvedStimulus& r : added) s.stimuli.add(std::move(r));
   impl_->engine->load(st);
   impl_->steps = steps;
+}
+
+void Simulation::take_state(const Simulation& from) {
+  SimSetup& s = impl_->s;
+  const SimSetup& f = from.impl_->s;
+  bool same = s.geo.grid.size() == f.geo.grid.size() && s.tissue_cells == f.tissue_cells && s.parts.size() == f.parts.size();
+  for (std::size_t q = 0; same && q < s.parts.size(); ++q)
+    same = s.parts[q].n == f.parts[q].n && s.parts[q].ns == f.parts[q].ns;
+  if (!same) throw Error("take_state: the two runs differ in grid, tissue or models");
+  std::vector<ResolvedStimulus> added;
+  for (std::size_t q = f.tcase.stimuli.size(); q < f.stimuli.size(); ++q) {
+    const ResolvedStimulus& r = f.stimuli.list()[q];
+    added.push_back(stimulus_on_cells(s, r.given, r.cells, fmt::format("stimulus[{}]", q)));
+  }
+  impl_->engine->load(from.impl_->engine->save());
+  s.stimuli.keep_first(s.tcase.stimuli.size());
+  for (ResolvedStimulus& r : added) s.stimuli.add(std::move(r));
+  impl_->steps = std::lround(from.time() / s.time.dt);
+}
+
+std::vector<Simulation::PartParameters> Simulation::part_parameters() const {
+  std::vector<PartParameters> out;
+  for (const Part& p : impl_->s.parts) out.push_back({p.model, p.loc, p.setup.param_names, p.params});
+  return out;
+}
+
+std::vector<std::string> Simulation::state_names() const {
+  std::vector<std::string> out;
+  for (const Part& p : impl_->s.parts)
+    for (int k = 0; k < p.ns; ++k)
+      if (k != p.kv && std::find(out.begin(), out.end(), p.setup.state_names[std::size_t(k)]) == out.end())
+        out.push_back(p.setup.state_names[std::size_t(k)]);
+  return out;
 }
 
 double Simulation::mean_threads() const { return impl_->engine->describe().threads; }

@@ -36,6 +36,7 @@ class Snapshot;  // tissue/sinks.hpp: the observers the run attaches
 class ActivationSink;
 class EcgSink;
 class ProbeSink;
+class FrameSink;
 struct ActivationMaps;
 struct SimSetup;  // tissue/reaction.hpp
 
@@ -117,6 +118,23 @@ class Simulation {
   // Simulation of the same case continues bit-identically. hw::Error on a mismatch.
   std::vector<std::uint8_t> save_state() const;
   void load_state(const std::vector<std::uint8_t>& bytes);
+  // Takes over the dynamic state of `from`, a run of this case with other numbers (the live
+  // view's change of a conductivity, a model parameter or dt): the same grid, tissue and
+  // models. The time stays (steps = round(time / dt)); the stimuli added to `from` come
+  // along on this run's step grid. hw::Error when the runs differ in shape.
+  void take_state(const Simulation& from);
+
+  // The parameters of each model region's part, as the case sets them (for the live view's
+  // controls): its model, where the case declares it, and each parameter's name and value.
+  struct PartParameters {
+    std::string model;
+    SourceLoc loc;
+    std::vector<std::string> names;
+    std::vector<double> values;
+  };
+  std::vector<PartParameters> part_parameters() const;
+  // The models' state names but V's, each once, in the order the parts list them.
+  std::vector<std::string> state_names() const;
 
   std::string describe() const;
   // cpu: the mean number of threads the steps so far ran with (it follows the machine's
@@ -137,6 +155,10 @@ class Simulation {
   // The values of `variable` at grid cell `cell` for each pair, read together (NaN where the
   // cell's model has no such state). hw::Error for a variable no model has.
   std::shared_ptr<ProbeSink> attach_probes(const std::vector<std::pair<std::string, std::size_t>>& reads) const;
+  // The live view's frame: `variable` at the grid cells `cells` (a downsampled slice or
+  // three), gathered where the field lives when read; NaN off tissue and where the cell's
+  // model has no such state. hw::Error for a variable no model has.
+  std::shared_ptr<FrameSink> attach_frame(const std::string& variable, const std::vector<std::size_t>& cells) const;
 
   // Adds a stimulus from the next step on (the live view's click, a scripted protocol): the
   // same table as the case's [[stimulus]], its times on the run's clock (a pulse before

@@ -37,7 +37,29 @@ class HostProbes final : public ProbeSink {
   std::vector<ProbeRead> reads_;
 };
 
+// The frame read value by value through the engine's plain reads: the oracle of the GPU's
+// gather, and the cpu engine's form (V is at hand; a 256² frame is a few hundred µs).
+class HostFrame final : public FrameSink {
+ public:
+  HostFrame(const Engine& e, std::vector<ProbeRead> reads) : e_(e), reads_(std::move(reads)) {}
+  void read(std::vector<float>& out) const override {
+    out.resize(reads_.size());
+    for (std::size_t i = 0; i < reads_.size(); ++i) {
+      const ProbeRead& r = reads_[i];
+      out[i] = float(r.field.part < 0 ? e_.voltage_at(r.cell) : e_.state_at(std::size_t(r.field.part), r.field.state, r.cell));
+    }
+  }
+
+ private:
+  const Engine& e_;
+  std::vector<ProbeRead> reads_;
+};
+
 }  // namespace
+
+std::shared_ptr<FrameSink> SinkHost::frame(const std::vector<ProbeRead>& reads) {
+  return std::make_shared<HostFrame>(engine_, reads);
+}
 
 std::shared_ptr<ActivationSink> SinkHost::activation(const ActivationMaps&) { return nullptr; }
 

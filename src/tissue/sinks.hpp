@@ -78,6 +78,16 @@ class ProbeSink {
   virtual void read(std::vector<double>& out) const = 0;
 };
 
+// The live view's frame: the values of a fixed list of reads (a downsampled slice or three,
+// all of one field), gathered where the field lives so that only the frame's few thousand
+// floats reach the host (the GPU gathers them with one small kernel per source array).
+// out[i] is the i-th read, in float.
+class FrameSink {
+ public:
+  virtual ~FrameSink() = default;
+  virtual void read(std::vector<float>& out) const = 0;
+};
+
 // What an engine offers the sinks. The base class makes every kind from the engine's plain
 // reads (voltage(), state(), voltage_at(), state_at()), except the maps and the ECG, whose
 // host forms belong to the outputs (they feed them from copies of V): null there.
@@ -98,6 +108,8 @@ class SinkHost {
   // goes.
   virtual std::unique_ptr<Snapshot> snapshot(const std::vector<FieldRefs>& what);
   virtual std::shared_ptr<ProbeSink> probes(const std::vector<ProbeRead>& reads);
+  // A frame of the reads (tissue cells only, each read of a field the engine stores).
+  virtual std::shared_ptr<FrameSink> frame(const std::vector<ProbeRead>& reads);
   // Bytes the sinks hold where the engine's fields are (device memory on a GPU).
   virtual std::size_t bytes() const { return 0; }
 

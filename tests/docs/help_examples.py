@@ -9,7 +9,7 @@ command listed under "Subcommands:", recursively. Each example runs as written, 
 directory laid out as tests/docs/documented_commands.py lays out a page's (the repository's
 entries, ../shared beside it, `heartwave` first on PATH), in the order the helps list them
 (a later example may read what an earlier one wrote). Three exceptions, each printed:
-  - `heartwave run ...` gets `--check` appended: the full pre-run check (models, names,
+  - `heartwave run ...` and `heartwave live ...` get `--check` appended: the full pre-run check (models, names,
     geometry, memory, dt, regions) without the minutes of stepping;
   - an example that needs a GPU (`--backend cuda`, `bench population`) is skipped without one;
 An example shown by two helps (a group's and its command's) runs once.
@@ -98,7 +98,7 @@ def main() -> int:
                 failed += 1
             for ex in mine:
                 argv = shlex.split(ex)
-                if argv[1] == "run" and "--check" not in argv:
+                if argv[1] in ("run", "live") and "--check" not in argv:
                     argv.append("--check")
                 shown = shlex.join(argv)
                 if shown in seen:

@@ -25,6 +25,11 @@ std::string print_tissue_kernels(const TissueKernelSpec& s) {
   t += fmt::format("extern \"C\" __global__ void hw_stimulus({0}* field, const unsigned int* cells, unsigned long long count, {0} dv) {{\n"
                    "  hw::cuda::lay_stimulus<{0}>(field, cells, count, dv);\n}}\n",
                    real);
+  t += "#include \"kernels/cuda/frame.cuh\"\n";
+  t += fmt::format("extern \"C\" __global__ void hw_frame(const {0}* src, const unsigned int* from, const unsigned int* to, "
+                   "unsigned long long count, float* frame) {{\n"
+                   "  hw::cuda::gather_frame<{0}>(src, from, to, count, frame);\n}}\n",
+                   real);
   t += fmt::format("extern \"C\" __global__ void hw_ecg(const hw::cuda::PartArgs<{0}> a, const hw::cuda::EcgArgs e) {{\n"
                    "  hw::cuda::ecg_sums<{0}, hw_tissue_V>(a, e);\n}}\n",
                    real);

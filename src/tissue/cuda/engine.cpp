@@ -61,6 +61,7 @@ struct CompiledKernels {
   gpu::Module module;
   std::vector<PartKernels> parts;
   void* ecg = nullptr;
+  void* frame = nullptr;
   void* stimulus = nullptr;
   cuda::CgKernels cg;
   bool tower = false;  // some part is offered the tower (it needs halo slots)
@@ -88,6 +89,7 @@ CompiledKernels compile_kernels(gpu::Device& dev, const SimSetup& s, const RowLa
   }
   const gpu::Module& m = out.module;
   out.ecg = m.function("hw_ecg");
+  out.frame = m.function("hw_frame");
   out.stimulus = m.function("hw_stimulus");
   if (s.time.diffusion != DiffusionScheme::forward_euler)
     out.cg = {m.function("hw_cg_apply"), m.function("hw_cg_residual"), m.function("hw_cg_start"),
@@ -272,6 +274,7 @@ class CudaEngine final : public Engine {
     ecg_fn_ = k.ecg;
     stim_fn_ = k.stimulus;
     sinks_.set_ecg_kernel(ecg_fn_, fail_.ptr());
+    sinks_.set_frame_kernel(k.frame);
     if (implicit_) implicit_->set_kernels(k.cg);
     if (k.tower) {
       const Grid& g = s_.geo.grid;

@@ -4,6 +4,7 @@
 // form (a few bytes copied per value).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <functional>
 #include <limits>
@@ -211,6 +212,79 @@ class EcgSumsSink final : public EcgSink {
   double rmin_;
 };
 
+// The live view's frame gathered on the device (kernels/cuda/frame.cuh): per source array
+// (V, or one state of a part) the samples' storage indices and frame slots, uploaded once;
+// read() launches one gather per source on the compute stream, after the steps queued, and
+// copies the frame's floats back (a 256² frame: 256 KB).
+template <class Real>
+class DeviceFrame final : public FrameSink {
+ public:
+  DeviceFrame(gpu::Device& dev, const SimSetup& s, const DeviceFields<Real>& f, const int& current, void* fn,
+              const std::vector<ProbeRead>& reads)
+      : dev_(dev), f_(f), cur_(current), fn_(fn), count_(reads.size()) {
+    if (!fn_) throw Error("live frame: the CUDA engine's kernels are not compiled yet");
+    // Group the reads by source: V (part −1) first, then each (part, state) met.
+    std::vector<std::pair<FieldRef, std::pair<std::vector<unsigned>, std::vector<unsigned>>>> groups;
+    for (std::size_t i = 0; i < reads.size(); ++i) {
+      const ProbeRead& r = reads[i];
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
+        return g.first.part == r.field.part && g.first.state == r.field.state;
+      });
+      if (it == groups.end()) it = groups.insert(groups.end(), {r.field, {}});
+      const unsigned from = unsigned(r.field.part < 0 ? f.layout().index(r.cell) : r.cell);
+      it->second.first.push_back(from);
+      it->second.second.push_back(unsigned(i));
+    }
+    for (auto& [ref, lists] : groups) {
+      Source src;
+      src.ref = ref;
+      if (ref.part >= 0) {
+        const Part& p = s.parts[std::size_t(ref.part)];
+        src.offset = DeviceFields<Real>::slot(p, ref.state) * p.n * sizeof(Real);
+      }
+      src.count = lists.first.size();
+      src.from = gpu::DeviceBuffer::from(dev, lists.first, "the live frame's sample cells");
+      src.to = gpu::DeviceBuffer::from(dev, lists.second, "the live frame's sample slots");
+      sources_.push_back(std::move(src));
+    }
+    out_ = gpu::DeviceBuffer(dev, std::max<std::size_t>(1, count_) * sizeof(float), "the live frame");
+  }
+
+  void read(std::vector<float>& out) const override {
+    out.resize(count_);
+    // frame[to[i]] = field[from[i]]
+    for (const Source& s : sources_) {
+      gpu::DevicePtr src = (s.ref.part < 0 ? f_.v(cur_).ptr() : f_.parts()[std::size_t(s.ref.part)].y.ptr()) + s.offset;
+      gpu::DevicePtr from = s.from.ptr(), to = s.to.ptr(), frame = out_.ptr();
+      unsigned long long count = s.count;
+      void* args[] = {&src, &from, &to, &count, &frame};
+      gpu::launch(dev_.compute(), fn_, {unsigned((count + 255) / 256), 1, 1}, {256, 1, 1}, args);
+    }
+    if (count_) out_.download(out.data(), count_ * sizeof(float));
+  }
+
+  std::size_t bytes() const {
+    std::size_t b = out_.bytes();
+    for (const Source& s : sources_) b += s.from.bytes() + s.to.bytes();
+    return b;
+  }
+
+ private:
+  struct Source {
+    FieldRef ref;
+    std::size_t offset = 0;  // bytes into the part's states
+    std::size_t count = 0;
+    gpu::DeviceBuffer from, to;
+  };
+  gpu::Device& dev_;
+  const DeviceFields<Real>& f_;
+  const int& cur_;
+  void* fn_;
+  std::size_t count_;
+  std::vector<Source> sources_;
+  gpu::DeviceBuffer out_;
+};
+
 // What the CUDA engine offers the sinks. `current` names V's current field (the engine's
 // parity); the ECG kernel and the failure flag come once the kernels are compiled.
 template <class Real>
@@ -223,6 +297,11 @@ class DeviceSinks final : public SinkHost {
   void set_ecg_kernel(void* fn, gpu::DevicePtr fail) {
     ecg_fn_ = fn;
     fail_ = fail;
+  }
+  void set_frame_kernel(void* fn) { frame_fn_ = fn; }
+
+  std::shared_ptr<FrameSink> frame(const std::vector<ProbeRead>& reads) override {
+    return std::make_shared<DeviceFrame<Real>>(dev_, s_, f_, cur_, frame_fn_, reads);
   }
 
   // One set of maps rides the step kernel (it has one slot): a second, while the first is
@@ -272,6 +351,7 @@ class DeviceSinks final : public SinkHost {
   bool held_ = false;
   long generation_ = 0;
   void* ecg_fn_ = nullptr;
+  void* frame_fn_ = nullptr;
   gpu::DevicePtr fail_ = 0;
   gpu::DeviceBuffer sums_;
 };
