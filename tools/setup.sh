@@ -9,6 +9,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libxml2-dev libsundials-dev libcli11-dev libfmt-dev libtomlplusplus-dev
   libhdf5-dev libpng-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libsbml5-dev  # the SBML reader (model/frontend/sbml); the build goes on without it
   clang libclang-rt-14-dev libomp-14-dev python3 python3-pip python3-dev python3-venv
   ffmpeg  # optional at run time: the movie of PNG frames (output.movie) and its test
 )
