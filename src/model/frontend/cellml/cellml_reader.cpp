@@ -128,6 +128,7 @@ class UnitsResolver {
  private:
   // CellML built-ins are the plain names only ("millivolt" must be defined by the model).
   static bool builtin_table_name(const std::string& name) {
+    if (name == "kilogram") return true;  // a base unit of its own, not kilo + gram
     for (const auto& [p, v] : prefix_values())
       if (name.size() > p.size() && name.compare(0, p.size(), p) == 0 &&
           builtin_units(name.substr(p.size())))
