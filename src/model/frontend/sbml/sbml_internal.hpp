@@ -39,11 +39,11 @@ using ::Unit;
 using ::UnitDefinition;
 using ::readSBMLFromString;
 using ::UnitKind_toString;
-using enum ::ASTNodeType_t;
-using enum ::QualifierType_t;
-using enum ::BiolQualifierType_t;
 }  // namespace libsbml
 #endif
+// The enumerators (AST_PLUS, BQB_IS, ...) are written unqualified: global here, and made
+// visible by LIBSBML_CPP_NAMESPACE_USE in builds with the namespace.
+LIBSBML_CPP_NAMESPACE_USE
 
 namespace hw::model::sbml {
 

@@ -105,125 +105,125 @@ ExprId MathLowering::node(const ASTNode* n, const Scope& scope, const MathSite& 
     return r;
   };
   switch (n->getType()) {
-    case libsbml::AST_INTEGER: return pool.constant(static_cast<double>(n->getInteger()));
-    case libsbml::AST_REAL:
-    case libsbml::AST_REAL_E:
-    case libsbml::AST_RATIONAL: {
+    case AST_INTEGER: return pool.constant(static_cast<double>(n->getInteger()));
+    case AST_REAL:
+    case AST_REAL_E:
+    case AST_RATIONAL: {
       const double v = n->getReal();
-      if (!std::isfinite(v) && !std::isnan(v) && n->getType() != libsbml::AST_REAL)
+      if (!std::isfinite(v) && !std::isnan(v) && n->getType() != AST_REAL)
         fail_at(site, "number out of range");
       return pool.constant(v);
     }
-    case libsbml::AST_NAME: {
+    case AST_NAME: {
       const std::string id = n->getName() ? n->getName() : "";
       if (auto it = scope.find(id); it != scope.end()) return it->second;
       return resolve_(id, site);
     }
-    case libsbml::AST_NAME_TIME:
+    case AST_NAME_TIME:
       if (m_.time.name.empty() && n->getName()) m_.time.name = n->getName();
       return pool.time();
-    case libsbml::AST_NAME_AVOGADRO: return pool.constant(6.02214179e23);
-    case libsbml::AST_CONSTANT_E: return pool.constant(std::numbers::e);
-    case libsbml::AST_CONSTANT_PI: return pool.constant(std::numbers::pi);
-    case libsbml::AST_CONSTANT_TRUE: return pool.constant(1.0);
-    case libsbml::AST_CONSTANT_FALSE: return pool.constant(0.0);
-    case libsbml::AST_PLUS: return nary(Op::add, 0.0);
-    case libsbml::AST_TIMES: return nary(Op::mul, 1.0);
-    case libsbml::AST_MINUS: {
+    case AST_NAME_AVOGADRO: return pool.constant(6.02214179e23);
+    case AST_CONSTANT_E: return pool.constant(std::numbers::e);
+    case AST_CONSTANT_PI: return pool.constant(std::numbers::pi);
+    case AST_CONSTANT_TRUE: return pool.constant(1.0);
+    case AST_CONSTANT_FALSE: return pool.constant(0.0);
+    case AST_PLUS: return nary(Op::add, 0.0);
+    case AST_TIMES: return nary(Op::mul, 1.0);
+    case AST_MINUS: {
       need(1, 2);
       auto a = children(n, scope, site, depth);
       return a.size() == 1 ? pool.neg(a[0]) : pool.sub(a[0], a[1]);
     }
-    case libsbml::AST_DIVIDE: {
+    case AST_DIVIDE: {
       need(2, 2);
       auto a = children(n, scope, site, depth);
       return pool.div(a[0], a[1]);
     }
-    case libsbml::AST_POWER:
-    case libsbml::AST_FUNCTION_POWER: {
+    case AST_POWER:
+    case AST_FUNCTION_POWER: {
       need(2, 2);
       auto a = children(n, scope, site, depth);
       return pool.pow(a[0], a[1]);
     }
-    case libsbml::AST_FUNCTION_ROOT: {
+    case AST_FUNCTION_ROOT: {
       need(1, 2);
       auto a = children(n, scope, site, depth);
       if (a.size() == 1 || pool.is_constant(a[0], 2.0)) return pool.call(Op::sqrt, a.back());
       return pool.pow(a[1], recip(pool, a[0]));
     }
-    case libsbml::AST_FUNCTION_LOG: {
+    case AST_FUNCTION_LOG: {
       need(1, 2);
       auto a = children(n, scope, site, depth);
       if (a.size() == 1 || pool.is_constant(a[0], 10.0)) return pool.call(Op::log10, a.back());
       return pool.div(pool.call(Op::log, a[1]), pool.call(Op::log, a[0]));
     }
-    case libsbml::AST_FUNCTION_LN: return unary(Op::log);
-    case libsbml::AST_FUNCTION_EXP: return unary(Op::exp);
-    case libsbml::AST_FUNCTION_ABS: return unary(Op::abs);
-    case libsbml::AST_FUNCTION_FLOOR: return unary(Op::floor);
-    case libsbml::AST_FUNCTION_CEILING: return unary(Op::ceil);
-    case libsbml::AST_FUNCTION_SIN: return unary(Op::sin);
-    case libsbml::AST_FUNCTION_COS: return unary(Op::cos);
-    case libsbml::AST_FUNCTION_TAN: return unary(Op::tan);
-    case libsbml::AST_FUNCTION_ARCSIN: return unary(Op::asin);
-    case libsbml::AST_FUNCTION_ARCCOS: return unary(Op::acos);
-    case libsbml::AST_FUNCTION_ARCTAN: return unary(Op::atan);
-    case libsbml::AST_FUNCTION_SINH: return unary(Op::sinh);
-    case libsbml::AST_FUNCTION_COSH: return unary(Op::cosh);
-    case libsbml::AST_FUNCTION_TANH: return unary(Op::tanh);
-    case libsbml::AST_FUNCTION_ARCSINH: return unary(Op::asinh);
-    case libsbml::AST_FUNCTION_ARCCOSH: return unary(Op::acosh);
-    case libsbml::AST_FUNCTION_ARCTANH: return unary(Op::atanh);
-    case libsbml::AST_FUNCTION_SEC: return recip(pool, unary(Op::cos));
-    case libsbml::AST_FUNCTION_CSC: return recip(pool, unary(Op::sin));
-    case libsbml::AST_FUNCTION_COT: return recip(pool, unary(Op::tan));
-    case libsbml::AST_FUNCTION_SECH: return recip(pool, unary(Op::cosh));
-    case libsbml::AST_FUNCTION_CSCH: return recip(pool, unary(Op::sinh));
-    case libsbml::AST_FUNCTION_COTH: return recip(pool, unary(Op::tanh));
-    case libsbml::AST_FUNCTION_ARCSEC:
-    case libsbml::AST_FUNCTION_ARCCSC:
-    case libsbml::AST_FUNCTION_ARCCOT:
-    case libsbml::AST_FUNCTION_ARCSECH:
-    case libsbml::AST_FUNCTION_ARCCSCH:
-    case libsbml::AST_FUNCTION_ARCCOTH: {
+    case AST_FUNCTION_LN: return unary(Op::log);
+    case AST_FUNCTION_EXP: return unary(Op::exp);
+    case AST_FUNCTION_ABS: return unary(Op::abs);
+    case AST_FUNCTION_FLOOR: return unary(Op::floor);
+    case AST_FUNCTION_CEILING: return unary(Op::ceil);
+    case AST_FUNCTION_SIN: return unary(Op::sin);
+    case AST_FUNCTION_COS: return unary(Op::cos);
+    case AST_FUNCTION_TAN: return unary(Op::tan);
+    case AST_FUNCTION_ARCSIN: return unary(Op::asin);
+    case AST_FUNCTION_ARCCOS: return unary(Op::acos);
+    case AST_FUNCTION_ARCTAN: return unary(Op::atan);
+    case AST_FUNCTION_SINH: return unary(Op::sinh);
+    case AST_FUNCTION_COSH: return unary(Op::cosh);
+    case AST_FUNCTION_TANH: return unary(Op::tanh);
+    case AST_FUNCTION_ARCSINH: return unary(Op::asinh);
+    case AST_FUNCTION_ARCCOSH: return unary(Op::acosh);
+    case AST_FUNCTION_ARCTANH: return unary(Op::atanh);
+    case AST_FUNCTION_SEC: return recip(pool, unary(Op::cos));
+    case AST_FUNCTION_CSC: return recip(pool, unary(Op::sin));
+    case AST_FUNCTION_COT: return recip(pool, unary(Op::tan));
+    case AST_FUNCTION_SECH: return recip(pool, unary(Op::cosh));
+    case AST_FUNCTION_CSCH: return recip(pool, unary(Op::sinh));
+    case AST_FUNCTION_COTH: return recip(pool, unary(Op::tanh));
+    case AST_FUNCTION_ARCSEC:
+    case AST_FUNCTION_ARCCSC:
+    case AST_FUNCTION_ARCCOT:
+    case AST_FUNCTION_ARCSECH:
+    case AST_FUNCTION_ARCCSCH:
+    case AST_FUNCTION_ARCCOTH: {
       need(1, 1);
       const ExprId x = recip(pool, node(n->getChild(0), scope, site, depth + 1));
       switch (n->getType()) {
-        case libsbml::AST_FUNCTION_ARCSEC: return pool.call(Op::acos, x);
-        case libsbml::AST_FUNCTION_ARCCSC: return pool.call(Op::asin, x);
-        case libsbml::AST_FUNCTION_ARCCOT: return pool.call(Op::atan, x);
-        case libsbml::AST_FUNCTION_ARCSECH: return pool.call(Op::acosh, x);
-        case libsbml::AST_FUNCTION_ARCCSCH: return pool.call(Op::asinh, x);
+        case AST_FUNCTION_ARCSEC: return pool.call(Op::acos, x);
+        case AST_FUNCTION_ARCCSC: return pool.call(Op::asin, x);
+        case AST_FUNCTION_ARCCOT: return pool.call(Op::atan, x);
+        case AST_FUNCTION_ARCSECH: return pool.call(Op::acosh, x);
+        case AST_FUNCTION_ARCCSCH: return pool.call(Op::asinh, x);
         default: return pool.call(Op::atanh, x);
       }
     }
-    case libsbml::AST_FUNCTION_MAX: need(1, std::numeric_limits<unsigned>::max()); return nary(Op::max, 0.0);
-    case libsbml::AST_FUNCTION_MIN: need(1, std::numeric_limits<unsigned>::max()); return nary(Op::min, 0.0);
-    case libsbml::AST_FUNCTION_REM: {
+    case AST_FUNCTION_MAX: need(1, std::numeric_limits<unsigned>::max()); return nary(Op::max, 0.0);
+    case AST_FUNCTION_MIN: need(1, std::numeric_limits<unsigned>::max()); return nary(Op::min, 0.0);
+    case AST_FUNCTION_REM: {
       need(2, 2);
       auto a = children(n, scope, site, depth);
       return pool.make(Op::rem, {a[0], a[1]});
     }
-    case libsbml::AST_LOGICAL_AND: return nary(Op::logical_and, 1.0);
-    case libsbml::AST_LOGICAL_OR: return nary(Op::logical_or, 0.0);
-    case libsbml::AST_LOGICAL_XOR: return nary(Op::logical_xor, 0.0);
-    case libsbml::AST_LOGICAL_NOT: return unary(Op::logical_not);
-    case libsbml::AST_LOGICAL_IMPLIES: {
+    case AST_LOGICAL_AND: return nary(Op::logical_and, 1.0);
+    case AST_LOGICAL_OR: return nary(Op::logical_or, 0.0);
+    case AST_LOGICAL_XOR: return nary(Op::logical_xor, 0.0);
+    case AST_LOGICAL_NOT: return unary(Op::logical_not);
+    case AST_LOGICAL_IMPLIES: {
       need(2, 2);
       auto a = children(n, scope, site, depth);
       return pool.make(Op::logical_or, {pool.make(Op::logical_not, {a[0]}), a[1]});
     }
-    case libsbml::AST_RELATIONAL_EQ: return relation(Op::eq);
-    case libsbml::AST_RELATIONAL_LT: return relation(Op::lt);
-    case libsbml::AST_RELATIONAL_GT: return relation(Op::gt);
-    case libsbml::AST_RELATIONAL_LEQ: return relation(Op::le);
-    case libsbml::AST_RELATIONAL_GEQ: return relation(Op::ge);
-    case libsbml::AST_RELATIONAL_NEQ: {
+    case AST_RELATIONAL_EQ: return relation(Op::eq);
+    case AST_RELATIONAL_LT: return relation(Op::lt);
+    case AST_RELATIONAL_GT: return relation(Op::gt);
+    case AST_RELATIONAL_LEQ: return relation(Op::le);
+    case AST_RELATIONAL_GEQ: return relation(Op::ge);
+    case AST_RELATIONAL_NEQ: {
       need(2, 2);
       auto a = children(n, scope, site, depth);
       return pool.make(Op::ne, {a[0], a[1]});
     }
-    case libsbml::AST_FUNCTION_PIECEWISE: {
+    case AST_FUNCTION_PIECEWISE: {
       // libSBML's order: value1, condition1, value2, condition2, ..., [otherwise].
       const unsigned k = n->getNumChildren();
       if (k == 0) fail_at(site, "empty <piecewise>");
@@ -236,15 +236,15 @@ ExprId MathLowering::node(const ASTNode* n, const Scope& scope, const MathSite& 
       args.push_back(k % 2 ? a.back() : pool.constant(std::numeric_limits<double>::quiet_NaN()));
       return pool.make(Op::piecewise, std::move(args));
     }
-    case libsbml::AST_FUNCTION: return call(n, scope, site, depth);
-    case libsbml::AST_FUNCTION_DELAY:
+    case AST_FUNCTION: return call(n, scope, site, depth);
+    case AST_FUNCTION_DELAY:
       fail_at(site, "SBML <csymbol> delay is not supported: Heartwave integrates ODEs, not delay "
                     "equations");
-    case libsbml::AST_FUNCTION_RATE_OF:
+    case AST_FUNCTION_RATE_OF:
       fail_at(site, "SBML <csymbol> rateOf is not supported: write the derivative's expression instead");
-    case libsbml::AST_FUNCTION_FACTORIAL: fail_at(site, "MathML <factorial/> is not supported");
-    case libsbml::AST_FUNCTION_QUOTIENT: fail_at(site, "MathML <quotient/> is not supported");
-    case libsbml::AST_LAMBDA: fail_at(site, "<lambda> is only allowed in a <functionDefinition>");
+    case AST_FUNCTION_FACTORIAL: fail_at(site, "MathML <factorial/> is not supported");
+    case AST_FUNCTION_QUOTIENT: fail_at(site, "MathML <quotient/> is not supported");
+    case AST_LAMBDA: fail_at(site, "<lambda> is only allowed in a <functionDefinition>");
     default: break;
   }
   fail_at(site, "unsupported MathML element <" + element_name(n) + ">");

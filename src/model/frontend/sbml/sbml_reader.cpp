@@ -69,8 +69,8 @@ std::string oxmeta_term(const libsbml::SBase& e) {
   auto& el = const_cast<libsbml::SBase&>(e);
   for (unsigned i = 0; i < el.getNumCVTerms(); ++i) {
     const libsbml::CVTerm* t = el.getCVTerm(i);
-    if (!t || t->getQualifierType() != libsbml::BIOLOGICAL_QUALIFIER ||
-        t->getBiologicalQualifierType() != libsbml::BQB_IS)
+    if (!t || t->getQualifierType() != BIOLOGICAL_QUALIFIER ||
+        t->getBiologicalQualifierType() != BQB_IS)
       continue;
     for (unsigned k = 0; k < t->getNumResources(); ++k) {
       const std::string uri = t->getResourceURI(k);
