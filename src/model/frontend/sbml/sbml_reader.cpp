@@ -316,7 +316,11 @@ class Reader {
   void lower_everything() {
     sbml::MathLowering math(m_, sm_, [this](const std::string& id, const MathSite& s) { return resolve(id, s); });
     for (const auto& [id, rule] : rules_) {
-      const Entry& e = entries_.at(id);
+      const auto it = entries_.find(id);
+      if (it == entries_.end())
+        fail(rule, "SBML " + describe(rule) + " sets '" + id +
+                       "', which is no parameter, compartment or species of the model");
+      const Entry& e = it->second;
       const ExprId x = math.lower(rule->getMath(), site(rule));
       if (e.kind == VarKind::state) m_.derivatives[e.index] = x;
       else if (e.kind == VarKind::algebraic) m_.algebraics[e.index].expr = x;
