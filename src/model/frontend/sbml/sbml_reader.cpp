@@ -459,6 +459,8 @@ Model parse_sbml(std::string_view xml, const std::string& filename) {
     for (std::size_t i = 0; i < pos; ++i) line += xml[i] == '\n';
     throw InputError(SourceLoc{filename, line, 0}, "a DOCTYPE is not allowed in an SBML file");
   }
+  if (xml.find_first_not_of(" \t\r\n") == std::string_view::npos)
+    throw InputError(SourceLoc{filename, 1, 0}, "empty file: not an SBML document");
   if (xml.find('\0') != std::string_view::npos)
     throw InputError(SourceLoc{filename, 0, 0}, "not an SBML file: it contains NUL bytes");
   const std::string text(xml);
