@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (the two model parsers, the live view's controls) and runs
-# each in turn.
+# Builds the libFuzzer targets (the model parsers, the live view's controls) and runs each
+# in turn.
 #
 #   tools/fuzz.sh [SECONDS] [TARGET...]      default: 600 seconds, fuzz_cellml fuzz_hwm fuzz_live_control
+#                                            fuzz_sbml (fuzz_sbml where libSBML is installed)
 #
 # Environment: HW_FUZZ_BUILD (build folder, default build-fuzz), HW_FUZZ_JOBS (ninja -j,
 # default 2), HW_FUZZ_OUT (where crash inputs and logs go, default $HW_FUZZ_BUILD/fuzz-out).
@@ -15,7 +16,10 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds="${1:-600}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(fuzz_cellml fuzz_hwm fuzz_live_control)
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(fuzz_cellml fuzz_hwm fuzz_live_control)
+  pkg-config --exists libsbml 2>/dev/null && targets+=(fuzz_sbml)
+fi
 build="${HW_FUZZ_BUILD:-$root/build-fuzz}"
 out="${HW_FUZZ_OUT:-$build/fuzz-out}"
 jobs="${HW_FUZZ_JOBS:-2}"
@@ -25,8 +29,8 @@ CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Re
 ninja -C "$build" -j "$jobs" "${targets[@]}"
 
 # Longest input each parser sees: the seed CellML model is ~21 kB; .hwm lines are short.
-declare -A max_len=([fuzz_cellml]=32768 [fuzz_hwm]=4096 [fuzz_live_control]=4200)
-declare -A corpus_name=([fuzz_cellml]=cellml [fuzz_hwm]=hwm [fuzz_live_control]=live)
+declare -A max_len=([fuzz_cellml]=32768 [fuzz_hwm]=4096 [fuzz_live_control]=4200 [fuzz_sbml]=16384)
+declare -A corpus_name=([fuzz_cellml]=cellml [fuzz_hwm]=hwm [fuzz_live_control]=live [fuzz_sbml]=sbml)
 
 status=0
 summary=()

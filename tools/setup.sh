@@ -10,6 +10,7 @@ packages=(
   libxml2-dev libsundials-dev libcli11-dev libfmt-dev libtomlplusplus-dev
   libhdf5-dev libpng-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin  # one run split over ranks (docs/parallel.md); the build works without
+  libsbml5-dev  # the SBML reader (model/frontend/sbml); the build goes on without it
   clang libclang-rt-14-dev libomp-14-dev python3 python3-pip python3-dev python3-venv
   libboost-dev  # the live view's HTTP/WebSocket server (Boost.Beast, headers only; docs/live.md)
   chromium chromium-driver python3-selenium  # the live view's browser tests (tests/browser)

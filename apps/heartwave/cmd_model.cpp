@@ -11,7 +11,9 @@
 #include "cell/json_writer.hpp"
 #include "common.hpp"
 #include "model/analysis/roles.hpp"
+#include "model/emit/cellml2_printer.hpp"
 #include "model/emit/cpp_printer.hpp"
+#include "model/emit/sbml_printer.hpp"
 #include "device/embedded.hpp"
 #include "model/emit/cuda_printer.hpp"
 #include "model/emit/interpreter.hpp"
@@ -19,6 +21,7 @@
 #include "model/frontend/cellml/cellml.hpp"
 #include "model/frontend/hwm/hwm.hpp"
 #include "model/ir/print.hpp"
+#include "model/load.hpp"
 #include "model/passes/linear_blocks.hpp"
 #include "model/passes/thresholds.hpp"
 #include "model/jit/builtin_registry.hpp"
@@ -257,23 +260,45 @@ void add_model_commands(CLI::App& app, Action& action) {
     });
   }
   {
-    auto* cmd = model->add_subcommand("convert", "Convert a CellML model to the native .hwm language");
+    auto* cmd = model->add_subcommand(
+        "convert", "Convert a model (CellML, SBML or .hwm) to .hwm, CellML 2.0 or SBML");
     auto file = std::make_shared<std::string>();
     auto out = std::make_shared<std::string>();
-    cmd->add_option("FILE", *file, "CellML file")->required();
-    cmd->add_option("--output,-o", *out, "the .hwm file to write")->required();
-    cmd->footer("Example:\n  heartwave model convert ../shared/models/cellml/luo_rudy_1991.cellml -o luo_rudy_1991.hwm");
+    auto to = std::make_shared<std::string>();
+    cmd->add_option("FILE", *file, "model file: .cellml, .sbml, .xml (CellML or SBML) or .hwm")->required();
+    cmd->add_option("--output,-o", *out, "the file to write; its extension picks the format (.hwm, .cellml, .sbml)")
+        ->required();
+    cmd->add_option("--to", *to, "the format to write, whatever the extension: hwm, cellml (2.0) or sbml (L3V2)")
+        ->check(CLI::IsMember({"hwm", "cellml", "sbml"}));
+    cmd->footer("Examples:\n  heartwave model convert ../shared/models/cellml/luo_rudy_1991.cellml -o luo_rudy_1991.hwm\n"
+                "  heartwave model convert ../shared/models/cellml/luo_rudy_1991.cellml -o lr91.sbml\n"
+                "  heartwave model convert ../shared/models/cellml/luo_rudy_1991.cellml -o lr91.xml --to cellml");
     cmd->callback([=, &action] {
       action = [=] {
-        const std::string ext = std::filesystem::path(*file).extension().string();
-        model::Model m = (ext == ".hwm") ? model::load_hwm(*file) : model::load_cellml(*file);
-        std::string text = fmt::format(
-            "# Converted by `heartwave model convert` from {}\n# (the model as read: before "
-            "Heartwave's passes and pacing).\n",
-            std::filesystem::path(*file).filename().string());
-        text += model::write_hwm(m);
+        std::string format = *to;
+        if (format.empty()) {
+          const std::string ext = std::filesystem::path(*out).extension().string();
+          if (ext == ".hwm") format = "hwm";
+          else if (ext == ".cellml") format = "cellml";
+          else if (ext == ".sbml") format = "sbml";
+          else
+            throw CLI::ValidationError("--output", fmt::format("cannot tell the format to write from '{}': name it .hwm, "
+                                         ".cellml or .sbml, or say --to hwm|cellml|sbml", *out));
+        }
+        const model::Model m = model::read_model_file(*file);
+        std::string text;
+        if (format == "hwm") {
+          text = fmt::format(
+              "# Converted by `heartwave model convert` from {}\n# (the model as read: before "
+              "Heartwave's passes and pacing).\n",
+              std::filesystem::path(*file).filename().string());
+          text += model::write_hwm(m);
+        } else {
+          text = format == "cellml" ? model::print_cellml2(m) : model::print_sbml(m);
+        }
         write_file(*out, text);
-        std::cerr << fmt::format("wrote {} ({} states, {} parameters, {} algebraics)\n", *out,
+        std::cerr << fmt::format("wrote {} ({}: {} states, {} parameters, {} algebraics)\n", *out,
+                                 format == "cellml" ? "CellML 2.0" : format == "sbml" ? "SBML L3V2" : ".hwm",
                                  m.states.size(), m.parameters.size(), m.algebraics.size());
         return 0;
       };

@@ -79,7 +79,7 @@ std::string default_model() {
 
 void RoleFlags::add_to(CLI::App& app) {
   const char* g = "Roles (override what metadata and name rules found)";
-  app.add_option("--voltage", voltage, "state that is the membrane potential")->group(g);
+  app.add_option("--voltage,--membrane-potential", voltage, "state that is the membrane potential")->group(g);
   app.add_option("--stimulus", stimulus, "algebraic that is the stimulus current")->group(g);
   app.add_option("--stimulus-amplitude-param", stim_amp_param, "parameter: stimulus amplitude")->group(g);
   app.add_option("--stimulus-duration-param", stim_dur_param, "parameter: stimulus duration")->group(g);
@@ -103,7 +103,7 @@ model::RoleOverrides RoleFlags::overrides() const {
 }
 
 void SimFlags::add_to(CLI::App& app, bool allow_cvode) {
-  app.add_option("FILE", file, "model: a .cellml/.xml/.hwm file or a built-in model's name");
+  app.add_option("FILE", file, "model: a .cellml/.sbml/.xml (CellML or SBML)/.hwm file or a built-in model's name");
   std::vector<std::string> methods{"auto", "fe", "rk2", "rk4", "rl1", "rl2", "sbe", "grl1", "grl2"};
   if (allow_cvode) methods.push_back("cvode");
   app.add_option("--integrator,-i", integrator,

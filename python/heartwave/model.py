@@ -53,7 +53,7 @@ class Model:
     """A cell model, loaded and analysed.
 
     >>> m = heartwave.Model("tentusscher_2006_epi")        # a built-in
-    >>> m = heartwave.Model("luo_rudy_1991.cellml")         # a CellML 1.0/1.1 file
+    >>> m = heartwave.Model("luo_rudy_1991.cellml")         # a CellML 1.0/1.1/2.0 file (or SBML, or .hwm)
     >>> [s.name for s in m.states if s.gate]
 
     `roles` overrides what metadata and name rules found, e.g. {"voltage": "V_m",

@@ -2,6 +2,7 @@
 #include "model/load.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -11,6 +12,7 @@
 #include "core/suggest.hpp"
 #include "model/frontend/cellml/cellml.hpp"
 #include "model/frontend/hwm/hwm.hpp"
+#include "model/frontend/sbml/sbml.hpp"
 #include "model/jit/builtin_registry.hpp"
 #include "model/passes/check_units.hpp"
 
@@ -29,7 +31,7 @@ std::string model_hint(const std::string& what) {
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const auto ext = e.path().extension();
-    if (ext == ".cellml" || ext == ".xml" || ext == ".hwm")
+    if (ext == ".cellml" || ext == ".xml" || ext == ".sbml" || ext == ".hwm")
       candidates.push_back(p.has_parent_path() ? (dir / e.path().filename()).string() : e.path().filename().string());
   }
   // "luo_rudy_1991.cellml" for the built-in luo_rudy_1991: the name without its extension.
@@ -47,19 +49,71 @@ std::string lower(std::string s) {
   return s;
 }
 
+}  // namespace
+
+ModelFormat model_format_of(const std::string& path) {
+  const std::string ext = lower(fs::path(path).extension().string());
+  if (ext == ".hwm") return ModelFormat::hwm;
+  if (ext != ".cellml" && ext != ".xml" && ext != ".sbml")
+    throw InputError(SourceLoc{path, 0, 0},
+                     fmt::format("unknown model file extension '{}': use .cellml, .sbml, .xml or .hwm",
+                                 ext));
+  // The root element decides between CellML (<model>) and SBML (<sbml>): both are often
+  // called .xml, and a file's extension may lie. Unreadable or odd files go to the
+  // extension's reader, which reports the problem.
+  std::ifstream in(path, std::ios::binary);
+  std::string head(4096, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  const std::string root = xml_root_name(head);
+  if (root == "sbml") return ModelFormat::sbml;
+  if (root == "model") return ModelFormat::cellml;
+  return ext == ".sbml" ? ModelFormat::sbml : ModelFormat::cellml;
+}
+
+std::string xml_root_name(std::string_view text) {
+  std::size_t i = 0;
+  while (true) {
+    i = text.find('<', i);
+    if (i == std::string_view::npos || i + 1 >= text.size()) return "";
+    const char c = text[i + 1];
+    if (c == '?') {  // declaration or processing instruction
+      i = text.find("?>", i);
+    } else if (text.compare(i, 4, "<!--") == 0) {
+      i = text.find("-->", i);
+    } else if (c == '!') {  // DOCTYPE
+      i = text.find('>', i);
+    } else {
+      std::size_t e = i + 1;
+      while (e < text.size() && !std::isspace(static_cast<unsigned char>(text[e])) && text[e] != '>' &&
+             text[e] != '/')
+        ++e;
+      std::string_view name = text.substr(i + 1, e - i - 1);
+      if (auto colon = name.find(':'); colon != std::string_view::npos) name = name.substr(colon + 1);
+      return std::string(name);
+    }
+    if (i == std::string_view::npos) return "";
+    ++i;
+  }
+}
+
+Model read_model_file(const std::string& path) {
+  switch (model_format_of(path)) {
+    case ModelFormat::hwm: return load_hwm(path);
+    case ModelFormat::sbml: return load_sbml(path);
+    case ModelFormat::cellml: break;
+  }
+  return load_cellml(path);
+}
+
+namespace {
+
 Model read_model(const std::string& what, std::string* builtin) {
   std::error_code ec;
-  if (fs::is_regular_file(what, ec)) {
-    const std::string ext = lower(fs::path(what).extension().string());
-    if (ext == ".cellml" || ext == ".xml") return load_cellml(what);
-    if (ext == ".hwm") return load_hwm(what);
-    throw InputError(SourceLoc{what, 0, 0},
-                     fmt::format("unknown model file extension '{}': use .cellml, .xml or .hwm",
-                                 ext));
-  }
+  if (fs::is_regular_file(what, ec)) return read_model_file(what);
   if (fs::is_directory(what, ec))
     throw InputError(SourceLoc{what, 0, 0},
-                     "is a folder, not a model file: give a .cellml, .xml or .hwm file in it");
+                     "is a folder, not a model file: give a .cellml, .sbml, .xml or .hwm file in it");
   if (const BuiltinModel* b = find_builtin(what)) {
     *builtin = b->name;
     return parse_hwm(b->hwm_source, "builtin:" + b->name + ".hwm");

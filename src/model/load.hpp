@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/passes/pacing.hpp"
@@ -34,7 +35,18 @@ struct LoadedModel {
   std::string builtin;  // the built-in's name when loaded by name, else ""
 };
 
-// `path_or_builtin`: a .cellml/.xml/.hwm file, or the name of a built-in model. An
+// The reader a model file needs: .hwm by extension; .cellml, .sbml and .xml by the XML
+// root element (<model>: CellML, <sbml>: SBML). Another extension is an InputError.
+enum class ModelFormat { cellml, sbml, hwm };
+ModelFormat model_format_of(const std::string& path);
+
+// The local name of the first element of an XML text ("" when there is none).
+std::string xml_root_name(std::string_view text);
+
+// The model in a file, as read (CellML, SBML or .hwm; see model_format_of).
+Model read_model_file(const std::string& path);
+
+// `path_or_builtin`: a .cellml/.sbml/.xml/.hwm file, or the name of a built-in model. An
 // unknown name or extension is an InputError that lists the built-in models.
 LoadedModel load_model(const std::string& path_or_builtin, const LoadOptions& opt = {});
 

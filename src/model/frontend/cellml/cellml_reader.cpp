@@ -128,6 +128,7 @@ class UnitsResolver {
  private:
   // CellML built-ins are the plain names only ("millivolt" must be defined by the model).
   static bool builtin_table_name(const std::string& name) {
+    if (name == "kilogram") return true;  // a base unit of its own, not kilo + gram
     for (const auto& [p, v] : prefix_values())
       if (name.size() > p.size() && name.compare(0, p.size(), p) == 0 &&
           builtin_units(name.substr(p.size())))
@@ -338,6 +339,10 @@ class DocumentReader {
       if (!is_cellml_ns(ns_of(k))) continue;  // RDF, documentation
       if (n == "units") continue;
       if (n == "reaction") fail_at(file_, k, "CellML <reaction> is not supported");
+      if (n == "reset")
+        fail_at(file_, k, "CellML 2.0 <reset> (variable '" + attr(k, "variable").value_or("") +
+                              "') is not supported: Heartwave integrates ODEs without discontinuities; "
+                              "write the reset's effect as a piecewise expression");
       if (n != "variable") fail_at(file_, k, "unsupported element <" + n + "> in a component");
       RawVariable v;
       v.name = required(file_, k, "name");
@@ -418,7 +423,9 @@ class DocumentReader {
     for (const xmlNode* c = imp->children; c; c = c->next) {
       if (!is_element(c) || !is_cellml_ns(ns_of(c))) continue;
       std::string n = local_name(c);
-      if (n == "units") {
+      // 1.1 names the children <units> and <component>; 2.0 <import_units> and
+      // <import_component>, with the same attributes.
+      if (n == "units" || n == "import_units") {
         std::string name = required(file_, c, "name");
         std::string ref = required(file_, c, "units_ref");
         Units u;
@@ -426,7 +433,7 @@ class DocumentReader {
         else if (auto b = builtin_units(ref)) u = *b;
         else fail_at(file_, c, "imported units '" + ref + "' not found in '" + href + "'");
         if (!m.units.emplace(name, u).second) fail_at(file_, c, "units '" + name + "' defined twice");
-      } else if (n == "component") {
+      } else if (n == "component" || n == "import_component") {
         import_component(c, required(file_, c, "name"), required(file_, c, "component_ref"),
                          sub, href, m);
       } else {
