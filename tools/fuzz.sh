@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of the two model parsers and runs each in turn.
+# Builds the libFuzzer targets of the model parsers and mesh readers and runs each in turn.
 #
 #   tools/fuzz.sh [SECONDS] [TARGET...]      default: 600 seconds, fuzz_cellml fuzz_hwm
+#   (mesh readers: fuzz_mesh_tetgen fuzz_mesh_opencarp fuzz_mesh_vtu fuzz_mesh_vtk)
 #
 # Environment: HW_FUZZ_BUILD (build folder, default build-fuzz), HW_FUZZ_JOBS (ninja -j,
 # default 2), HW_FUZZ_OUT (where crash inputs and logs go, default $HW_FUZZ_BUILD/fuzz-out).
@@ -24,8 +25,10 @@ CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Re
 ninja -C "$build" -j "$jobs" "${targets[@]}"
 
 # Longest input each parser sees: the seed CellML model is ~21 kB; .hwm lines are short.
-declare -A max_len=([fuzz_cellml]=32768 [fuzz_hwm]=4096)
-declare -A corpus_name=([fuzz_cellml]=cellml [fuzz_hwm]=hwm)
+declare -A max_len=([fuzz_cellml]=32768 [fuzz_hwm]=4096 [fuzz_mesh_tetgen]=8192 [fuzz_mesh_opencarp]=8192
+                   [fuzz_mesh_vtu]=16384 [fuzz_mesh_vtk]=8192)
+declare -A corpus_name=([fuzz_cellml]=cellml [fuzz_hwm]=hwm [fuzz_mesh_tetgen]=mesh_tetgen
+                        [fuzz_mesh_opencarp]=mesh_opencarp [fuzz_mesh_vtu]=mesh_vtu [fuzz_mesh_vtk]=mesh_vtk)
 
 status=0
 summary=()
@@ -40,7 +43,7 @@ for t in "${targets[@]}"; do
   set +e
   # -close_fd_mask=3 hides the parser's own output; sanitizer reports still reach the log.
   "$build/tests/fuzz/$t" "$work" "$root/tests/fuzz/corpus/$name" \
-    -dict="$root/tests/fuzz/$name.dict" -max_len="${max_len[$t]}" -timeout=10 \
+    $( [ -f "$root/tests/fuzz/$name.dict" ] && echo "-dict=$root/tests/fuzz/$name.dict" ) -max_len="${max_len[$t]}" -timeout=10 \
     -rss_limit_mb=2048 -max_total_time="$seconds" -print_final_stats=1 \
     -artifact_prefix="$crashes/" >"$log" 2>&1
   rc=$?
