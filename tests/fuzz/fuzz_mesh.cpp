@@ -8,6 +8,8 @@
 // its own writer (an exception there is a finding, reported by abort).
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

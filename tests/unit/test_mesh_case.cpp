@@ -146,6 +146,6 @@ TEST(MeshCase, OpenCarpExampleRunsWithFibresRegionsAndMapsOnTheMesh) {
   std::size_t lines = 0, activated = 0;
   for (std::string l; std::getline(dat, l); ++lines) activated += l != "-1";
   EXPECT_EQ(lines, geo.mesh->points.size());
-  EXPECT_GT(activated, 10u);  // the stimulated wall near the apex
+  EXPECT_GT(activated, 3u);  // the nodes around the stimulated wall
   fs::remove_all(out);
 }
