@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (the model parsers, the live view's controls) and runs each
-# in turn.
+# Builds the libFuzzer targets (the model parsers, the mesh readers, the live view's
+# controls) and runs each in turn.
 #
 #   tools/fuzz.sh [SECONDS] [TARGET...]      default: 600 seconds, fuzz_cellml fuzz_hwm fuzz_live_control
-#                                            fuzz_sbml (fuzz_sbml where libSBML is installed)
+#                                            fuzz_sbml (where libSBML is installed)
+#   (mesh readers: fuzz_mesh_tetgen fuzz_mesh_opencarp fuzz_mesh_vtu fuzz_mesh_vtk)
 #
 # Environment: HW_FUZZ_BUILD (build folder, default build-fuzz), HW_FUZZ_JOBS (ninja -j,
 # default 2), HW_FUZZ_OUT (where crash inputs and logs go, default $HW_FUZZ_BUILD/fuzz-out).
@@ -29,8 +30,11 @@ CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Re
 ninja -C "$build" -j "$jobs" "${targets[@]}"
 
 # Longest input each parser sees: the seed CellML model is ~21 kB; .hwm lines are short.
-declare -A max_len=([fuzz_cellml]=32768 [fuzz_hwm]=4096 [fuzz_live_control]=4200 [fuzz_sbml]=16384)
-declare -A corpus_name=([fuzz_cellml]=cellml [fuzz_hwm]=hwm [fuzz_live_control]=live [fuzz_sbml]=sbml)
+declare -A max_len=([fuzz_cellml]=32768 [fuzz_hwm]=4096 [fuzz_live_control]=4200 [fuzz_sbml]=16384
+                   [fuzz_mesh_tetgen]=8192 [fuzz_mesh_opencarp]=8192 [fuzz_mesh_vtu]=16384 [fuzz_mesh_vtk]=8192)
+declare -A corpus_name=([fuzz_cellml]=cellml [fuzz_hwm]=hwm [fuzz_live_control]=live [fuzz_sbml]=sbml
+                        [fuzz_mesh_tetgen]=mesh_tetgen [fuzz_mesh_opencarp]=mesh_opencarp [fuzz_mesh_vtu]=mesh_vtu
+                        [fuzz_mesh_vtk]=mesh_vtk)
 
 status=0
 summary=()
@@ -45,7 +49,7 @@ for t in "${targets[@]}"; do
   set +e
   # -close_fd_mask=3 hides the parser's own output; sanitizer reports still reach the log.
   "$build/tests/fuzz/$t" "$work" "$root/tests/fuzz/corpus/$name" \
-    -dict="$root/tests/fuzz/$name.dict" -max_len="${max_len[$t]}" -timeout=10 \
+    $( [ -f "$root/tests/fuzz/$name.dict" ] && echo "-dict=$root/tests/fuzz/$name.dict" ) -max_len="${max_len[$t]}" -timeout=10 \
     -rss_limit_mb=2048 -max_total_time="$seconds" -print_final_stats=1 \
     -artifact_prefix="$crashes/" >"$log" 2>&1
   rc=$?

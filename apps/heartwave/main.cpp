@@ -26,6 +26,7 @@ void add_restitution_command(CLI::App& app, Action& action);
 void add_run_command(CLI::App& app, Action& action);
 void add_bench_command(CLI::App& app, Action& action);
 void add_geometry_command(CLI::App& app, Action& action);
+void add_mesh_command(CLI::App& app, Action& action);
 }  // namespace hw::cli
 
 namespace {
@@ -102,6 +103,7 @@ int run_cli(int argc, char** argv) {
   add_run_command(app, action);
   add_bench_command(app, action);
   add_geometry_command(app, action);
+  add_mesh_command(app, action);
   // After the commands: CLI11 gives a command its parent's footer when it is added, and
   // each command shows its own examples, not these.
   app.footer(
@@ -115,6 +117,7 @@ int run_cli(int argc, char** argv) {
       "  heartwave model convert ../shared/models/cellml/luo_rudy_1991.cellml -o lr91.hwm\n"
       "  heartwave sweep mfhn --grid b=0.5:1.5:5 -o biomarkers.csv\n"
       "  heartwave geometry inspect tests/data/geometry/ascii_3x2x2.nrrd\n"
+      "  heartwave mesh inspect examples/meshes/ellipsoid_lv.pts --spacing 0.5\n"
       "Run `heartwave COMMAND --help` for each command's options. Docs: docs/cli.md");
   if (argc <= 1) {
     std::cout << app.help();

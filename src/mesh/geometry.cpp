@@ -12,6 +12,7 @@
 #include "mesh/fibres_rule_based.hpp"
 #include "mesh/phase_field.hpp"
 #include "mesh/shapes.hpp"
+#include "mesh/voxelise.hpp"
 
 namespace hw::tissue {
 
@@ -94,6 +95,71 @@ void check_radii(const GeometrySpec& s, bool need_inner) {
   }
 }
 
+// A mesh file; reader errors keep their file:line and gain the case key that named it.
+io::UnstructuredMesh load_mesh(const MeshSpec& c) {
+  const GeometrySpec& s = c.geometry;
+  if (s.path.empty()) throw InputError(s.loc, "geometry.file is required");
+  const std::string path = resolve(c, s.path);
+  try {
+    return io::read_mesh(path);
+  } catch (const InputError& e) {
+    std::vector<Diagnostic> d{{Severity::error, s.loc, fmt::format("geometry.file = '{}' cannot be read as a mesh", s.path), {}}};
+    for (const auto& x : e.diagnostics()) d.push_back(x);
+    throw InputError(std::move(d));
+  } catch (const Error& e) {
+    throw InputError(s.loc, fmt::format("geometry.file = '{}' cannot be read as a mesh: {}", s.path, e.what()));
+  }
+}
+
+// kind mesh: read, scale to mm, voxelise at geometry.spacing onto a grid around it.
+void build_from_mesh(const MeshSpec& c, Geometry& geo) {
+  const GeometrySpec& s = c.geometry;
+  auto mesh = std::make_shared<io::UnstructuredMesh>(load_mesh(c));
+  const std::string units = s.units.empty() ? mesh->units : s.units;
+  const double factor = io::mm_per_unit(units);
+  if (!(factor > 0))
+    throw InputError(s.loc, fmt::format("geometry.units = \"{}\" is not a length unit (um, mm, cm, m)", units));
+  io::scale_to_mm(*mesh, factor);
+  if (!(s.spacing[0] > 0))
+    throw InputError(s.loc, "geometry.spacing (mm) is required for kind \"mesh\": the voxel size the mesh is "
+                            "voxelised at (e.g. spacing = 0.25)");
+  try {
+    geo.grid = grid_around(*mesh, s.spacing, 1);
+  } catch (const Error& e) {
+    throw InputError(s.loc, fmt::format("geometry.spacing: {}", e.what()));
+  }
+  geo.grid.bc = c.grid.bc;
+  check_size(geo.grid, s.loc);
+  VoxeliseOptions o;
+  o.tag_labels = s.tags;
+  o.fibres = c.fibres.kind == FibreSpec::Kind::mesh;
+  if (o.fibres && mesh->tet_fibres.empty() && mesh->point_fibres.empty())
+    throw InputError(c.fibres.loc, fmt::format("fibres.kind = \"mesh\": '{}' has no fibres (a .lon file, or a cell "
+                                               "or point array named fibres)", s.path));
+  if (o.fibres && !mesh->has_volume())
+    throw InputError(c.fibres.loc, fmt::format("fibres.kind = \"mesh\": '{}' is a surface; fibres need tetrahedra",
+                                               s.path));
+  MeshVoxels v;
+  try {
+    v = voxelise(*mesh, geo.grid, o);
+  } catch (const InputError& e) {
+    std::vector<Diagnostic> d{{Severity::error, s.loc, fmt::format("geometry.file = '{}' cannot be voxelised", s.path), {}}};
+    for (const auto& x : e.diagnostics()) d.push_back(x);
+    throw InputError(std::move(d));
+  }
+  geo.mask = std::move(v.mask);
+  geo.labels = std::move(v.labels);
+  if (v.fibres) geo.fibres = std::move(v.fibres);
+  geo.mesh_note = fmt::format("{} {} of {} points, units {} (×{:g} to mm){}", mesh->has_volume() ? mesh->tets.size()
+                                                                                                  : mesh->triangles.size(),
+                              mesh->has_volume() ? "tetrahedra" : "surface triangles (ray-parity voted)",
+                              mesh->points.size(), units, factor,
+                              v.abstained_columns ? fmt::format(", {} rays with an odd crossing count abstained",
+                                                                v.abstained_columns)
+                                                  : std::string());
+  geo.mesh = std::move(mesh);
+}
+
 // The transmural field from the endo (LV 3, RV 4) and epi (2) labels, and with it the
 // long axis and the coordinates of `geo`. Errors name the key that needed them.
 TransmuralField transmural_field(const MeshSpec& c, Geometry& geo) {
@@ -142,6 +208,10 @@ void build_fibres(const MeshSpec& c, Geometry& geo) {
   switch (f.kind) {
     case FibreSpec::Kind::none:
       return;
+    case FibreSpec::Kind::mesh:
+      if (c.geometry.kind != GeometrySpec::Kind::mesh)
+        throw InputError(f.loc, "fibres.kind = \"mesh\" takes the fibres of a mesh file: it needs geometry.kind = \"mesh\"");
+      return;  // set by build_from_mesh
     case FibreSpec::Kind::uniform: {
       const auto& d = f.direction;
       const double len = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
@@ -257,6 +327,9 @@ Geometry build_geometry(const MeshSpec& c) {
       }
       break;
     }
+    case GeometrySpec::Kind::mesh:
+      build_from_mesh(c, geo);
+      break;
     case GeometrySpec::Kind::ellipsoid_shell: {
       check_size(geo.grid, s.loc);
       check_radii(s, true);
@@ -278,6 +351,9 @@ Geometry build_geometry(const MeshSpec& c) {
   const std::size_t tissue = count_tissue(geo.grid, geo.mask);
   if (tissue == 0) {
     const bool file = s.kind == GeometrySpec::Kind::mask_file || s.kind == GeometrySpec::Kind::phase_field_file;
+    if (s.kind == GeometrySpec::Kind::mesh)
+      throw InputError(s.loc, fmt::format("geometry.file = '{}': no voxel centre at spacing {} mm falls inside the mesh "
+                                          "(finer spacing, or check geometry.units and geometry.tags)", s.path, s.spacing[0]));
     throw InputError(s.loc, file ? fmt::format("geometry.threshold = {} leaves no tissue in '{}'", s.threshold, s.path)
                                  : std::string("geometry: the shape contains no cell centre of the grid (no tissue)"));
   }

@@ -10,6 +10,9 @@
 #include <cstdint>
 #include <optional>
 
+#include <memory>
+
+#include "formats/unstructured_mesh.hpp"
 #include "mesh/conductivity.hpp"
 #include "mesh/geometry_spec.hpp"
 #include "mesh/grid.hpp"
@@ -30,6 +33,10 @@ struct Geometry {
   std::optional<LongAxis> long_axis;
   // How the endo and epi labels were found when the file had none (cavities.hpp), else empty.
   std::string surfaces_note;
+  // kind mesh: the mesh as read (coordinates in mm, in the frame of grid.origin), so the
+  // outputs can sample the run's fields back onto its nodes; null for other kinds.
+  std::shared_ptr<const io::UnstructuredMesh> mesh;
+  std::string mesh_note;  // "41,812 triangles (surface) of cm, …": how it was voxelised
 };
 
 // Throws hw::InputError at c.geometry.loc / c.fibres.loc with what is wrong (missing file,

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,21 +20,26 @@ namespace hw::tissue {
 
 // Where the tissue is and which way the fibres run.
 struct GeometrySpec {
-  enum class Kind { box, mask_file, phase_field_file, ellipsoid_shell, slab_with_hole };
+  enum class Kind { box, mask_file, phase_field_file, ellipsoid_shell, slab_with_hole, mesh };
   Kind kind = Kind::box;
-  std::string path;          // NRRD or VTK image (.vti / legacy .vtk)
+  std::string path;          // NRRD or VTK image (.vti / legacy .vtk), or a mesh (kind mesh)
   double threshold = 0.5;    // phase field / mask: tissue where value > threshold
   std::array<double, 3> centre{0, 0, 0}, radii_outer{0, 0, 0}, radii_inner{0, 0, 0};
   double hole_radius = 0;    // slab_with_hole: cylinder along z through the centre
   bool phase_field = false;  // no-flux boundaries by the phase-field method (Fenton 2005)
   // mask / phase field: resample the image to this voxel size (mm per axis, same extent),
   // trilinear in the stored value (labels: nearest voxel); 0 = the image's own grid.
+  // mesh: the voxel size (required, from `spacing`), the mesh's length unit ("um", "mm",
+  // "cm", "m"; empty = the format's: µm for openCARP, mm otherwise) and the element tag →
+  // region label map (empty: each tag is its label; label 0 leaves those elements out).
   std::array<double, 3> spacing{0, 0, 0};
+  std::string units;
+  std::map<std::int32_t, std::int32_t> tags;
   SourceLoc loc;
 };
 
 struct FibreSpec {
-  enum class Kind { none, uniform, rotating, file, rule_based };
+  enum class Kind { none, uniform, rotating, file, rule_based, mesh };  // mesh: the mesh file's own fibres
   Kind kind = Kind::none;
   std::array<double, 3> direction{1, 0, 0};  // uniform
   double angle_from = 60, angle_to = -60;    // rotating / rule_based: degrees, endo → epi

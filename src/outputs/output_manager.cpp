@@ -173,6 +173,9 @@ void OutputManager::open(bool continuing, const std::string* probes_text, const 
   if (!continuing) due_.next_probe = due_.next_ecg = sim_.time();
   if (o_.activation_map || o_.apd_map || o_.conduction_velocity)
     act_ = std::make_unique<ActivationTracker>(g, mask_, o_.activation_threshold, o_.apd_map);
+  // A restarted run writes V_mesh.igb afresh from the restart (its frames are not in the
+  // checkpoint); the maps on the mesh come from the maps, which a restart continues.
+  if (o_.on_mesh && sim_.mesh()) mesh_out_ = std::make_unique<MeshOutputs>(dir_, sim_.mesh(), g, mask_);
   if (!o_.electrodes.empty()) {
     std::vector<ElectrodePoint> el;
     std::vector<std::string> cols;
@@ -291,6 +294,9 @@ void OutputManager::write_fields(long k) {
     snap->read(f);
     std::vector<NamedField> nf;
     for (std::size_t i = 0; i < o_.variables.size(); ++i) nf.push_back({o_.variables[i], &f[i]});
+    if (mesh_out_)
+      for (std::size_t i = 0; i < o_.variables.size(); ++i)
+        if (o_.variables[i] == "V") mesh_out_->add_frame(f[i], t, o_.field_interval);
     if (h5_) {
       h5_->write(t, nf);
       return;
@@ -403,6 +409,10 @@ std::vector<std::string> OutputManager::finish(bool make_movie) {
     write_summary_csv(join(dir_, "maps_summary.csv"), rows);
     if (st.count) write_activation_png(join(dir_, "activation.png"), sim_.grid(), act, mask_);
     lines.push_back("maps: " + path);
+  }
+  if (mesh_out_) {
+    const bool a = act_ && (o_.activation_map || o_.conduction_velocity), d = act_ && o_.apd_map;
+    for (auto& l : mesh_out_->finish(a ? &act_->activation() : nullptr, d ? &act_->apd90() : nullptr)) lines.push_back(l);
   }
   if (make_movie && o_.movie && png_) {
     std::string msg;

@@ -17,7 +17,8 @@
 // Layout under spec.directory (docs/outputs.md):
 //   fields.pvd + fields_NNNNNN.vti (N = t / field_interval)  or  fields.h5 + fields.xdmf
 //   probes.csv + probes.png, ecg.csv + ecg.png, <var>_NNNNN.png (+ <var>.mp4), maps.vti,
-//   maps_summary.csv, activation.png, last_good.vti (after a NaN)
+//   maps_summary.csv, activation.png, last_good.vti (after a NaN); on a mesh geometry also
+//   V_mesh.igb, maps_mesh.vtu, activation.dat, apd90.dat (outputs/mesh_outputs.hpp)
 // An interval output is written at the first step whose time reaches the next multiple of
 // the interval (to a millionth of dt); begin() writes t = the start time. Field and PNG frames
 // are written on a thread of their own from a snapshot of that step (outputs/write_queue.hpp).
@@ -31,6 +32,7 @@
 
 #include "outputs/hdf5_writer.hpp"
 #include "outputs/maps.hpp"
+#include "outputs/mesh_outputs.hpp"
 #include "outputs/png_writer.hpp"
 #include "outputs/probes.hpp"
 #include "outputs/vtk_writer.hpp"
@@ -107,6 +109,7 @@ class OutputManager {
   std::unique_ptr<ProbeWriter> probes_;
   std::shared_ptr<tissue::ProbeSink> probe_sink_;  // attached at the first sample
   std::unique_ptr<ActivationTracker> act_;
+  std::unique_ptr<MeshOutputs> mesh_out_;  // geometry kind mesh with output.mesh: results on its nodes
   std::unique_ptr<PseudoEcg> ecg_;
   std::unique_ptr<CsvTraceWriter> ecg_csv_;
   std::unique_ptr<PngSeriesWriter> png_;

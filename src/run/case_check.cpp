@@ -70,8 +70,12 @@ void describe_geometry(const SimSetup& s, std::vector<std::string>& l) {
   const Mask& m = s.geo.mask;
   const bool from_image = c.geometry.kind == GeometrySpec::Kind::mask_file ||
                           c.geometry.kind == GeometrySpec::Kind::phase_field_file;
+  const bool from_mesh = c.geometry.kind == GeometrySpec::Kind::mesh;
+  // Every kind prints the same two lines: the grid, and the tissue with its share of the box.
   l.push_back(fmt::format("  geometry  {} × {} × {} = {} voxels of {:g} × {:g} × {:g} mm{}", g.n[0], g.n[1], g.n[2],
-                          g.size(), g.h[0], g.h[1], g.h[2], from_image ? " (from " + c.geometry.path + ")" : ""));
+                          g.size(), g.h[0], g.h[1], g.h[2],
+                          from_image || from_mesh ? " (from " + c.geometry.path + ")" : ""));
+  if (from_mesh && !s.geo.mesh_note.empty()) l.push_back("            mesh: " + s.geo.mesh_note);
   bool too_many = false;
   // No mask: every cell is tissue (and a box too large for memory is not scanned here).
   const auto tissue = m.empty() ? std::vector<io::ValueExtent>{{1, g.size(), {0, 0, 0}, {g.n[0] - 1, g.n[1] - 1, g.n[2] - 1}}}
@@ -91,6 +95,9 @@ void describe_geometry(const SimSetup& s, std::vector<std::string>& l) {
                        mm_range(lo[2] * g.h[2] + shift[2], (hi[2] + 1) * g.h[2] + shift[2]));
   };
   l.push_back("            tissue box " + faces(t.lo, t.hi, {0, 0, 0}) + " (case coordinates: from the grid corner)");
+  if (from_mesh)
+    l.push_back(fmt::format("            tissue box {} (mesh coordinates, mm: grid corner at ({:g}, {:g}, {:g}))",
+                            faces(t.lo, t.hi, g.origin), g.origin[0], g.origin[1], g.origin[2]));
   if (from_image) {
     // The image's own coordinates: its origin is the centre of voxel 0, so the grid corner
     // lies half an image voxel before it (resampling keeps the extent).

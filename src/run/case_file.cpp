@@ -477,14 +477,15 @@ void read_geometry(Ctx& ctx, Section& root, TissueCase& c) {
   if (!t) return;
   Section s(ctx, *t, "geometry");
   c.geometry.loc = s.loc();
-  auto kind = s.choice("kind", {"box", "mask", "phase-field", "ellipsoid-shell", "slab-with-hole"});
+  auto kind = s.choice("kind", {"box", "mask", "phase-field", "ellipsoid-shell", "slab-with-hole", "mesh"});
   const std::string k = kind.value_or("box");
   using K = GeometrySpec::Kind;
   c.geometry.kind = k == "mask" ? K::mask_file : k == "phase-field" ? K::phase_field_file
                     : k == "ellipsoid-shell" ? K::ellipsoid_shell
-                    : k == "slab-with-hole" ? K::slab_with_hole : K::box;
+                    : k == "slab-with-hole" ? K::slab_with_hole : k == "mesh" ? K::mesh : K::box;
   auto file = s.string("file");
-  const bool wants_file = k == "mask" || k == "phase-field";
+  const bool mesh = k == "mesh";
+  const bool wants_file = k == "mask" || k == "phase-field" || mesh;
   if (wants_file && !file && !s.has("file"))
     s.error("kind", "geometry.file is required for kind \"" + k + "\"", case_code::missing);
   if (!wants_file && t->contains("file"))
@@ -492,8 +493,31 @@ void read_geometry(Ctx& ctx, Section& root, TissueCase& c) {
   if (file) {
     c.geometry.path = resolve_path(ctx, *file);
     std::error_code ec;
-    if (!fs::is_regular_file(c.geometry.path, ec))
+    // An openCARP mesh may be named by its base name (heart for heart.pts/.elem).
+    const bool base_name = mesh && fs::is_regular_file(c.geometry.path + ".pts", ec);
+    if (!fs::is_regular_file(c.geometry.path, ec) && !base_name)
       s.error("file", "geometry.file: cannot open '" + c.geometry.path + "' (no such file)", case_code::no_file);
+  }
+  if (auto u = s.choice("units", {"um", "mm", "cm", "m"})) c.geometry.units = *u;
+  if (!mesh && t->contains("units"))
+    s.error("units", "geometry.units applies only to kind \"mesh\" (an image's header gives its own)", case_code::conflict);
+  if (auto tg = s.node("tags")) {
+    if (!mesh) s.error("tags", "geometry.tags applies only to kind \"mesh\"", case_code::conflict);
+    else if (auto tt = tg->as_table()) {
+      for (const auto& [name, value] : *tt) {
+        char* end = nullptr;
+        const std::string key(name.str());
+        const long tag = std::strtol(key.c_str(), &end, 10);
+        auto label = value.value<long long>();
+        if (key.empty() || *end || !value.is_integer() || !label || *label < 0 || *label > 32767)
+          ctx.sink.add(case_code::problem(loc_of(ctx, value), "geometry.tags: each entry maps an element tag to a region "
+                                          "label 0…32767 (0 leaves those elements out), as \"2\" = 3; not '" + key +
+                                          "' = " + show(value), case_code::out_of_range));
+        else c.geometry.tags[static_cast<std::int32_t>(tag)] = static_cast<std::int32_t>(*label);
+      }
+    } else {
+      s.type_error("tags", *tg, "a table of tag = label (e.g. { \"1\" = 1, \"2\" = 0 })");
+    }
   }
   c.geometry.threshold = s.number("threshold", k == "phase-field" ? 0.5 : 0.5);
   if (auto th = c.geometry.threshold; !(th >= 0 && th < 1) && k == "phase-field")
@@ -501,12 +525,14 @@ void read_geometry(Ctx& ctx, Section& root, TissueCase& c) {
   c.geometry.phase_field = s.boolean("phase_field", k == "phase-field");
   if (auto sp = s.vec("spacing", 3, true)) {
     if (!wants_file)
-      s.error("spacing", "geometry.spacing (resampling an image) applies only to kinds \"mask\" and \"phase-field\"; "
-                         "a box's spacing is grid.spacing", case_code::conflict);
+      s.error("spacing", "geometry.spacing (resampling an image, voxelising a mesh) applies only to kinds \"mask\", "
+                         "\"phase-field\" and \"mesh\"; a box's spacing is grid.spacing", case_code::conflict);
     for (double x : *sp)
       if (!(x > 0)) s.error("spacing", "geometry.spacing must be > 0 mm on every axis", case_code::out_of_range);
     c.geometry.spacing = *sp;
   }
+  if (mesh && !s.has("spacing"))
+    s.error("kind", "geometry.spacing (mm, the voxel size) is required for kind \"mesh\"", case_code::missing);
   auto need3 = [&](const char* key, std::array<double, 3>& out, bool positive) {
     auto v = s.vec(key, 3, false);
     if (!v) {
@@ -583,12 +609,15 @@ void read_fibres(Ctx& ctx, Section& root, TissueCase& c) {
   if (!t) return;
   Section s(ctx, *t, "fibres");
   c.fibres.loc = s.loc();
-  auto kind = s.choice("kind", {"none", "uniform", "rotating", "file", "rule-based"});
-  if (!s.has("kind")) s.error("", "fibres.kind is required (none, uniform, rotating, file, rule-based)", case_code::missing);
+  auto kind = s.choice("kind", {"none", "uniform", "rotating", "file", "rule-based", "mesh"});
+  if (!s.has("kind")) s.error("", "fibres.kind is required (none, uniform, rotating, file, rule-based, mesh)", case_code::missing);
   const std::string k = kind.value_or("none");
   using K = FibreSpec::Kind;
   c.fibres.kind = k == "uniform" ? K::uniform : k == "rotating" ? K::rotating
-                  : k == "file" ? K::file : k == "rule-based" ? K::rule_based : K::none;
+                  : k == "file" ? K::file : k == "rule-based" ? K::rule_based : k == "mesh" ? K::mesh : K::none;
+  if (k == "mesh" && c.geometry.kind != GeometrySpec::Kind::mesh)
+    s.error("kind", "fibres.kind = \"mesh\" takes the fibres of the mesh file: it needs geometry.kind = \"mesh\"",
+            case_code::conflict);
   if (auto d = s.vec("direction", 2, false)) {
     c.fibres.direction = *d;
     if (std::hypot(d->at(0), d->at(1), d->at(2)) == 0) s.error("direction", "fibres.direction must not be zero", case_code::out_of_range);
@@ -913,6 +942,9 @@ void read_output(Ctx& ctx, Section& root, TissueCase& c) {
   o.activation_map = s.boolean("activation_map", o.activation_map);
   o.activation_threshold = s.number("activation_threshold", o.activation_threshold);
   o.apd_map = s.boolean("apd_map", o.apd_map);
+  o.on_mesh = s.boolean("mesh", o.on_mesh);
+  if (t->contains("mesh") && c.geometry.kind != GeometrySpec::Kind::mesh)
+    s.error("mesh", "output.mesh applies only to geometry.kind = \"mesh\" (results sampled onto its nodes)", case_code::conflict);
   o.conduction_velocity = s.boolean("conduction_velocity", o.conduction_velocity);
   for (auto& p : read_points(ctx, s, "electrodes", "electrode")) o.electrodes.push_back({p.name, p.position});
   nonneg("png_interval", o.png_interval);
@@ -1011,7 +1043,7 @@ void fill_z(std::array<double, 3>& p, const Grid& g) {
 
 bool grid_from_file(const TissueCase& c) {
   return c.geometry.kind == GeometrySpec::Kind::mask_file ||
-         c.geometry.kind == GeometrySpec::Kind::phase_field_file;
+         c.geometry.kind == GeometrySpec::Kind::phase_field_file || c.geometry.kind == GeometrySpec::Kind::mesh;
 }
 
 void validate_regions(const TissueCase& c, const Grid& g) {
@@ -1157,8 +1189,8 @@ std::string describe_case(const TissueCase& c) {
   if (grid_from_file(c)) {
     s << "  grid      from " << c.geometry.path;
     if (c.geometry.spacing[0] > 0)
-      s << ", resampled to " << c.geometry.spacing[0] << " x " << c.geometry.spacing[1] << " x "
-        << c.geometry.spacing[2] << " mm";
+      s << (c.geometry.kind == GeometrySpec::Kind::mesh ? ", voxelised at " : ", resampled to ") << c.geometry.spacing[0]
+        << " x " << c.geometry.spacing[1] << " x " << c.geometry.spacing[2] << " mm";
     s << "\n";
   }
   else s << "  grid      " << c.grid.str() << "\n";

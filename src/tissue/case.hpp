@@ -141,6 +141,9 @@ struct OutputSpec {
   double png_slice_position = -1;           // mm; < 0 = middle
   bool movie = false;                       // with ffmpeg, when present
   double checkpoint_interval = 0;           // ms; 0 = only on SIGINT/SIGTERM
+  // geometry kind mesh: the maps also onto the mesh's nodes (maps_mesh.vtu, activation.dat,
+  // apd90.dat) and V at every field interval as V_mesh.igb (outputs/mesh_outputs.hpp).
+  bool on_mesh = true;
   SourceLoc loc;
 };
 

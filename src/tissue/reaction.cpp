@@ -87,7 +87,8 @@ SimGeometry make_geometry(const TissueCase& c, std::optional<FibreField>* fibres
   SimGeometry g;
   const bool box = c.geometry.kind == GeometrySpec::Kind::box;
   const bool per_voxel_fibres =
-      c.fibres.kind == FibreSpec::Kind::file || c.fibres.kind == FibreSpec::Kind::rule_based;
+      c.fibres.kind == FibreSpec::Kind::file || c.fibres.kind == FibreSpec::Kind::rule_based ||
+      c.fibres.kind == FibreSpec::Kind::mesh;
   g.grid = c.grid;  // a box has no fields to build
   const bool coordinates = c.coordinates || uses_ventricular_coordinates(c);
   if (!box || (fibres && per_voxel_fibres) || coordinates) {
@@ -99,6 +100,8 @@ SimGeometry make_geometry(const TissueCase& c, std::optional<FibreField>* fibres
       g.mask = std::move(geo.mask);
       g.labels = std::move(geo.labels);
       if (c.geometry.phase_field) g.phase = std::move(geo.phase);
+      g.mesh = std::move(geo.mesh);
+      g.mesh_note = std::move(geo.mesh_note);
     }
     if (coordinates) {
       g.transmural = std::move(geo.transmural);

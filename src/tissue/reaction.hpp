@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/unstructured_mesh.hpp"
 #include "runtime/cell_kernel.hpp"
 #include "cell/cell_setup.hpp"
 #include "model/ir/model.hpp"
@@ -79,6 +80,10 @@ struct SimGeometry {
   // use them, and the long axis they took (mesh/ventricular_coordinates.hpp); else empty.
   Field<float> transmural, apex_base;
   std::string long_axis_note;
+  // geometry kind mesh: the mesh (mm, in the frame of grid.origin) and what voxelising it
+  // found, so outputs can write the run's maps back onto its nodes; null otherwise.
+  std::shared_ptr<const io::UnstructuredMesh> mesh;
+  std::string mesh_note;
 };
 
 // How far a SimSetup has got (the stages above, in order).

@@ -155,6 +155,7 @@ VariableUnits Simulation::variable_units(const std::string& variable) const {
 }
 const Mask& Simulation::mask() const { return impl_->s.geo.mask; }
 const TissueCase& Simulation::tissue_case() const { return impl_->s.tcase; }
+std::shared_ptr<const io::UnstructuredMesh> Simulation::mesh() const { return impl_->s.geo.mesh; }
 std::size_t Simulation::tissue_cells() const { return impl_->s.tissue_cells; }
 std::vector<int> Simulation::part_states() const {
   std::vector<int> ns;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "formats/unstructured_mesh.hpp"
 #include "tissue/case.hpp"
 #include "tissue/diffusion.hpp"
 #include "mesh/grid.hpp"
@@ -85,6 +86,9 @@ class Simulation {
   const Grid& grid() const;
   const Mask& mask() const;  // empty = all tissue
   const TissueCase& tissue_case() const;
+  // geometry kind mesh: the mesh (mm, in the frame of grid().origin) the grid was voxelised
+  // from, so outputs can sample fields back onto its nodes; null for other geometries.
+  std::shared_ptr<const io::UnstructuredMesh> mesh() const;
 
   // V in mV on the whole grid (non-tissue cells NaN).
   void voltage(Field<float>& out) const;
