@@ -375,6 +375,12 @@ def check_command(cmd: Command, ran: str, stdout: str, stderr: str, cwd: Path):
     elif sub == ["model", "convert"]:
         for out in words_after(args, "-o"):
             text = nonempty_file(cwd, out).read_text()
+            if Path(out).suffix in (".sbml", ".xml", ".cellml"):
+                # SBML / CellML 2.0: the XML declaration, then a comment naming the source.
+                need(Path(args[3]).name in "\n".join(text.splitlines()[:2]),
+                     f"{out}: the header comment does not name {Path(args[3]).name}")
+                need(re.search(r"<(sbml|model) xmlns=", text), f"{out}: no <sbml> or <model> root")
+                continue
             need(Path(args[3]).name in text.splitlines()[0],
                  f"{out}: the header does not name {Path(args[3]).name}")
             need(re.search(r"^model \w+", text, re.M), f"{out}: no 'model' line")

@@ -386,7 +386,7 @@ TEST(GeometryBuild, ErrorsNameTheCaseKey) {
     c.grid = cube(8, 1);
     c.fibres.kind = FibreSpec::Kind::rule_based;
     c.fibres.loc = {"case.toml", 20, 1};
-    expect_input_error([&] { build_geometry(c); }, 20, "surface labels");
+    expect_input_error([&] { build_geometry(c); }, 20, "endocardial and epicardial surfaces");
     c.fibres.kind = FibreSpec::Kind::uniform;
     c.fibres.direction = {0, 0, 0};
     expect_input_error([&] { build_geometry(c); }, 20, "non-zero");
