@@ -17,6 +17,8 @@
 
 #include <fmt/format.h>
 
+#include "formats/xml_nodes.hpp"
+
 #include "core/error.hpp"
 
 namespace hw::io {
@@ -100,27 +102,9 @@ bool base64_decode(const std::string& s, std::vector<std::uint8_t>& out) {
   return nq == 0;
 }
 
-struct XmlDocDeleter {
-  void operator()(xmlDoc* d) const { xmlFreeDoc(d); }
-};
-
-std::string attr(xmlNode* n, const char* name) {
-  xmlChar* v = xmlGetProp(n, reinterpret_cast<const xmlChar*>(name));
-  if (!v) return {};
-  std::string s(reinterpret_cast<const char*>(v));
-  xmlFree(v);
-  return s;
-}
-
-bool is(xmlNode* n, const char* name) {
-  return n->type == XML_ELEMENT_NODE && std::strcmp(reinterpret_cast<const char*>(n->name), name) == 0;
-}
-
-xmlNode* child(xmlNode* n, const char* name) {
-  for (xmlNode* c = n ? n->children : nullptr; c; c = c->next)
-    if (is(c, name)) return c;
-  return nullptr;
-}
+using xml::attr;
+using xml::child;
+using xml::is;
 
 std::vector<double> numbers(const std::string& s, bool& ok) {
   std::vector<double> r;
@@ -170,7 +154,7 @@ ImageVolume read_vti(const std::string& path) {
     throw InputError(loc, "malformed XML: " + msg);
   }
   xmlFreeParserCtxt(ctxt);
-  std::unique_ptr<xmlDoc, XmlDocDeleter> doc(raw_doc);
+  std::unique_ptr<xmlDoc, xml::DocDeleter> doc(raw_doc);
   xmlNode* root = xmlDocGetRootElement(doc.get());
   if (!root || !is(root, "VTKFile"))
     throw InputError(at(root), "not a VTK XML file (root element must be <VTKFile>)");

@@ -20,6 +20,7 @@
 #include "formats/nrrd.hpp"
 #include "formats/unstructured_mesh.hpp"
 #include "formats/vtk_mesh_arrays.hpp"
+#include "formats/xml_nodes.hpp"
 
 namespace hw::io {
 
@@ -109,27 +110,9 @@ std::uint64_t read_uint(const std::uint8_t* p, int size, bool swap) {
   return x;
 }
 
-struct XmlDocDeleter {
-  void operator()(xmlDoc* d) const { xmlFreeDoc(d); }
-};
-
-std::string attr(xmlNode* n, const char* name) {
-  xmlChar* v = xmlGetProp(n, reinterpret_cast<const xmlChar*>(name));
-  if (!v) return {};
-  std::string s(reinterpret_cast<const char*>(v));
-  xmlFree(v);
-  return s;
-}
-
-bool is(xmlNode* n, const char* name) {
-  return n->type == XML_ELEMENT_NODE && std::strcmp(reinterpret_cast<const char*>(n->name), name) == 0;
-}
-
-xmlNode* child(xmlNode* n, const char* name) {
-  for (xmlNode* c = n ? n->children : nullptr; c; c = c->next)
-    if (is(c, name)) return c;
-  return nullptr;
-}
+using xml::attr;
+using xml::child;
+using xml::is;
 
 // The XML file and its appended block, and how to decode one DataArray of it.
 struct VtuFile {
@@ -328,7 +311,7 @@ UnstructuredMesh read_vtu(const std::string& path) {
     throw InputError(loc, "malformed XML: " + msg);
   }
   xmlFreeParserCtxt(ctxt);
-  std::unique_ptr<xmlDoc, XmlDocDeleter> doc(raw_doc);
+  std::unique_ptr<xmlDoc, xml::DocDeleter> doc(raw_doc);
   xmlNode* root = xmlDocGetRootElement(doc.get());
   if (!root || !is(root, "VTKFile")) throw InputError(f.at(root), "not a VTK XML file (root element must be <VTKFile>)");
   if (attr(root, "type") != "UnstructuredGrid")
