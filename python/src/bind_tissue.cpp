@@ -123,7 +123,8 @@ class PyRun {
     // The output folder first, as `heartwave run` checks it: another run's outputs there are
     // refused unless overwrite or this is a restart of that run.
     const std::string run_id = restart.empty() ? "" : io::read_checkpoint_origin(restart).origin.run_id;
-    run::check_output_folder(c.c.output.directory, c.c.output.loc, {overwrite, run_id, restart});
+    run::check_output_folder(c.c.output.directory, c.c.output.loc,
+                             {overwrite, run_id, restart, run::FolderIntent::Caller::python});
     const run::Plan plan = run::plan(c.c, backend);
     plan_ = plan.describe();
     run::Options o;

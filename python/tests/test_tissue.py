@@ -125,8 +125,10 @@ def test_run_writes_outputs(tmp_path):
     # A second run into the same folder is refused (it holds the first run's outputs, run.json
     # says whose); with overwrite=True it replaces them and leaves other files alone.
     (tmp_path / "run" / "notes.txt").write_text("mine")
-    with pytest.raises(hw.InputError, match="output.directory"):
+    with pytest.raises(hw.InputError, match="output.directory") as refused:
         hw.Run(hw.Case.from_dict(d), backend="cpu")
+    # The advice is in Python's words, not the command line's.
+    assert "overwrite=True" in str(refused.value) and "--overwrite" not in str(refused.value)
     again = hw.Run(hw.Case.from_dict(d), backend="cpu", overwrite=True)
     assert again.run(progress=False)["outcome"] == "finished"
     assert (tmp_path / "run" / "notes.txt").read_text() == "mine"

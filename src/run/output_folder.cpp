@@ -92,9 +92,15 @@ void check_output_folder(const std::string& dir_in, const SourceLoc& at, const F
   }
   const bool finished = owner && owner->state == "finished";
   const std::string what_to_do =
-      fmt::format("use --overwrite to clear that run's outputs (files of other names stay), {} it with "
-                  "--restart {}/checkpoint.hwck{}, or give another folder: --set output.directory=NAME",
-                  finished ? "extend" : "continue", dir, finished ? " --set time.t_end=LATER" : "");
+      intent.caller == FolderIntent::Caller::python
+          ? fmt::format("pass overwrite=True to clear that run's outputs (files of other names stay), {} it with "
+                        "heartwave.Run(case, restart=\"{}/checkpoint.hwck\"){}, or give another folder: "
+                        "overrides={{\"output.directory\": NAME}} in Case.from_file",
+                        finished ? "extend" : "continue", dir,
+                        finished ? " and a case whose time.t_end is later" : "")
+          : fmt::format("use --overwrite to clear that run's outputs (files of other names stay), {} it with "
+                        "--restart {}/checkpoint.hwck{}, or give another folder: --set output.directory=NAME",
+                        finished ? "extend" : "continue", dir, finished ? " --set time.t_end=LATER" : "");
   if (owner)
     err(fmt::format("the folder {} holds the outputs of another {}{}; {}", dir, describe_owner(*owner),
                     intent.restart_path.empty() ? "" : ", not of the run the checkpoint continues", what_to_do));

@@ -19,6 +19,8 @@ struct FolderIntent {
   bool overwrite = false;     // --overwrite: clear the earlier run's outputs first
   std::string resume_run_id;  // --restart: the run the checkpoint belongs to ("" unknown)
   std::string restart_path;   // --restart: the checkpoint file ("" for a new run)
+  // Whose words the advice uses: the command line's options, or the Python API's arguments.
+  enum class Caller { cli, python } caller = Caller::cli;
 };
 
 // InputError located at `at`, naming the key output.directory and the folder, when the
