@@ -139,22 +139,7 @@ ImageVolume read_vti(const std::string& path) {
   auto at = [&](xmlNode* n) { return SourceLoc{path, n ? static_cast<int>(xmlGetLineNo(n)) : 0, 0}; };
   if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw InputError(SourceLoc{path, 0, 0}, "file too large for the XML reader");
-  xmlInitParser();
-  const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_HUGE;
-  xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
-  if (!ctxt) throw Error("libxml2: cannot allocate a parser context");
-  xmlDoc* raw_doc = xmlCtxtReadMemory(ctxt, reinterpret_cast<const char*>(bytes.data()),
-                                      static_cast<int>(bytes.size()), nullptr, nullptr, options);
-  if (!raw_doc) {
-    const xmlError* e = xmlCtxtGetLastError(ctxt);
-    SourceLoc loc{path, e ? e->line : 0, 0};
-    std::string msg = e && e->message ? e->message : "unknown error";
-    while (!msg.empty() && std::isspace(static_cast<unsigned char>(msg.back()))) msg.pop_back();
-    xmlFreeParserCtxt(ctxt);
-    throw InputError(loc, "malformed XML: " + msg);
-  }
-  xmlFreeParserCtxt(ctxt);
-  std::unique_ptr<xmlDoc, xml::DocDeleter> doc(raw_doc);
+  const xml::Doc doc = xml::parse(reinterpret_cast<const char*>(bytes.data()), bytes.size(), path);
   xmlNode* root = xmlDocGetRootElement(doc.get());
   if (!root || !is(root, "VTKFile"))
     throw InputError(at(root), "not a VTK XML file (root element must be <VTKFile>)");
