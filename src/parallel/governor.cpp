@@ -79,7 +79,7 @@ bool ThreadGovernor::window_step(double seconds) {
   }
   window_time_ += seconds;
   ++window_steps_;
-  return window_time_ >= kWindow && window_steps_ >= kWindowSteps;
+  return window_time_ >= window_length_ && window_steps_ >= kWindowSteps;
 }
 
 void ThreadGovernor::record(double seconds) {
@@ -119,6 +119,7 @@ void ThreadGovernor::record(double seconds) {
       const int tried = probe_team_;
       const bool down = tried < best_;
       const bool decisive = probe_per_step_ < base * (1 - kDecisive);
+      interval_ = std::max(interval_, kFirstInterval);  // after the early first probe, the usual pace
       if (probe_per_step_ < base * (1 - kMargin) && confirming_ != tried && !decisive) {
         // A first win: steps on a loaded machine stall at random, so one window can flatter
         // a team. The same probe again soon; only a second win switches.
@@ -141,6 +142,7 @@ void ThreadGovernor::record(double seconds) {
       }
       phase_ = Phase::run;
       since_probe_ = 0;
+      window_length_ = kWindow;
       return;
     }
   }

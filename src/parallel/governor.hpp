@@ -14,6 +14,12 @@
 // team sizes is crossed. A larger team is only tried when the machine has had an idle core
 // since the last probe (IdleCores): more threads than free cores can only share them, and
 // on a busy 2-core machine a probe of the second thread is a loss every time.
+//
+// The first probe comes early and short (kFirstLook, kFirstWindow): beside a busy program
+// pinned to one of two cores the whole team runs a step 3x slower than one thread, and a
+// first decision after 0.25 s plus three 0.2 s windows cost a 5 s run a tenth of its time
+// (docs/benchmarks.md, "Placement"). A factor of 3 shows in windows of a few steps; a short
+// window that wins only modestly is confirmed by a full-length probe as any other is.
 #pragma once
 
 #include <cstdint>
@@ -63,6 +69,8 @@ class ThreadGovernor {
   // Time-weighted mean team size over the steps recorded so far.
   double mean_threads() const { return busy_ > 0 ? thread_seconds_ / busy_ : double(current_); }
 
+  static constexpr double kFirstLook = 0.05;      // s of stepping before the first probe
+  static constexpr double kFirstWindow = 0.02;    // s per window of the first probe
   static constexpr double kFirstInterval = 0.25;  // s of stepping before a probe
   static constexpr double kMaxInterval = 8.0;
   static constexpr double kWindow = 0.2;  // s per timed window (and at least kWindowSteps)
@@ -85,7 +93,8 @@ class ThreadGovernor {
   int max_, best_, current_;
   bool adapt_;
   Phase phase_ = Phase::run;
-  double since_probe_ = 0, interval_ = kFirstInterval;
+  double since_probe_ = 0, interval_ = kFirstLook;
+  double window_length_ = kFirstWindow;  // kWindow after the first probe
   double window_time_ = 0, base_per_step_ = 0, probe_per_step_ = 0;
   int probe_team_ = 0;
   int window_steps_ = -1;  // −1: the window's first step, not timed (a new team warms up)

@@ -97,8 +97,17 @@ void Placement::after_step(int team, double seconds) {
     release();  // before the next step: the whole team needs every core
     return;
   }
+  if (team != last_team_) {
+    // The team just shrank (or this is the first step): look soon, over this team's steps only.
+    const bool first = last_team_ < 0;
+    last_team_ = team;
+    if (!first) {
+      restart_window(kFirstLook);
+      return;
+    }
+  }
   window_ += seconds;
-  if (window_ < kWindow) return;
+  if (window_ < look_) return;
   std::uint64_t ns = 0;
   const double t = now_s();
   if (!read_wait(ns)) return;
@@ -117,6 +126,17 @@ void Placement::after_step(int team, double seconds) {
   wait_ns_ = ns;
   window_ = 0;
   window_start_ = t;
+  look_ = kWindow;
+}
+
+void Placement::restart_window(double look) {
+  std::uint64_t ns = 0;
+  if (!read_wait(ns)) return;
+  wait_ns_ = ns;
+  idle_shares();
+  window_ = 0;
+  window_start_ = now_s();
+  look_ = look;
 }
 
 std::string Placement::describe() const {

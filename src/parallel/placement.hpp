@@ -40,6 +40,8 @@ PlacementDecision decide_placement(const PlacementInput& in);
 class Placement {
  public:
   static constexpr double kWindow = 0.25;      // s of stepping between looks
+  static constexpr double kFirstLook = 0.05;   // s after the kept team shrinks: the thread left
+                                               // beside a busy program runs at half speed until it moves
   static constexpr double kCrowded = 0.25;     // run-queue wait share that makes it move
 
   Placement();  // the calling thread's mask is the process's (read once)
@@ -59,7 +61,11 @@ class Placement {
   bool available_ = false;
   std::vector<int> cpus_;
   std::vector<std::uint64_t> idle_, total_;
+  void restart_window(double look);
+
   double window_ = 0, window_start_ = 0;  // s of stepping; wall clock at the window's start
+  double look_ = kWindow;                 // this window's length
+  int last_team_ = -1;
   std::uint64_t wait_ns_ = 0;
   int pinned_ = -1, moves_ = 0;
   double last_wait_fraction_ = 0;
