@@ -66,7 +66,11 @@ int run_tissue_bench(const std::string& what, const TissueBenchFlags& f) {
                              r.wall_per_simulated_s, r.bytes_per_cell_step, r.achieved_gbs, r.roof_gbs,
                              r.roof_gbs > 0 ? r.achieved_gbs / r.roof_gbs : 0.0)
               << std::flush;
-    notes.push_back(r.name + ": " + r.notes);
+    std::string team;
+    if (!gpu)  // what the adaptive team did: a row beside a busy program is read with it
+      team = fmt::format("; mean team {:.2f} thread(s) of {}, stepping thread moved {} time(s)", r.threads,
+                         f.threads, r.thread_moves);
+    notes.push_back(r.name + ": " + r.notes + team);
   }
   for (const auto& s : notes) std::cout << s << "\n";
   return 0;
