@@ -60,7 +60,8 @@ int run_bench_niederer(const BenchNiedererFlags& f) {
   std::cout << fmt::format("{:>8} {:>8} {:>8} {:>16}\n", "x_mm", "y_mm", "z_mm", "activation_ms");
   for (const auto& [p, t] : r.activation)
     std::cout << fmt::format("{:8.3f} {:8.3f} {:8.3f} {:16.4f}\n", p[0], p[1], p[2], t);
-  std::cout << fmt::format("wall time {:.3f} s, {:.4g} cell-steps/s\n", r.wall_seconds, r.cell_steps_per_second);
+  std::cout << fmt::format("wall time {:.3f} s, {:.4g} cell-steps/s{}\n", r.wall_seconds, r.cell_steps_per_second,
+                           r.cg_iterations > 0 ? fmt::format(", {:.1f} CG iterations per step", r.cg_iterations) : "");
   if (!f.output.empty()) {
     std::ofstream out(f.output);
     if (!out) throw InputError(SourceLoc{f.output, 0, 0}, "cannot write the CSV file");

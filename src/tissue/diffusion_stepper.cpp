@@ -145,6 +145,8 @@ void DiffusionStepper<Real>::step(Field<Real>& v) {
       last_ = cg_solve(Shifted{&op_, Real(-0.5 * a_), w}, rhs_, v, *jacobi_, cg_);
       break;
   }
+  ++solves_;
+  iterations_ += last_.iterations;
   require_converged(last_, cg_);
 }
 

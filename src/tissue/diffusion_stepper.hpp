@@ -59,6 +59,8 @@ class DiffusionStepper {
   void step(Field<Real>& v);
   // CG statistics of the last implicit step.
   const CgResult& last_solve() const { return last_; }
+  // Mean CG iterations per implicit step so far (0 before the first).
+  double mean_iterations() const { return solves_ > 0 ? double(iterations_) / double(solves_) : 0.0; }
 
  private:
   // y = (Φ − θ·a·L) x, the operator CG sees (Φ = I when w is null).
@@ -79,6 +81,7 @@ class DiffusionStepper {
   Field<Real> w_, inv_w_;  // Φ's diagonal (implicit) or its inverse (explicit); empty: Φ = I
   std::unique_ptr<JacobiPreconditioner<Real>> jacobi_;
   CgResult last_;
+  long solves_ = 0, iterations_ = 0;
 };
 
 extern template class DiffusionStepper<double>;

@@ -40,6 +40,7 @@ struct EngineInfo {
   std::vector<std::string> part_kernels;  // per part: the cell kernel that runs it
   double threads = 0;  // cpu: the mean team size over the steps so far (it follows the load)
   int thread_moves = 0;  // cpu: times the stepping thread moved off a crowded core (parallel/placement.hpp)
+  double cg_iterations = 0;  // implicit diffusion: mean CG iterations per solve so far (0: explicit)
 };
 
 // The canonical dynamic state, the same bytes whichever engine wrote it: for each part its

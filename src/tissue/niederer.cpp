@@ -89,6 +89,7 @@ NiedererResult run_niederer(const TissueCase& c, const SimulationOptions& opt,
   for (std::size_t q = 0; q < pts.size(); ++q) r.activation.emplace_back(pts[q], act[q]);
   r.wall_seconds = wall;
   r.cell_steps_per_second = wall > 0 ? double(sim.tissue_cells()) * sim.steps_done() / wall : 0;
+  r.cg_iterations = sim.cg_iterations();
   return r;
 }
 

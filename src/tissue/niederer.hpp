@@ -25,6 +25,7 @@ struct NiedererResult {
   std::vector<std::pair<std::array<double, 3>, double>> activation;
   double wall_seconds = 0;
   double cell_steps_per_second = 0;
+  double cg_iterations = 0;  // implicit diffusion: mean CG iterations per step (0: explicit)
 };
 
 // The nine points in the order P1..P8 (corners, x fastest) then the centre.

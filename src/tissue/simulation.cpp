@@ -434,6 +434,7 @@ std::vector<std::string> Simulation::state_names() const {
 
 double Simulation::mean_threads() const { return impl_->engine->describe().threads; }
 int Simulation::thread_moves() const { return impl_->engine->describe().thread_moves; }
+double Simulation::cg_iterations() const { return impl_->engine->describe().cg_iterations; }
 
 std::string Simulation::describe() const {
   const SimSetup& s = impl_->s;
@@ -444,6 +445,7 @@ std::string Simulation::describe() const {
   d += fmt::format("diffusion: {}; {} splitting, dt {} ms, {} ODE sub-step(s), integrator {}\n",
                    e.kernels, s.time.splitting == Splitting::godunov ? "Godunov" : "Strang",
                    s.time.dt, s.time.ode_substeps, cell::integrator_name(s.integrator));
+  if (e.cg_iterations > 0) d += fmt::format("CG: {:.1f} iterations per solve on the mean so far\n", e.cg_iterations);
   if (!s.integrator_note.empty()) d += s.integrator_note + "\n";
   if (!s.geo.long_axis_note.empty()) d += s.geo.long_axis_note + "\n";
   for (const std::string& n : s.state_notes) d += n + "\n";

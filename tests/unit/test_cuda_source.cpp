@@ -50,6 +50,11 @@ TEST(CudaSource, TissueKernelsCompileForSm90) {
     else
       other.time.diffusion = DiffusionScheme::crank_nicolson;
     EXPECT_EQ(cuda_kernel_source(make_sim_setup(other, false), true).text.find("_tower("), std::string::npos);
+    if (!strang) {  // the CG kernels, whose loop runs on the device (kernels/cuda/diffusion_cg.cuh)
+      EXPECT_NE(cuda_kernel_source(make_sim_setup(other, false), true).text.find("hw_cg_direction("), std::string::npos);
+      compiles(other, true);
+      compiles(other, false);
+    }
   }
   c.grid.bc[0] = c.grid.bc[2] = Boundary::periodic;  // 64-bit offsets across the wall
   for (const char* k : {"window", "tower", ""}) {

@@ -1,25 +1,44 @@
 // The arguments of the CG kernels (kernels/cuda/diffusion_cg.cuh), passed by value: plain
-// C++ that the host (tissue/cuda/engine.cpp) and NVRTC read the same way.
+// C++ that the host (tissue/cuda/implicit.hpp) and NVRTC read the same way.
 #pragma once
 
 namespace hw::cuda {
 
+// The scalars of one solve, kept on the device so that an iteration needs no host round
+// trip: each kernel reads the reductions the one before it finished and adds its own.
+// Reductions that an iteration reads and the next one writes alternate between two slots
+// (slot = iteration parity), and each is zeroed by a kernel that does not read it, one
+// launch before it is summed into (diffusion_cg.cuh says which).
+struct CgScalars {
+  double bb;         // ‖b‖²
+  double rr_start;   // ‖b − A x₀‖²
+  double rz[2];      // r·z of the iterate (rz[slot]) and of the next (rz[1 − slot])
+  double pq[2];      // p·A p
+  double rr[2];      // ‖r‖² after the update
+  double rr_last;    // ‖r‖² when the solve stopped (for the report)
+  int done;          // 0 running; 1 converged; 2 breakdown (p·A p ≤ 0)
+  int iterations;
+};
+
+// The system is (Φ − θ·a·L) x = (Φ + (1 − θ)·a·L) V with a = dt/(χ·Cm): backward Euler θ = 1,
+// Crank-Nicolson θ = ½.
 template <class Real>
 struct CgArgs {
-  const Real* x;         // apply: y = coef·L x + w∘x (w null: x)
-  Real* y;
-  Real coef;
-  const Real* w;         // Φ's diagonal on tissue (phase field), or null
+  Real coef;             // −θ·a: A p = coef·L p + w∘p
+  Real rhs_coef;         // (1 − θ)·a
+  Real a;
+  const Real* w;         // Φ's diagonal on tissue (phase field), or null (Φ = I)
   unsigned long long n;  // stored cells (element-wise kernels)
-  Real* xv;              // the solution
+  Real* xv;              // the solution; V on entry
   Real* r;
   Real* z;
   Real* p;
-  const Real* q;
-  const Real* b;
+  Real* q;
   const Real* inv_diag;  // 1 / diag(Φ − θ·a·L)
-  Real alpha, beta;
-  double* sums;          // the reductions of the kernel (zeroed by the host before it)
+  CgScalars* sc;
+  double tol2;           // rel_tol²: converged when ‖r‖² ≤ tol2·‖b‖²
+  int slot;              // the iteration's parity
+  int first;             // the first iteration (it makes the tests before the loop)
 };
 
 }  // namespace hw::cuda

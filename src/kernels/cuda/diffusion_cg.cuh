@@ -1,12 +1,18 @@
 // Implicit diffusion on the GPU: the kernels of a matrix-free, Jacobi-preconditioned
 // conjugate gradient for (Φ − θ·a·L) V⁺ = rhs (tissue/diffusion_stepper.hpp has the schemes;
-// tissue/pcg.hpp the algorithm, which tissue/cuda/implicit.hpp runs on these kernels step by
-// step). Text for NVRTC, like monodomain.cuh.
+// tissue/pcg.hpp the algorithm, which tissue/cuda/implicit.hpp runs on these kernels with
+// the loop on the device). Text for NVRTC, like monodomain.cuh.
 //
 // Vectors live in the row layout's storage. Stored cells that are not tissue hold zeros in
 // every CG vector (and V = 0: nothing ever writes them), so the element-wise kernels run
 // over the whole storage and the operator only over tissue cells. Reductions accumulate in
 // double, whatever Real is, as the cpu CG does.
+//
+// Why the scalars stay on the device (CgScalars): a host round trip per reduction (two per
+// iteration) cost more than the iteration's memory traffic on a 3 M-cell slab. An iteration
+// is three launches, apply → update → direction; each reads the sums the previous launch
+// completed, so every thread computes the same α, β and stopping test from them, and once
+// a solve has stopped (sc->done) the iterations the host queued past it return at once.
 #pragma once
 
 #include "kernels/cuda/block_sum.cuh"
@@ -15,92 +21,115 @@
 
 namespace hw::cuda {
 
-// y = coef·L x + w∘x on tissue cells; sums[0] += x·y, sums[1] += y·y.
+// The one thread of a launch that writes its scalars (blocks may be 3D, as the stencil's are).
+__device__ __forceinline__ bool first_thread() {
+  return (blockIdx.x | blockIdx.y | blockIdx.z | threadIdx.x | threadIdx.y | threadIdx.z) == 0;
+}
+
+// An iteration's q = A p = coef·L p + w∘p (coef = −θ·a) on tissue cells; sums p·q into
+// pq[slot] and zeroes rz[1 − slot] (the previous direction read it, the coming update sums
+// into it). The first iteration's also makes pcg()'s tests before the loop.
 template <class Real, class V>
 __device__ __forceinline__ void cg_apply(const PartArgs<Real>& a, const CgArgs<Real>& g) {
   unsigned c, i, j, k;
-  double xy = 0, yy = 0;
+  const bool inside = locate<Real, V>(a, c, i, j, k);
+  CgScalars& sc = *g.sc;
+  if (sc.done) return;
+  if (g.first && (sc.bb == 0.0 || sc.rr_start <= g.tol2 * sc.bb)) {
+    // pcg()'s tests before the loop: b = 0 has x = 0; x₀ = V may already be within tolerance.
+    if (sc.bb == 0.0 && inside) g.xv[row_base<Real, V>(a, int(j), int(k)) + i] = Real(0);
+    if (first_thread()) sc.done = 1, sc.rr_last = sc.bb == 0.0 ? 0.0 : sc.rr_start;
+    return;
+  }
+  if (first_thread()) sc.rz[1 - g.slot] = 0;
+  double xy[1] = {0};
+  if (inside) {
+    const unsigned s0 = row_base<Real, V>(a, int(j), int(k));
+    const Real x = g.p[s0 + i];
+    const Real lx = laplacian<Real, V>(a, g.p, i, j, k, s0);
+    const Real y = g.coef * lx + (g.w ? g.w[s0 + i] : Real(1)) * x;
+    g.q[s0 + i] = y;
+    xy[0] = double(x) * double(y);
+  }
+  double* const out[1] = {&g.sc->pq[g.slot]};
+  block_reduce<1>(xy, out);
+}
+
+// A solve's first launch, from x₀ = V (in g.xv): the rhs b = Φ V + (1 − θ)·a·L V
+// (backward Euler θ = 1, Crank-Nicolson ½), whose norm it sums, and the first residual
+// r = b − (Φ − θ·a·L) V = a·L V in the same pass (the backends' pcg() forms b − A x₀; the two
+// agree to rounding); z = M⁻¹ r, p = z. Sums bb, rr_start, rz[0]. Why one kernel: the rhs,
+// A x₀, the residual and the preconditioned start were four passes over memory a step.
+template <class Real, class V>
+__device__ __forceinline__ void cg_begin(const PartArgs<Real>& a, const CgArgs<Real>& g) {
+  unsigned c, i, j, k;
+  double sums[3] = {0, 0, 0};  // b·b, r·r, r·z
   if (locate<Real, V>(a, c, i, j, k)) {
     const unsigned s0 = row_base<Real, V>(a, int(j), int(k));
-    const Real x = g.x[s0 + i];
-    const Real lx = laplacian<Real, V>(a, g.x, i, j, k, s0);
-    const Real y = g.coef * lx + (g.w ? g.w[s0 + i] : Real(1)) * x;
-    g.y[s0 + i] = y;
-    xy = double(x) * double(y);
-    yy = double(y) * double(y);
-  }
-  block_sum(xy, g.sums);
-  block_sum(yy, g.sums + 1);
-}
-
-__device__ __forceinline__ bool element(unsigned long long n, unsigned long long& s) {
-  s = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-  return s < n;
-}
-
-// r = b − q; sums[0] += r·r.
-template <class Real>
-__device__ __forceinline__ void cg_residual(const CgArgs<Real>& g) {
-  unsigned long long s;
-  double rr = 0;
-  if (element(g.n, s)) {
-    const Real r = g.b[s] - g.q[s];
+    const unsigned s = s0 + i;
+    const Real x = g.xv[s];
+    const Real lx = laplacian<Real, V>(a, g.xv, i, j, k, s0);
+    const Real b = (g.w ? g.w[s] : Real(1)) * x + g.rhs_coef * lx;
+    const Real r = g.a * lx;
+    const Real z = g.inv_diag[s] * r;
     g.r[s] = r;
-    rr = double(r) * double(r);
-  }
-  block_sum(rr, g.sums);
-}
-
-// z = M⁻¹ r; p = z; sums[0] += r·z.
-template <class Real>
-__device__ __forceinline__ void cg_start(const CgArgs<Real>& g) {
-  unsigned long long s;
-  double rz = 0;
-  if (element(g.n, s)) {
-    const Real z = g.inv_diag[s] * g.r[s];
     g.z[s] = z;
     g.p[s] = z;
-    rz = double(g.r[s]) * double(z);
+    sums[0] = double(b) * double(b);
+    sums[1] = double(r) * double(r);
+    sums[2] = double(r) * double(z);
   }
-  block_sum(rz, g.sums);
+  double* const out[3] = {&g.sc->bb, &g.sc->rr_start, &g.sc->rz[0]};
+  block_reduce<3>(sums, out);
 }
 
-// x += α p; r −= α q; sums[0] += r·r; z = M⁻¹ r; sums[1] += r·z.
+// The element-wise kernels stride over the storage with a grid of a few blocks per SM
+// (tissue/cuda/implicit.hpp), so that each block's one atomic per sum covers many cells.
+#define HW_CG_FOR_EACH(s, n) \
+  for (unsigned long long s = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; s < (n); \
+       s += (unsigned long long)gridDim.x * blockDim.x)
+
+// α = rz[slot] / pq[slot] (p·A p ≤ 0: breakdown, stop); x += α p; r −= α q; z = M⁻¹ r;
+// rr[slot] += r·r; rz[1 − slot] += r·z.
 template <class Real>
 __device__ __forceinline__ void cg_update(const CgArgs<Real>& g) {
-  unsigned long long s;
-  double rr = 0, rz = 0;
-  if (element(g.n, s)) {
-    g.xv[s] += g.alpha * g.p[s];
-    const Real r = g.r[s] - g.alpha * g.q[s];
+  CgScalars& sc = *g.sc;
+  if (sc.done) return;
+  const double pq = sc.pq[g.slot];
+  if (first_thread()) ++sc.iterations;
+  if (!(pq > 0.0)) {  // A not SPD (or breakdown): stop, and the host reports it
+    if (first_thread()) sc.done = 2, sc.rr_last = sc.rr[1 - g.slot];
+    return;
+  }
+  const Real alpha = Real(sc.rz[g.slot] / pq);
+  double sums[2] = {0, 0};  // r·r, r·z
+  HW_CG_FOR_EACH(s, g.n) {
+    g.xv[s] += alpha * g.p[s];
+    const Real r = g.r[s] - alpha * g.q[s];
     g.r[s] = r;
     const Real z = g.inv_diag[s] * r;
     g.z[s] = z;
-    rr = double(r) * double(r);
-    rz = double(r) * double(z);
+    sums[0] += double(r) * double(r);
+    sums[1] += double(r) * double(z);
   }
-  block_sum(rr, g.sums);
-  block_sum(rz, g.sums + 1);
+  double* const out[2] = {&sc.rr[g.slot], &sc.rz[1 - g.slot]};
+  block_reduce<2>(sums, out);
 }
 
-// p = z + β p.
+// Converged (rr[slot] ≤ tol2·bb): done. Else β = rz[1 − slot] / rz[slot]; p = z + β p, and
+// pq and rr of the next slot are zeroed (this launch reads neither).
 template <class Real>
 __device__ __forceinline__ void cg_direction(const CgArgs<Real>& g) {
-  unsigned long long s;
-  if (element(g.n, s)) g.p[s] = g.z[s] + g.beta * g.p[s];
-}
-
-// Backward Euler's right-hand side: y = w∘x (w null: x) on every stored cell; sums[0] += y·y.
-template <class Real>
-__device__ __forceinline__ void cg_weighted_copy(const CgArgs<Real>& g) {
-  unsigned long long s;
-  double yy = 0;
-  if (element(g.n, s)) {
-    const Real y = g.w ? g.w[s] * g.x[s] : g.x[s];
-    g.y[s] = y;
-    yy = double(y) * double(y);
+  CgScalars& sc = *g.sc;
+  if (sc.done) return;
+  const int next = 1 - g.slot;
+  if (sc.rr[g.slot] <= g.tol2 * sc.bb) {
+    if (first_thread()) sc.done = 1, sc.rr_last = sc.rr[g.slot];
+    return;
   }
-  block_sum(yy, g.sums);
+  if (first_thread()) sc.pq[next] = 0, sc.rr[next] = 0, sc.rr_last = sc.rr[g.slot];
+  const Real beta = Real(sc.rz[next] / sc.rz[g.slot]);
+  HW_CG_FOR_EACH(s, g.n) g.p[s] = g.z[s] + beta * g.p[s];
 }
 
 }  // namespace hw::cuda

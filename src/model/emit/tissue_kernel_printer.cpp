@@ -35,11 +35,12 @@ std::string print_tissue_kernels(const TissueKernelSpec& s) {
                    real);
   if (s.implicit) {
     t += "#include \"kernels/cuda/diffusion_cg.cuh\"\n";
-    t += fmt::format(
-        "extern \"C\" __global__ void hw_cg_apply(const hw::cuda::PartArgs<{0}> a, const hw::cuda::CgArgs<{0}> g) {{\n"
-        "  hw::cuda::cg_apply<{0}, hw_tissue_V>(a, g);\n}}\n",
-        real);
-    for (const char* k : {"residual", "start", "update", "direction", "weighted_copy"})
+    for (const char* k : {"begin", "apply"})
+      t += fmt::format(
+          "extern \"C\" __global__ void hw_cg_{1}(const hw::cuda::PartArgs<{0}> a, const hw::cuda::CgArgs<{0}> g) {{\n"
+          "  hw::cuda::cg_{1}<{0}, hw_tissue_V>(a, g);\n}}\n",
+          real, k);
+    for (const char* k : {"update", "direction"})
       t += fmt::format("extern \"C\" __global__ void hw_cg_{1}(const hw::cuda::CgArgs<{0}> g) {{ hw::cuda::cg_{1}<{0}>(g); }}\n",
                        real, k);
   }

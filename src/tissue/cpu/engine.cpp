@@ -217,6 +217,7 @@ class CpuEngine final : public Engine {
                                governor_.max(), governor_.max() > 1 ? "s" : "",
                                governor_.adapts() ? ", fewer while the machine is busy" : "");
     info.threads = governor_.mean_threads();
+    if (stepper_) info.cg_iterations = stepper_->mean_iterations();
     info.thread_moves = placement_.moves();
     if (split_.active())
       info.backend += fmt::format(" on each of {} ranks ({}), {}", split_.comm().size(), split_.comm().describe(),

@@ -1,12 +1,15 @@
 // Implicit diffusion on the GPU: (Φ − θ·a·L) V⁺ = rhs by Jacobi-preconditioned CG, the
 // algorithm of tissue/pcg.hpp over the CUDA kernels of kernels/cuda/diffusion_cg.cuh.
 //
-// Each operation is one kernel that also returns the reductions the algorithm needs next
-// (a few doubles read back by the host); the rhs (backward Euler Φ V, Crank-Nicolson
-// (Φ + a/2·L) V) is built in the first.
+// The loop runs on the device: the kernels keep α, β, the sums and the stopping test in
+// device memory (hw::cuda::CgScalars), and the host reads them once per chunk of queued
+// iterations instead of twice per iteration (docs/benchmarks.md, "Implicit diffusion on
+// the GPU"). The rhs (backward Euler Φ V, Crank-Nicolson (Φ + a/2·L) V) and the first
+// residual are made in one pass (hw_cg_begin).
 #pragma once
 
-#include <array>
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "device/device.hpp"
@@ -20,8 +23,7 @@ namespace hw::tissue::cuda {
 
 // The CG kernels of the module (hw_cg_*).
 struct CgKernels {
-  void *apply = nullptr, *residual = nullptr, *start = nullptr, *update = nullptr, *direction = nullptr,
-       *weighted_copy = nullptr;
+  void *begin = nullptr, *apply = nullptr, *update = nullptr, *direction = nullptr;
 };
 
 template <class Real>
@@ -45,93 +47,85 @@ class DeviceImplicit {
     }
     inv_diag_ = f.put(inv, "the CG preconditioner");
     if (!s.phi.empty()) w_ = f.put(wr, "the phase field's weights");
+    // Zero, and zero they stay on stored cells that are not tissue: the stencil kernels
+    // write tissue cells only, and the element-wise ones keep zeros zero.
     const std::vector<Real> zero(S, Real(0));
-    for (auto* b : {&r_, &z_, &p_, &q_, &b_}) *b = f.put(zero, "the CG vectors");
-    sums_ = gpu::DeviceBuffer(dev, 2 * sizeof(double), "the CG sums");
+    for (auto* b : {&r_, &z_, &p_, &q_}) *b = f.put(zero, "the CG vectors");
+    scalars_ = gpu::DeviceBuffer(dev, sizeof(hw::cuda::CgScalars), "the CG scalars");
   }
 
   void set_kernels(const CgKernels& k) { k_ = k; }
 
-  // V⁺ in place of v (which holds V on entry); hw::Error when CG does not converge.
+  // V⁺ in place of v (which holds V on entry, the first iterate); hw::Error when CG does
+  // not converge.
   void solve(const gpu::DeviceBuffer& v, gpu::DevicePtr fail) {
-    Ops ops(*this, v, fail);
-    require_converged(pcg(ops, opt_), opt_);
+    const CgResult r = run(v, fail);
+    ++solves_;
+    iterations_ += r.iterations;
+    require_converged(r, opt_);
   }
 
+  // Mean CG iterations per solve so far (0 before the first).
+  double mean_iterations() const { return solves_ > 0 ? double(iterations_) / double(solves_) : 0.0; }
+
  private:
-  // pcg()'s operations (tissue/pcg.hpp) as kernels on the compute stream.
-  class Ops {
-   public:
-    Ops(DeviceImplicit& d, const gpu::DeviceBuffer& v, gpu::DevicePtr fail) : d_(d), v_(v), fail_(fail) {
-      const auto ptr = [](const gpu::DeviceBuffer& b) { return reinterpret_cast<Real*>(b.ptr()); };
-      g_.n = d.f_.layout().size();
-      g_.w = d.w_.empty() ? nullptr : ptr(d.w_);
-      g_.inv_diag = ptr(d.inv_diag_);
-      g_.xv = ptr(v);
-      g_.r = ptr(d.r_);
-      g_.z = ptr(d.z_);
-      g_.p = ptr(d.p_);
-      g_.q = ptr(d.q_);
-      g_.b = ptr(d.b_);
-      b_ = ptr(d.b_);
-      q_ = ptr(d.q_);
-    }
-    double rhs_norm2() {
-      // rhs: backward Euler Φ V; Crank-Nicolson (Φ + a/2·L) V.
-      g_.x = g_.xv;
-      g_.y = b_;
-      if (d_.theta_ == 1.0) return reduce(d_.k_.weighted_copy, false)[0];
-      g_.coef = Real(0.5 * d_.a_);
-      return reduce(d_.k_.apply, true)[1];
-    }
-    void zero_solution() { v_.fill_zero(); }
-    double residual() {  // r = b − A x
-      g_.coef = Real(-d_.theta_ * d_.a_);
-      g_.x = g_.xv;
-      g_.y = q_;
-      reduce(d_.k_.apply, true);
-      return reduce(d_.k_.residual, false)[0];
-    }
-    double start() { return reduce(d_.k_.start, false)[0]; }
-    double apply_direction() {
-      g_.x = g_.p;
-      g_.y = q_;
-      return reduce(d_.k_.apply, true)[0];
-    }
-    std::array<double, 2> update(double alpha) {
-      g_.alpha = Real(alpha);
-      return reduce(d_.k_.update, false);
-    }
-    void direction(double beta) {
-      g_.beta = Real(beta);
-      void* args[] = {&g_};
-      gpu::launch(d_.dev_.compute(), d_.k_.direction, {unsigned((g_.n + 255) / 256), 1, 1}, {256, 1, 1}, args);
-    }
-
-   private:
-    // Runs one CG kernel with the sums zeroed first, and returns the sums.
-    std::array<double, 2> reduce(void* fn, bool stencil) {
-      d_.sums_.fill_zero();
-      g_.sums = reinterpret_cast<double*>(d_.sums_.ptr());
-      if (stencil) {
-        hw::cuda::PartArgs<Real> a = d_.f_.geometry_args(fail_);
-        d_.f_.launch_over_tissue(d_.dev_.compute(), fn, a, &g_);
-      } else {
-        void* args[] = {&g_};
-        gpu::launch(d_.dev_.compute(), fn, {unsigned((g_.n + 255) / 256), 1, 1}, {256, 1, 1}, args);
+  // pcg() of tissue/pcg.hpp with its loop on the device: the host queues the set-up and
+  // then iterations in chunks, reading the scalars back once per chunk. The first chunk is
+  // as long as the last solve took (steps in a row need about as many), later ones a
+  // quarter of that; iterations queued past convergence return at once.
+  CgResult run(const gpu::DeviceBuffer& v, gpu::DevicePtr fail) {
+    const auto ptr = [](const gpu::DeviceBuffer& b) { return reinterpret_cast<Real*>(b.ptr()); };
+    hw::cuda::CgArgs<Real> g{};
+    g.coef = Real(-theta_ * a_);
+    g.rhs_coef = Real((1 - theta_) * a_);
+    g.a = Real(a_);
+    g.n = f_.layout().size();
+    g.w = w_.empty() ? nullptr : ptr(w_);
+    g.inv_diag = ptr(inv_diag_);
+    g.xv = ptr(v);
+    g.r = ptr(r_);
+    g.z = ptr(z_);
+    g.p = ptr(p_);
+    g.q = ptr(q_);
+    g.sc = reinterpret_cast<hw::cuda::CgScalars*>(scalars_.ptr());
+    g.tol2 = opt_.rel_tol * opt_.rel_tol;
+    scalars_.fill_zero();
+    stencil(k_.begin, g, fail);
+    hw::cuda::CgScalars sc{};
+    int queued = 0;
+    // One more than the last solve took: a solve that needs as many stops in the first chunk.
+    const int first = std::max(4, last_iterations_ + 1);
+    while (true) {
+      const int chunk = std::min(opt_.max_iter - queued, queued == 0 ? first : std::max(2, first / 4));
+      for (int i = 0; i < chunk; ++i, ++queued) {
+        g.slot = queued & 1;
+        g.first = queued == 0;
+        stencil(k_.apply, g, fail);
+        elementwise(k_.update, g);
+        elementwise(k_.direction, g);
       }
-      std::array<double, 2> out{};
-      d_.sums_.download(out.data(), sizeof out);
-      return out;
+      scalars_.download(&sc, sizeof sc);
+      if (sc.done || queued >= opt_.max_iter) break;
     }
+    CgResult r;
+    r.iterations = sc.iterations;
+    r.converged = sc.done == 1;
+    r.rel_residual = sc.bb > 0 ? std::sqrt(sc.rr_last / sc.bb) : 0.0;
+    last_iterations_ = sc.iterations;
+    return r;
+  }
 
-    DeviceImplicit& d_;
-    const gpu::DeviceBuffer& v_;
-    gpu::DevicePtr fail_;
-    hw::cuda::CgArgs<Real> g_{};
-    Real* b_ = nullptr;  // the rhs and A·p, written by the kernels that take them as y
-    Real* q_ = nullptr;
-  };
+  void stencil(void* fn, hw::cuda::CgArgs<Real>& g, gpu::DevicePtr fail) {
+    hw::cuda::PartArgs<Real> a = f_.geometry_args(fail);
+    f_.launch_over_tissue(dev_.compute(), fn, a, &g);
+  }
+  // A grid of at most 8 blocks of 256 per SM (a full SM), striding over the storage: one
+  // atomic per block and sum (kernels/cuda/block_sum.cuh says why few).
+  void elementwise(void* fn, hw::cuda::CgArgs<Real>& g) {
+    void* args[] = {&g};
+    const unsigned long long most = 8ull * unsigned(std::max(1, dev_.info().multiprocessors));
+    gpu::launch(dev_.compute(), fn, {unsigned(std::min((g.n + 255) / 256, most)), 1, 1}, {256, 1, 1}, args);
+  }
 
   gpu::Device& dev_;
   const SimSetup& s_;
@@ -139,7 +133,9 @@ class DeviceImplicit {
   CgKernels k_;
   double theta_ = 1, a_ = 0;
   CgOptions opt_;
-  gpu::DeviceBuffer inv_diag_, w_, r_, z_, p_, q_, b_, sums_;
+  gpu::DeviceBuffer inv_diag_, w_, r_, z_, p_, q_, scalars_;
+  int last_iterations_ = 0;
+  long solves_ = 0, iterations_ = 0;
 };
 
 }  // namespace hw::tissue::cuda

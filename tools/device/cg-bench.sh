@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Implicit diffusion on the GPU (issue 29): the GPU tests of the CG, compute-sanitizer on
+# one of them, then `bench niederer` at dx 0.05 mm (3.36 M cells) with explicit diffusion and
+# Crank-Nicolson, each in float and double, for each binary given (the first is the one to
+# judge; a second, e.g. the commit before, is the baseline in the same run). Logs to $OUT,
+# a table last: binary, diffusion, precision, wall s, steps, ms/step, CG iterations/step.
+# Usage (on the device): bash tools/device/cg-bench.sh DT BINARY [BASELINE]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+bash tools/device/unpack.sh >/dev/null
+out=${OUT:-/tmp}
+dt=$1
+shift
+bin=.devrun/bin
+nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+if [ -x $bin/heartwave_gpu_tests ]; then
+  $bin/heartwave_gpu_tests --gtest_filter='CudaTissue.ImplicitDiffusion:CudaTissue.FourthOrderStencil' \
+    > "$out/gpu-tests.log" 2>&1
+  echo "gpu tests rc=$? $(grep -c '^\[       OK' "$out/gpu-tests.log") ok" | tee -a "$out/table.txt"
+  compute-sanitizer --tool memcheck $bin/heartwave_gpu_tests --gtest_filter='CudaTissue.ImplicitDiffusion' \
+    > "$out/memcheck.log" 2>&1
+  echo "memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)" | tee -a "$out/table.txt"
+fi
+cells=3360000
+for b in "$@"; do
+  for run in "explicit f32" "crank-nicolson f32" "explicit f64" "crank-nicolson f64"; do
+    set -- $run
+    log="$out/niederer-$b-$1-$2.log"
+    timeout 150 $bin/$b bench niederer --dx 0.05 --dt "$dt" --diffusion "$1" --precision "$2" --backend cuda -q \
+      > "$log" 2>&1
+    rc=$?
+    awk -v b="$b" -v d="$1" -v p="$2" -v rc=$rc -v cells=$cells '
+      /^wall time/ {w=$3; cs=$5; it="-"; if (match($0, /[0-9.]+ CG iterations/)) it=substr($0, RSTART, RLENGTH-14);
+                    steps=cs*w/cells; printf "%-14s %-15s %-4s %8.2f s %7.0f steps %8.3f ms/step  CG it/step %s  rc %s\n", b, d, p, w, steps, 1000*w/steps, it, rc}
+      END {if (w == "") printf "%-14s %-15s %-4s failed rc %s\n", b, d, p, rc}' "$log" | tee -a "$out/table.txt"
+  done
+done
+echo "== table"
+cat "$out/table.txt"
