@@ -54,8 +54,9 @@ int run_bench_niederer(const BenchNiedererFlags& f) {
     std::cout << fmt::format("N-version benchmark: {}, dt = {} ms, {} cells, {}, {} diffusion, {}\n",
                              c.grid.str(), f.dt, c.grid.size(), backend_note, scheme, f.precision);
   std::cout << std::flush;
-  Progress progress(0, 150, stderr, ::isatty(2) != 0, f.quiet);
-  const NiedererResult r = run_niederer(c, opt, [&](double t) { progress.update(t); });
+  // The run stops once the nine points have activated, well before t_end on a fine grid.
+  Progress progress(0, c.time.t_end, stderr, ::isatty(2) != 0, f.quiet, true);
+  const NiedererResult r = run_niederer(c, opt, [&](double t, bool warming) { progress.update(t, warming); });
   progress.interrupt();
   std::cout << fmt::format("{:>8} {:>8} {:>8} {:>16}\n", "x_mm", "y_mm", "z_mm", "activation_ms");
   for (const auto& [p, t] : r.activation)

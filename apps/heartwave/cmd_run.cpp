@@ -152,7 +152,7 @@ int run_case(const RunFlags& flags) {
 
   // 4. The loop, with a progress bar.
   Progress progress(sim.time(), c.time.t_end, stderr, ::isatty(2) != 0, f.quiet);
-  const run::Result res = r.advance(c.time.t_end, [&](double t) { progress.update(t); });
+  const run::Result res = r.advance(c.time.t_end, [&](double t) { progress.update(t, sim.warming_up()); });
   g_agreed_exit = true;  // the ranks of a split run agreed on the outcome (run/run.cpp)
   switch (res.outcome) {
     case run::Result::Outcome::failed:

@@ -5,8 +5,8 @@
 
 namespace hw::cli {
 
-Progress::Progress(double t0, double t_end, std::FILE* out, bool tty, bool quiet)
-    : t0_(t0), t_end_(t_end), out_(out), tty_(tty), quiet_(quiet),
+Progress::Progress(double t0, double t_end, std::FILE* out, bool tty, bool quiet, bool stops_early)
+    : t0_(t0), t_end_(t_end), out_(out), tty_(tty), quiet_(quiet), stops_early_(stops_early), rate_(t0, t_end),
       start_(std::chrono::steady_clock::now()) {}
 
 double Progress::elapsed() const {
@@ -25,11 +25,11 @@ std::string Progress::format_duration(double s) {
   return buf;
 }
 
-std::string Progress::line(double t0, double t_end, double t, double wall, bool bar) {
+std::string Progress::line(double t0, double t_end, double t, const run::StepRate& r, bool bar) {
   const double span = std::max(t_end - t0, 1e-300);
   const double frac = std::clamp((t - t0) / span, 0.0, 1.0);
-  const double rate = wall > 0 ? (t - t0) / wall : 0;  // simulated ms per wall second
-  const double eta = rate > 0 ? (t_end - t) / rate : NAN;
+  const double rate = r.rate();  // simulated ms per wall second, since start-up
+  const double eta = r.seconds_left();
   char buf[256];
   std::string b;
   if (bar) {
@@ -41,32 +41,33 @@ std::string Progress::line(double t0, double t_end, double t, double wall, bool 
   return buf;
 }
 
-std::string Progress::estimate(double t0, double t_end, double t, double wall) {
-  const double rate = wall > 0 ? (t - t0) / wall : 0;
-  const double total = rate > 0 ? (t_end - t0) / rate : NAN;
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "expected wall time: about %s (%.3g simulated ms per second over the first %s)",
-                format_duration(total).c_str(), rate, format_duration(wall).c_str());
+std::string Progress::estimate(const run::StepRate& r, bool stops_early) {
+  char buf[320];
+  std::snprintf(buf, sizeof buf, "expected wall time: %s %s (%.3g simulated ms per second over %s of stepping%s)",
+                stops_early ? "at most about" : "about", format_duration(r.expected_total()).c_str(), r.rate(),
+                format_duration(r.measured_over()).c_str(),
+                stops_early ? "; it may stop earlier" : "");
   return buf;
 }
 
-void Progress::update(double t) {
+void Progress::update(double t, bool warming) {
   if (quiet_) return;
   const double now = elapsed();
-  if (!estimated_ && now >= kWarmup && t > t0_ && t < t_end_) {
+  rate_.observe(t, now, warming);
+  if (!estimated_ && rate_.settled() && t < t_end_) {
     // Once, so a user knows early what they have started (the bar's ETA moves; this stays).
     interrupt();
-    std::fprintf(out_, "%s\n", estimate(t0_, t_end_, t, now).c_str());
+    std::fprintf(out_, "%s\n", estimate(rate_, stops_early_).c_str());
     estimated_ = true;
     last_draw_ = -1e9;
   }
   const double frac = (t - t0_) / std::max(t_end_ - t0_, 1e-300);
   if (tty_) {
     if (now - last_draw_ < 0.2) return;
-    std::fprintf(out_, "\r%s\x1b[K", line(t0_, t_end_, t, now, true).c_str());
+    std::fprintf(out_, "\r%s\x1b[K", line(t0_, t_end_, t, rate_, true).c_str());
   } else {
     if (now - last_draw_ < 10 && frac - last_frac_ < 0.1) return;
-    std::fprintf(out_, "progress: %s\n", line(t0_, t_end_, t, now, false).c_str());
+    std::fprintf(out_, "progress: %s\n", line(t0_, t_end_, t, rate_, false).c_str());
     last_frac_ = frac;
   }
   std::fflush(out_);
@@ -85,7 +86,8 @@ void Progress::interrupt() {
 void Progress::finish(double t) {
   if (quiet_) return;
   const double wall = elapsed();
-  if (tty_) std::fprintf(out_, "\r%s\x1b[K\n", line(t0_, t_end_, t, wall, true).c_str());
+  rate_.observe(t, wall, false);
+  if (tty_) std::fprintf(out_, "\r%s\x1b[K\n", line(t0_, t_end_, t, rate_, true).c_str());
   std::fprintf(out_, "done: %.1f ms simulated in %s (%.3g ms/s)\n", t - t0_,
                format_duration(wall).c_str(), wall > 0 ? (t - t0_) / wall : 0.0);
   std::fflush(out_);

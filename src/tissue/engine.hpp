@@ -74,6 +74,8 @@ class Engine {
   virtual CanonicalState save() const = 0;
   virtual void load(const CanonicalState& st) = 0;
   virtual EngineInfo describe() const = 0;
+  // Still starting up: steps now are slower than the run's (the GPU's block-shape trials).
+  virtual bool warming_up() const { return false; }
   // Bytes the engine holds for the run, its sinks' included (device memory for a GPU engine).
   virtual std::size_t memory_bytes() const { return 0; }
   // Where the observers the run attaches live (tissue/sinks.hpp).

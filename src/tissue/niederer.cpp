@@ -54,7 +54,7 @@ DiffusionScheme niederer_auto_scheme(const TissueCase& c) {
 }
 
 NiedererResult run_niederer(const TissueCase& c, const SimulationOptions& opt,
-                            std::function<void(double t)> progress) {
+                            std::function<void(double t, bool warming)> progress) {
   Simulation sim(c, opt);
   const Grid& g = sim.grid();
   const auto pts = niederer_points();
@@ -81,7 +81,7 @@ NiedererResult run_niederer(const TissueCase& c, const SimulationOptions& opt,
       }
       prev[q] = now;
     }
-    if (progress) progress(sim.time());
+    if (progress) progress(sim.time(), sim.warming_up());
   }
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

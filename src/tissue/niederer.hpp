@@ -37,7 +37,8 @@ DiffusionScheme niederer_auto_scheme(const TissueCase& c);
 
 // Runs c (a niederer_case, possibly with another scheme or precision) until every point
 // has activated (or t_end). progress(t) after each step.
+// progress(t, warming) after every step; warming: the engine is still starting up.
 NiedererResult run_niederer(const TissueCase& c, const SimulationOptions& opt,
-                            std::function<void(double t)> progress = {});
+                            std::function<void(double t, bool warming)> progress = {});
 
 }  // namespace hw::tissue

@@ -434,6 +434,7 @@ std::vector<std::string> Simulation::state_names() const {
 
 double Simulation::mean_threads() const { return impl_->engine->describe().threads; }
 int Simulation::thread_moves() const { return impl_->engine->describe().thread_moves; }
+bool Simulation::warming_up() const { return impl_->engine->warming_up(); }
 double Simulation::cg_iterations() const { return impl_->engine->describe().cg_iterations; }
 
 std::string Simulation::describe() const {

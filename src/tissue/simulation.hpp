@@ -145,7 +145,9 @@ class Simulation {
   // load, parallel/governor.hpp); 0 on other backends.
   double mean_threads() const;
   int thread_moves() const;  // cpu: moves of the stepping thread off a crowded core
-  double cg_iterations() const;  // implicit diffusion: mean CG iterations per solve (0: explicit)
+  double cg_iterations() const;
+  // The engine is still starting up (tuning block shapes): a step's time is not its speed.
+  bool warming_up() const;  // implicit diffusion: mean CG iterations per solve (0: explicit)
 
   // Observers as sinks (tissue/sinks.hpp), made where V lives and fed by the engine after
   // every step from now on; null when the engine leaves them to the caller. Attaching an

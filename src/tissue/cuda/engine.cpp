@@ -246,6 +246,12 @@ class CudaEngine final : public Engine {
     return info;
   }
 
+  bool warming_up() const override {
+    for (const PartKernels& k : kernels_)
+      if (k.tuner.tuning()) return true;
+    return false;
+  }
+
   std::size_t memory_bytes() const override { return f_.bytes() + stim_.bytes() + sinks_.bytes(); }
 
   SinkHost& sinks() const override { return sinks_; }
