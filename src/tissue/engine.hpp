@@ -69,6 +69,12 @@ class Engine {
   }
   virtual void voltage(Field<float>& out) const = 0;       // grid-sized, NaN off tissue
   virtual double voltage_at(std::size_t n) const = 0;      // grid index; NaN off tissue
+  // V at several grid indices (NaN off tissue) in one read: a GPU engine waits once, not
+  // once per cell.
+  virtual void voltages_at(const std::vector<std::size_t>& cells, std::vector<double>& out) const {
+    out.resize(cells.size());
+    for (std::size_t q = 0; q < cells.size(); ++q) out[q] = voltage_at(cells[q]);
+  }
   virtual void state(std::size_t part, int k, Field<float>& out) const = 0;  // fills the part's cells
   virtual double state_at(std::size_t part, int k, std::size_t i) const = 0;  // the part's cell i
   virtual CanonicalState save() const = 0;

@@ -66,14 +66,15 @@ NiedererResult run_niederer(const TissueCase& c, const SimulationOptions& opt,
     cell.push_back(g.index(idx[0], idx[1], idx[2]));
   }
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  std::vector<double> act(pts.size(), nan), prev(pts.size());
-  for (std::size_t q = 0; q < pts.size(); ++q) prev[q] = sim.voltage_at(cell[q]);
+  std::vector<double> act(pts.size(), nan), prev, v;
+  sim.voltages_at(cell, prev);
   std::size_t left = pts.size();
   const auto t0 = std::chrono::steady_clock::now();
   while (left > 0 && sim.time() < c.time.t_end) {
     sim.step();
+    sim.voltages_at(cell, v);  // one read of the nine points a step (one wait on a GPU)
     for (std::size_t q = 0; q < pts.size(); ++q) {
-      const double now = sim.voltage_at(cell[q]);
+      const double now = v[q];
       if (std::isnan(act[q]) && prev[q] < 0 && now >= 0) {
         // linear interpolation of the 0 mV crossing within the step
         act[q] = sim.time() - sim.dt() + sim.dt() * (0 - prev[q]) / (now - prev[q]);

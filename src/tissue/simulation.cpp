@@ -165,6 +165,9 @@ std::vector<int> Simulation::part_states() const {
 
 void Simulation::voltage(Field<float>& out) const { impl_->engine->voltage(out); }
 double Simulation::voltage_at(std::size_t n) const { return impl_->engine->voltage_at(n); }
+void Simulation::voltages_at(const std::vector<std::size_t>& cells, std::vector<double>& out) const {
+  impl_->engine->voltages_at(cells, out);
+}
 
 namespace {
 

@@ -94,6 +94,8 @@ class Simulation {
   void voltage(Field<float>& out) const;
   // V in mV of one cell by grid index (probes, activation times), NaN off tissue.
   double voltage_at(std::size_t n) const;
+  // V (mV) at several grid indices in one read (NaN off tissue).
+  void voltages_at(const std::vector<std::size_t>& cells, std::vector<double>& out) const;
   // Any state by name in the model's units ("V" = voltage in mV); cells whose model has no
   // such state are NaN. False if no model region has it.
   bool field(const std::string& variable, Field<float>& out) const;

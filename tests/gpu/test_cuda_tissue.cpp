@@ -316,6 +316,32 @@ TEST(CudaTissue, ImplicitDiffusion) {
   compare_with_reference(shell, 12, "shell with a phase field, Crank-Nicolson (Phi-weighted CG)");
 }
 
+// Several cells' V in one read (Simulation::voltages_at: copies on the device, one wait) equal
+// the same cells read one by one, on compressed rows with cells off the tissue among them.
+TEST(CudaTissue, VoltagesAtInOneReadEqualOneByOne) {
+  HW_REQUIRE_GPU();
+  TissueCase c = sheet(24, 20, 16, 0.25, "bueno_orovio_2008_epi");
+  ellipsoid_shell(c);
+  c.stimuli.push_back(box_stimulus({0, 0, 0}, {1.5, 5, 4}));
+  SimulationOptions o;
+  o.backend = Backend::cuda;
+  Simulation sim(c, o);
+  for (int n = 0; n < 200; ++n) sim.step();
+  std::vector<std::size_t> cells;
+  for (std::size_t n = 0; n < c.grid.size(); n += 97) cells.push_back(n);
+  std::vector<double> v;
+  sim.voltages_at(cells, v);
+  ASSERT_EQ(v.size(), cells.size());
+  std::size_t tissue = 0;
+  for (std::size_t q = 0; q < cells.size(); ++q) {
+    const double one = sim.voltage_at(cells[q]);
+    ASSERT_EQ(std::isnan(one), std::isnan(v[q])) << cells[q];
+    if (!std::isnan(one)) EXPECT_EQ(one, v[q]) << cells[q], ++tissue;
+  }
+  EXPECT_GT(tissue, 0u);
+  EXPECT_LT(tissue, cells.size());  // some were off the tissue
+}
+
 // The activation and APD90 maps kept on the device (ActivationTracker::attach) against the
 // same tracker fed with V copied to the host after every step: the same samples through
 // the same update (kernels/activation_k.hpp).

@@ -171,6 +171,23 @@ class CudaEngine final : public Engine {
     return double(x);
   }
 
+  void voltages_at(const std::vector<std::size_t>& cells, std::vector<double>& out) const override {
+    // Each value copied on the device, in order after the queued steps, into one small
+    // buffer, then one read: one wait for the host instead of one per cell.
+    if (probe_buf_.bytes() < cells.size() * sizeof(Real))
+      probe_buf_ = gpu::DeviceBuffer(*dev_, cells.size() * sizeof(Real), "the probe values");
+    const gpu::DeviceBuffer& v = f_.v(cur_);
+    for (std::size_t q = 0; q < cells.size(); ++q)
+      if (is_tissue(&s_.geo.mask, cells[q]))
+        gpu::copy_device(dev_->compute(), probe_buf_.ptr() + q * sizeof(Real),
+                         v.ptr() + f_.layout().index(cells[q]) * sizeof(Real), sizeof(Real));
+    std::vector<Real> x(cells.size());
+    probe_buf_.download(x.data(), x.size() * sizeof(Real));
+    out.resize(cells.size());
+    for (std::size_t q = 0; q < cells.size(); ++q)
+      out[q] = is_tissue(&s_.geo.mask, cells[q]) ? double(x[q]) : std::numeric_limits<double>::quiet_NaN();
+  }
+
   void state(std::size_t q, int k, Field<float>& out) const override {
     const Part& p = s_.parts[q];
     std::vector<Real> y(p.n);
@@ -532,6 +549,7 @@ class CudaEngine final : public Engine {
   gpu::DeviceBuffer fail_;
   std::unique_ptr<gpu::Timer> tuner_timer_;  // times the block shapes under trial
   void* ecg_fn_ = nullptr;
+  mutable gpu::DeviceBuffer probe_buf_;  // voltages_at's values
   void* stim_fn_ = nullptr;  // hw_stimulus
   bool compiled_for_stimuli_ = false;  // the step kernels add the stimulus field
   gpu::CompiledImage image_;
