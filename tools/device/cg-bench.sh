@@ -22,7 +22,8 @@ if [ -x $bin/heartwave_gpu_tests ]; then
   echo "memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)" | tee -a "$out/table.txt"
 fi
 cells=3360000
-for b in "$@"; do
+bins=("$@")
+for b in "${bins[@]}"; do
   for run in "explicit f32" "crank-nicolson f32" "explicit f64" "crank-nicolson f64"; do
     set -- $run
     log="$out/niederer-$b-$1-$2.log"
@@ -34,6 +35,18 @@ for b in "$@"; do
                     steps=cs*w/cells; printf "%-14s %-15s %-4s %8.2f s %7.0f steps %8.3f ms/step  CG it/step %s  rc %s\n", b, d, p, w, steps, 1000*w/steps, it, rc}
       END {if (w == "") printf "%-14s %-15s %-4s failed rc %s\n", b, d, p, rc}' "$log" | tee -a "$out/table.txt"
   done
+done
+# The run's wall-time estimate on the GPU with a cold kernel cache (compilation and tuning
+# in its first steps): the printed "expected wall time" against the process's wall time.
+for b in "${bins[@]}"; do
+  cache=$(mktemp -d)
+  start=$(date +%s.%N)
+  HEARTWAVE_CACHE=$cache $bin/$b bench niederer --dx 0.05 --dt "$dt" --diffusion crank-nicolson --backend cuda \
+    > "$out/estimate-$b.log" 2>&1
+  end=$(date +%s.%N)
+  echo "estimate check ($b, cold cache): $(grep -o 'expected wall time: [^(]*' "$out/estimate-$b.log" | tr -d '\r');" \
+    "process wall $(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.1f", b - a}') s; $(grep '^wall time' "$out/estimate-$b.log")" |
+    tee -a "$out/table.txt"
 done
 echo "== table"
 cat "$out/table.txt"
