@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <thread>
 
@@ -16,6 +18,7 @@
 #include "version.hpp"
 #include "comm/world.hpp"
 #include "core/error.hpp"
+#include "model/jit/jit.hpp"
 #include "ranks.hpp"
 
 namespace hw::cli {
@@ -91,7 +94,18 @@ int run_cli(int argc, char** argv) {
   const std::string version = std::string(kVersion) + (*kGitCommit ? std::string(" (") + kGitCommit + ")" : "");
   CLI::App app{"Heartwave " + version +
                ": cardiac electrophysiology simulator (tissue, cell models, single cells, populations)"};
-  app.set_version_flag("--version", "heartwave " + version, "the version (and git commit of the build) and exit");
+  // With where run-time compiled models find their headers: what to check first when a copied
+  // or installed binary falls back to the interpreter.
+  app.set_version_flag(
+      "--version",
+      std::function<std::string()>([version] {
+        const hw::model::RuntimeHeaders h = hw::model::runtime_headers();
+        const char* cxx = std::getenv("HEARTWAVE_CXX");
+        return "heartwave " + version + "\nrun-time headers: " + h.dir + " (" + h.source +
+               (h.found ? "" : "; missing: user models will run in the interpreter") + ")\nC++ compiler: " +
+               (cxx && *cxx ? std::string(cxx) + " (HEARTWAVE_CXX)" : std::string("c++"));
+      }),
+      "the version (and git commit of the build), where run-time compiled models find their headers, and exit");
   app.set_help_all_flag("--help-all", "help for every command");
   app.add_flag("-v,--verbose", g_verbose, "every warning of a model, not one line per kind (any command)");
   app.fallthrough();  // so `heartwave cell FILE --verbose` works as well as `heartwave --verbose cell FILE`

@@ -79,14 +79,8 @@ std::string env(const char* name) {
   return v ? std::string(v) : std::string();
 }
 
-// Where the generated C++ finds the headers it includes (runtime/cell_kernel.hpp,
-// runtime/integrators.hpp, core/error.hpp): HEARTWAVE_RUNTIME_INCLUDE where set (the Python
-// package sets it to the copy it carries, so an installed package works without the
-// checkout), else the source tree this build came from.
-std::string runtime_include_dir() {
-  const std::string e = env("HEARTWAVE_RUNTIME_INCLUDE");
-  return e.empty() ? std::string(HW_RUNTIME_INCLUDE_DIR) : e;
-}
+// The generated C++'s include directory (jit.hpp, runtime_headers, says where and why).
+std::string runtime_include_dir() { return runtime_headers().dir; }
 
 std::string compiler() {
   const std::string c = env("HEARTWAVE_CXX");
@@ -343,6 +337,22 @@ std::unique_ptr<CellKernel> compile_cpp_kernel(const std::string& source,
   throw Error("cannot load the compiled model: " + why);
 }
 
+RuntimeHeaders runtime_headers() {
+  const auto holds = [](const fs::path& d) {
+    std::error_code ec;
+    return fs::exists(d / "runtime" / "cell_kernel.hpp", ec);
+  };
+  if (const std::string e = env("HEARTWAVE_RUNTIME_INCLUDE"); !e.empty())
+    return {e, "HEARTWAVE_RUNTIME_INCLUDE", holds(e)};
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = (exe.parent_path() / ".." / "share" / "heartwave" / "include").lexically_normal();
+    if (holds(installed)) return {installed.string(), "installed beside the binary", true};
+  }
+  return {HW_RUNTIME_INCLUDE_DIR, "source tree", holds(HW_RUNTIME_INCLUDE_DIR)};
+}
+
 std::unique_ptr<CellKernel> make_kernel(const Model& analysed, KernelChoice choice,
                                         std::string* how, const KernelNeeds& needs) {
   const auto say = [how](const std::string& s) {
@@ -371,7 +381,9 @@ std::unique_ptr<CellKernel> make_kernel(const Model& analysed, KernelChoice choi
     std::string reason = e.what();
     if (reason.size() > 300) reason = reason.substr(0, 300) + "...";
     auto k = interpreter(analysed);
-    say("interpreter (compiler failed: " + reason + ")");
+    say("interpreter (compiler failed: " + reason +
+        ") - 10-30x slower than compiled C++: install g++ (Debian: apt install g++) or set HEARTWAVE_CXX to a "
+        "C++ compiler; `heartwave --version` says where the run-time headers are");
     return k;
   }
 }

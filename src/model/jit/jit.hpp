@@ -8,7 +8,7 @@
 // Guarantees:
 //   - automatic: a built-in whose printed C++ has the same hash as this model's; else the
 //     JIT (cache hit or fresh compile); else the interpreter, with the reason in *how:
-//     "interpreter (compiler failed: ...)".
+//     "interpreter (compiler failed: ...) - 10-30x slower ...: install g++ ...".
 //   - compiled: built-in or JIT, or hw::Error with the compiler's log; never interprets.
 //   - interpreter: always the interpreter.
 //   - The cache ($HEARTWAVE_CACHE, else $XDG_CACHE_HOME/heartwave, else ~/.cache/heartwave)
@@ -52,6 +52,18 @@ struct KernelNeeds {
     return n;
   }
 };
+
+// Where run-time compiled models find the headers they include, and why there:
+// $HEARTWAVE_RUNTIME_INCLUDE where set (the Python package points it at its copy); else
+// share/heartwave/include beside the running binary (an installed or copied tree:
+// `cmake --install` puts them at P/share/heartwave/include next to P/bin/heartwave); else the
+// source tree this build came from. The checks of `heartwave --version` print it.
+struct RuntimeHeaders {
+  std::string dir;
+  std::string source;  // "HEARTWAVE_RUNTIME_INCLUDE", "installed beside the binary", "source tree"
+  bool found = false;  // dir holds runtime/cell_kernel.hpp
+};
+RuntimeHeaders runtime_headers();
 
 std::unique_ptr<hw::cell::CellKernel> make_kernel(const Model& analysed, KernelChoice choice,
                                                   std::string* how = nullptr, const KernelNeeds& needs = {});
