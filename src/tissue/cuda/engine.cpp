@@ -148,7 +148,7 @@ class CudaEngine final : public Engine {
   void advance(long n, long count, long& done) override {
     done = 0;
     if (implicit_) {
-      // The CG reads its residuals on the host every iteration anyway; stepping one step at a
+      // Each solve ends in a read of its scalars on the host anyway; stepping one step at a
       // time keeps it from ever running on the V of a failed step.
       for (long m = 0; m < count; ++m) queue_and_check(n + m, 1, done);
       return;
@@ -398,7 +398,7 @@ class CudaEngine final : public Engine {
   }
 
   // Whether the batch of steps [n, n + count) can be one graph launch: explicit diffusion
-  // (the CG reads its residuals on the host), the block shapes tuned, and no stimulus on in
+  // (each CG solve ends in a host read), the block shapes tuned, and no stimulus on in
   // any of its steps (the only arguments that change from step to step besides the step).
   bool graph_fits(long n, long count) const {
     if (!use_graphs_ || implicit_ || count < 2) return false;
