@@ -489,6 +489,7 @@ def run_page(page: Path, args, gpu: bool) -> tuple[int, int, int]:
         env = dict(os.environ)
         env["PATH"] = f"{tmp / 'bin'}{os.pathsep}{env.get('PATH', '')}"
         prelude: list[str] = []
+        unwritten: set[str] = set()  # the outputs of commands skipped for want of ../shared
         print(f"{name}: {len(commands)} command(s), in {cwd}")
         for c in commands:
             where = f"{name}:{c.line}"
@@ -514,6 +515,13 @@ def run_page(page: Path, args, gpu: bool) -> tuple[int, int, int]:
                 skip_reason = "needs a GPU (--backend cuda) and none was found"
             if skip_reason is None and needs_shared(code, cwd) and shared is None:
                 skip_reason = f"needs ../shared ({args.shared} is absent)"
+                # What it would have written is absent too: the commands that read it skip.
+                unwritten.update(re.findall(r"(?:^|\s)(?:-o|--output)\s+(\S+)", code))
+            if skip_reason is None:
+                reads = [f for f in unwritten if re.search(rf"(?:^|\s){re.escape(f)}(?:\s|$)", code)]
+                if reads:
+                    skip_reason = (f"reads {reads[0]}, which a skipped command (it needs ../shared) "
+                                   "would have written")
             if skip_reason:
                 skipped += 1
                 print(f"  SKIP  {where}: {c.written}\n        {skip_reason}")
