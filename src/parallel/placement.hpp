@@ -57,12 +57,11 @@ class Placement {
   std::vector<double> idle_shares();
   void pin(int cpu);
   void release();
+  void restart_window(double look);  // a new window of `look` s from now
 
   bool available_ = false;
   std::vector<int> cpus_;
   std::vector<std::uint64_t> idle_, total_;
-  void restart_window(double look);
-
   double window_ = 0, window_start_ = 0;  // s of stepping; wall clock at the window's start
   double look_ = kWindow;                 // this window's length
   int last_team_ = -1;

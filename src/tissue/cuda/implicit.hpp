@@ -30,7 +30,7 @@ template <class Real>
 class DeviceImplicit {
  public:
 
-  DeviceImplicit(gpu::Device& dev, const SimSetup& s, DeviceFields<Real>& f) : dev_(dev), s_(s), f_(f) {
+  DeviceImplicit(gpu::Device& dev, const SimSetup& s, DeviceFields<Real>& f) : dev_(dev), f_(f) {
     const RowLayout& layout = f.layout();
     const std::size_t S = layout.size();
     theta_ = s.time.diffusion == DiffusionScheme::backward_euler ? 1.0 : 0.5;
@@ -128,7 +128,6 @@ class DeviceImplicit {
   }
 
   gpu::Device& dev_;
-  const SimSetup& s_;
   DeviceFields<Real>& f_;
   CgKernels k_;
   double theta_ = 1, a_ = 0;
