@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "formats/text_lines.hpp"
 
 namespace hw::io {
 
@@ -131,13 +132,6 @@ std::vector<std::string> split_vectors(const std::string& s) {
     }
   }
   return r;
-}
-
-std::vector<std::uint8_t> read_file_bytes(const std::string& path, const SourceLoc& where) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(where, fmt::format("cannot open '{}'", path));
-  std::vector<std::uint8_t> b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return b;
 }
 
 void byte_swap(std::vector<std::uint8_t>& b, std::size_t size) {
@@ -285,7 +279,7 @@ std::vector<std::uint8_t> gzip_deflate(const std::uint8_t* data, std::size_t n) 
 
 ImageVolume read_nrrd(const std::string& path) {
   const SourceLoc file_loc{path, 0, 0};
-  const std::vector<std::uint8_t> raw = read_file_bytes(path, file_loc);
+  const std::vector<std::uint8_t> raw = read_input_bytes(path, file_loc);
   auto at = [&](int line) { return SourceLoc{path, line, 0}; };
 
   // Header: lines up to the first empty line (or the end of a detached header).
@@ -493,7 +487,7 @@ ImageVolume read_nrrd(const std::string& path) {
       throw InputError(data_loc, fmt::format("NRRD multi-file data '{}' is not supported", name));
     std::filesystem::path p(name);
     if (p.is_relative()) p = std::filesystem::path(path).parent_path() / p;
-    detached = read_file_bytes(p.string(), data_loc);
+    detached = read_input_bytes(p.string(), data_loc);
     data = detached.data();
     data_n = detached.size();
   } else {

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -11,12 +12,24 @@
 
 namespace hw::io {
 
+std::vector<std::uint8_t> read_input_bytes(const std::string& path, const SourceLoc& where) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(where, fmt::format("'{}' is a directory, not a file", path));
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throw InputError(where, fmt::format("cannot open '{}' (no such file or not readable)", path));
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw InputError(where, fmt::format("cannot read '{}'", path));
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
+  in.seekg(0);
+  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
+    throw InputError(where, fmt::format("cannot read '{}' (it changed or shrank while being read)", path));
+  return bytes;
+}
+
 TextLines::TextLines(const std::string& path, char comment) : name_(path), comment_(comment) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(SourceLoc{path, 0, 0}, "cannot open the file (no such file or not readable)");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  text_ = ss.str();
+  const std::vector<std::uint8_t> b = read_input_bytes(path, SourceLoc{path, 0, 0});
+  text_.assign(b.begin(), b.end());
 }
 
 TextLines::TextLines(std::string name, std::string text, char comment)

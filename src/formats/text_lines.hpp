@@ -15,6 +15,11 @@
 
 namespace hw::io {
 
+// The whole of a user's file, for every reader of this floor. InputError at `where` (the
+// file itself, or the header line that named it) when the path is a directory, missing or
+// unreadable: never a stream exception (reading a directory through a stream throws one).
+std::vector<std::uint8_t> read_input_bytes(const std::string& path, const SourceLoc& where);
+
 class TextLines {
  public:
   // Reads the whole file; InputError at `path` when it cannot be opened.

@@ -20,6 +20,7 @@
 #include "formats/xml_nodes.hpp"
 
 #include "core/error.hpp"
+#include "formats/text_lines.hpp"
 
 namespace hw::io {
 
@@ -32,13 +33,7 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::vector<std::uint8_t> read_bytes(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(SourceLoc{path, 0, 0}, "is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(SourceLoc{path, 0, 0}, fmt::format("cannot open '{}'", path));
-  return std::vector<std::uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+std::vector<std::uint8_t> read_bytes(const std::string& path) { return read_input_bytes(path, SourceLoc{path, 0, 0}); }
 
 void byte_swap(std::vector<std::uint8_t>& b, std::size_t size) {
   if (size <= 1) return;

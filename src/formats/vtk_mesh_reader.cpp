@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "formats/nrrd.hpp"
+#include "formats/text_lines.hpp"
 #include "formats/unstructured_mesh.hpp"
 #include "formats/vtk_mesh_arrays.hpp"
 #include "formats/xml_nodes.hpp"
@@ -31,11 +32,7 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::vector<std::uint8_t> read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(SourceLoc{path, 0, 0}, "cannot open the file (no such file or not readable)");
-  return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), {});
-}
+std::vector<std::uint8_t> read_bytes(const std::string& path) { return read_input_bytes(path, SourceLoc{path, 0, 0}); }
 
 // Size in bytes of a VTK XML type name; 0 when unknown.
 int xml_type_size(const std::string& t, bool& is_float) {
