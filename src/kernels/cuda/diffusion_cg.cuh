@@ -41,7 +41,11 @@ __device__ __forceinline__ void cg_apply(const PartArgs<Real>& a, const CgArgs<R
     if (first_thread()) sc.done = 1, sc.rr_last = sc.bb == 0.0 ? 0.0 : sc.rr_start;
     return;
   }
-  if (first_thread()) sc.rz[1 - g.slot] = 0;
+  // rr_last holds the last residual the loop has seen, so a breakdown reports it: here r₀.
+  if (first_thread()) {
+    sc.rz[1 - g.slot] = 0;
+    if (g.first) sc.rr_last = sc.rr_start;
+  }
   double xy[1] = {0};
   if (inside) {
     const unsigned s0 = row_base<Real, V>(a, int(j), int(k));
@@ -98,7 +102,7 @@ __device__ __forceinline__ void cg_update(const CgArgs<Real>& g) {
   const double pq = sc.pq[g.slot];
   if (first_thread()) ++sc.iterations;
   if (!(pq > 0.0)) {  // A not SPD (or breakdown): stop, and the host reports it
-    if (first_thread()) sc.done = 2, sc.rr_last = sc.rr[1 - g.slot];
+    if (first_thread()) sc.done = 2;  // rr_last is the residual before this iteration
     return;
   }
   const Real alpha = Real(sc.rz[g.slot] / pq);
