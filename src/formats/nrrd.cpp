@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -201,7 +202,44 @@ double ImageVolume::max_value() const {
   return m;
 }
 
+namespace {
+
+template <class T>
+bool fits(double v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return !std::isfinite(v) || std::fabs(v) <= double(std::numeric_limits<T>::max());
+  } else {
+    // Truncation toward zero must land in range: (min − 1, max + 1) exclusive.
+    return std::isfinite(v) && v > double(std::numeric_limits<T>::min()) - 1.0 &&
+           v < double(std::numeric_limits<T>::max()) + 1.0;
+  }
+}
+
+bool fits(ScalarType t, double v) {
+  switch (t) {
+    case ScalarType::u8: return fits<std::uint8_t>(v);
+    case ScalarType::i8: return fits<std::int8_t>(v);
+    case ScalarType::u16: return fits<std::uint16_t>(v);
+    case ScalarType::i16: return fits<std::int16_t>(v);
+    case ScalarType::u32: return fits<std::uint32_t>(v);
+    case ScalarType::i32: return fits<std::int32_t>(v);
+    case ScalarType::f32: return fits<float>(v);
+    case ScalarType::f64: return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::size_t first_value_out_of_range(ScalarType t, const std::vector<double>& v) {
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (!fits(t, v[i])) return i;
+  return v.size();
+}
+
 void ImageVolume::set_values(ScalarType t, const std::vector<double>& v) {
+  if (const std::size_t k = first_value_out_of_range(t, v); k < v.size())
+    throw Error(fmt::format("value {} ({}) does not fit an image of {}", k + 1, v[k], scalar_name(t)));
   type = t;
   const std::size_t s = scalar_size(t);
   bytes.assign(v.size() * s, 0);
@@ -551,6 +589,9 @@ ImageVolume read_nrrd(const std::string& path) {
     if (v.size() != values)
       throw InputError(at(fs.line), fmt::format("NRRD ascii data has {} values, sizes {} need {}", v.size(),
                                                 fs.value, values));
+    if (const std::size_t k = first_value_out_of_range(img.type, v); k < v.size())
+      throw InputError(data_loc, fmt::format("NRRD ascii data: value {} ({}) does not fit the type {}", k + 1, v[k],
+                                             scalar_name(img.type)));
     img.set_values(img.type, v);
     return img;
   }

@@ -44,9 +44,16 @@ struct ImageVolume {
   // Value of component c of voxel i (x fastest), converted to double.
   double value(std::size_t i, int c = 0) const;
   double max_value() const;
-  // Replaces the data by doubles (for writers and tests).
+  // Replaces the data by doubles (readers of text data, writers, tests). Each value must fit
+  // t (first_value_out_of_range): converting one that does not is undefined behaviour, so
+  // this throws hw::Error instead; readers check first and give a located message.
   void set_values(ScalarType t, const std::vector<double>& v);
 };
+
+// Index of the first value that type t cannot hold — NaN, an infinity or a value beyond the
+// range of an integer type, or a finite value beyond float's range for f32 — or v.size()
+// when all fit (a fraction is truncated toward zero in an integer type, as C++ converts).
+std::size_t first_value_out_of_range(ScalarType t, const std::vector<double>& v);
 
 // Reads an attached (.nrrd) or detached (.nhdr + data file) NRRD. Throws hw::InputError
 // at file:line for every problem in the header and at file for data problems.

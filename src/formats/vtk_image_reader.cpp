@@ -220,6 +220,9 @@ ImageVolume read_vti(const std::string& path) {
     if (!ok) throw InputError(at(array), "ascii DataArray holds something that is not a number");
     if (v.size() != values)
       throw InputError(at(array), fmt::format("ascii DataArray has {} values, the extent needs {}", v.size(), values));
+    if (const std::size_t k = first_value_out_of_range(img.type, v); k < v.size())
+      throw InputError(at(array), fmt::format("ascii DataArray value {} ({}) does not fit its type {}", k + 1, v[k],
+                                              scalar_name(img.type)));
     img.set_values(img.type, v);
     return img;
   }
@@ -393,6 +396,9 @@ ImageVolume read_legacy_vtk(const std::string& path) {
   }
   if (v.size() != values)
     throw InputError(at(line_no), fmt::format("ASCII data has {} values, {} are needed", v.size(), values));
+  if (const std::size_t k = first_value_out_of_range(img.type, v); k < v.size())
+    throw InputError(at(line_no), fmt::format("ASCII data value {} ({}) does not fit the type {}", k + 1, v[k],
+                                              scalar_name(img.type)));
   img.set_values(img.type, v);
   return img;
 }
