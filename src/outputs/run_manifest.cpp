@@ -32,10 +32,13 @@ struct Json {
   double number = 0;
   std::string text;
   std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> members;
+  // An object's members as two lists: std::vector may hold the incomplete Json, but
+  // std::pair<std::string, Json> may not (clang rejects it).
+  std::vector<std::string> keys;
+  std::vector<Json> values;
   const Json* find(const std::string& k) const {
-    for (const auto& [key, v] : members)
-      if (key == k) return &v;
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      if (keys[i] == k) return &values[i];
     return nullptr;
   }
 };
@@ -110,7 +113,9 @@ class JsonReader {
       do {
         std::string k = string();
         expect(':');
-        v.members.emplace_back(std::move(k), value());
+        Json member = value();
+        v.keys.push_back(std::move(k));
+        v.values.push_back(std::move(member));
       } while (eat(','));
       expect('}');
     } else if (c == '[') {

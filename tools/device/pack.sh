@@ -5,7 +5,7 @@
 # The CUDA toolkit's own libraries (NVRTC) are left out: the device image has the same
 # toolkit, and unpack.sh puts its lib64 on the search path (with the driver's folder).
 #
-# Usage: bash tools/device/pack.sh NAME=BINARY [NAME=BINARY ...]
+# Usage: bash tools/device/pack.sh NAME=BINARY [NAME=BINARY ...]   (HW_PACK_NO_SHARED=1: without ../shared)
 #   e.g. bash tools/device/pack.sh heartwave=build/apps/heartwave/heartwave
 # On the device: bash tools/device/unpack.sh, then .devrun/bin/NAME runs the binary through
 # the carried loader (see unpack.sh). .devrun/ is git-ignored; name it in the run's carry.
@@ -21,8 +21,8 @@ for pair in "$@"; do
   done
 done
 # The CellML models and heart geometries the GPU tests and benchmarks read (gpu-check.sh
-# points HEARTWAVE_SHARED_DIR at them).
-if [ -d ../shared ]; then
+# points HEARTWAVE_SHARED_DIR at them); HW_PACK_NO_SHARED=1 leaves them out (fuzz-farm.sh).
+if [ -d ../shared ] && [ "${HW_PACK_NO_SHARED:-0}" != 1 ]; then
   mkdir -p .devrun/stage/shared/models
   cp -r ../shared/models/cellml .devrun/stage/shared/models/
   cp -r ../shared/geometry .devrun/stage/shared/
