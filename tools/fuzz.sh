@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (every reader of a user's file, and the live view's controls)
 # and runs them (docs/fuzzing.md).
 #
-#   tools/fuzz.sh [SECONDS] [TARGET...]   default: 600 seconds, every target below
+#   tools/fuzz.sh [SECONDS] [TARGET[:WORKERS]...]   default: 600 seconds, every target below
 #
 # Targets: fuzz_cellml fuzz_hwm fuzz_sbml (where libSBML is installed) fuzz_live_control
 #   fuzz_mesh_tetgen fuzz_mesh_opencarp fuzz_mesh_vtu fuzz_mesh_vtk
@@ -13,8 +13,8 @@
 #   HW_FUZZ_BIN     a folder holding the targets already built (e.g. the device machine's
 #                   .devrun/bin, tools/device/fuzz-farm.sh): nothing is built
 #   HW_FUZZ_OUT     where corpora, crash inputs and logs go (default $HW_FUZZ_BUILD/fuzz-out)
-#   HW_FUZZ_WORKERS fuzzing processes per target (default 1); they share the target's
-#                   working corpus, each picking up what the others found
+#   HW_FUZZ_WORKERS fuzzing processes per target (default 1; TARGET:N sets one target's);
+#                   they share the target's working corpus, each picking up what the others found
 #   HW_FUZZ_TOGETHER=1  all targets at the same time (default: one after another)
 # Each target works on a copy of its seed corpus (tests/fuzz/corpus/NAME), so the committed
 # corpus changes only when someone copies inputs back on purpose. The summary gives, per
@@ -25,7 +25,13 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds="${1:-600}"
 shift || true
-targets=("$@")
+specs=("$@")
+targets=()
+declare -A workers_of=()
+for spec in "${specs[@]}"; do
+  targets+=("${spec%%:*}")
+  if [[ "$spec" == *:* ]]; then workers_of[${spec%%:*}]=${spec#*:}; fi
+done
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(fuzz_cellml fuzz_hwm fuzz_live_control fuzz_mesh_tetgen fuzz_mesh_opencarp fuzz_mesh_vtu fuzz_mesh_vtk
            fuzz_nrrd fuzz_vti fuzz_vtk_image fuzz_case fuzz_checkpoint)
@@ -66,7 +72,7 @@ fuzz_one() {
   cp -n "$root/tests/fuzz/corpus/$name/"* "$work/" 2>/dev/null || true
   local start=$SECONDS rc=0
   (
-    for w in $(seq 1 "$workers"); do
+    for w in $(seq 1 "${workers_of[$t]:-$workers}"); do
       "$bin/$t" "$work" "$root/tests/fuzz/corpus/$name" $( [ -f "$dict" ] && echo "-dict=$dict" ) \
         -max_len="${max_len[$t]}" -timeout=10 -rss_limit_mb=2048 -max_total_time="$seconds" \
         -print_final_stats=1 -artifact_prefix="$crashes/" >"$dir/fuzz.$w.log" 2>&1 &
@@ -87,7 +93,7 @@ status=0
 for t in "${targets[@]}"; do
   [ -x "$bin/$t" ] || { echo "no fuzz target $bin/$t"; exit 2; }
   rm -f "$out/$t"/fuzz.*.log
-  echo "== $t: ${seconds}s × $workers worker(s), logs $out/$t/fuzz.*.log"
+  echo "== $t: ${seconds}s × ${workers_of[$t]:-$workers} worker(s), logs $out/$t/fuzz.*.log"
   if [ "${HW_FUZZ_TOGETHER:-0}" = 1 ]; then fuzz_one "$t" & else fuzz_one "$t"; fi
 done
 wait

@@ -176,8 +176,8 @@ ImageVolume read_vti(const std::string& path) {
   }
   if (!attr(image, "Origin").empty()) {
     const auto o = numbers(attr(image, "Origin"), ok);
-    if (!ok || o.size() != 3)
-      throw InputError(at(image), fmt::format("Origin '{}' must be 3 numbers", attr(image, "Origin")));
+    if (!ok || o.size() != 3 || !std::isfinite(o[0]) || !std::isfinite(o[1]) || !std::isfinite(o[2]))
+      throw InputError(at(image), fmt::format("Origin '{}' must be 3 finite numbers", attr(image, "Origin")));
     for (int a = 0; a < 3; ++a) img.origin[a] = o[a];
   }
   xmlNode* piece = child(image, "Piece");

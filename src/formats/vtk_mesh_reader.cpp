@@ -524,7 +524,8 @@ UnstructuredMesh read_legacy_vtk_mesh(const std::string& path) {
         for (std::size_t e = 0; e < nc; ++e) {
           if (i >= list.values.size()) throw InputError(c.loc(), fmt::format("CELLS: the list ends at cell {} of {}", e, nc));
           const double k = list.values[i++];
-          if (!(k >= 0) || i + std::size_t(k) > list.values.size())
+          // Compared as doubles first: a huge k (1e62) does not fit std::size_t.
+          if (!(k >= 0) || k > double(list.values.size() - i) || i + std::size_t(k) > list.values.size())
             throw InputError(c.loc(), fmt::format("CELLS: cell {} has {} points, past the end of the list", e, k));
           for (std::size_t j = 0; j < std::size_t(k); ++j) vc.connectivity.values.push_back(list.values[i++]);
           vc.offsets.values.push_back(double(vc.connectivity.values.size()));

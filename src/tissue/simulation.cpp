@@ -388,6 +388,10 @@ void Simulation::load_state(const std::vector<std::uint8_t>& bytes) {
         "load_state: the saved state is of another case (dt {} ms, {} cells, {} tissue; this "
         "case: dt {} ms, {} cells, {} tissue)",
         dt, cells, tissue, impl_->s.time.dt, impl_->s.geo.grid.size(), impl_->s.tissue_cells));
+  // 2^40 steps is over 30 years of simulated time at dt 1 µs; beyond 2^52 steps, time + dt
+  // would round back to time and every output schedule would stall.
+  if (steps < 0 || steps > (std::int64_t(1) << 40))
+    throw Error(fmt::format("load_state: the saved step count {} is damaged (negative or beyond 2^40)", steps));
   std::vector<std::size_t> sizes;
   for (const Part& p : impl_->s.parts) sizes.push_back(std::size_t(p.ns - 1) * p.n);
   CanonicalState st;

@@ -165,6 +165,18 @@ d/dt y = -y
   EXPECT_EQ(write_hwm(m2), written);
 }
 
+TEST(HwmRoundTrip, UndeclaredTimeYieldsItsNameToAParameterCalledT) {
+  // Found by fuzz_hwm: a model that declares no time but a parameter t was written with
+  // "time t" and the parameter, which then no longer parsed. Time takes the first free name.
+  Model m1 = parse("state x = 1\nparam t = 2\nparam t_1 = 3\nd/dt x = -t * t_1 * x\n");
+  EXPECT_EQ(m1.time.name, "t_2");
+  const std::string written = write_hwm(m1);
+  EXPECT_NE(written.find("time t_2"), std::string::npos) << written;
+  Model m2 = parse_hwm(written, "written.hwm");
+  hwm_test::expect_same_model(m1, m2);
+  EXPECT_EQ(m2.time.name, "t_2");
+}
+
 TEST(HwmRoundTrip, BuiltTreesRoundTrip) {
   // Trees the parser never builds from natural text, as passes and the CellML importer
   // may: negated literals, negative literals as bases, NaN and infinite constants.

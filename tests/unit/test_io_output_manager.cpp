@@ -221,6 +221,48 @@ void run_planar(const std::string& dir, double t_stop, double t_end, const std::
 
 }  // namespace
 
+// Found by fuzz_checkpoint: states whose checksums are right but whose contents are not (a
+// faulty writer, not a damaged copy) must be refused, not loop for ever in the outputs'
+// schedule: a step count so large that t + dt == t, an output time far from the run's.
+TEST(IoOutputManager, DamagedStatesBehindGoodChecksumsAreRefused) {
+  ScratchDir dir("om_damaged");
+  TissueCase c = planar_case(dir / "out");
+  c.output.electrodes.clear();
+  c.output.png_interval = 0;
+  SimulationOptions so;
+  so.threads = 1;
+  std::vector<unsigned char> state, outputs;
+  {
+    Simulation sim(c, so);
+    OutputManager out(c, sim);
+    out.begin();
+    sim.run_until(1, [&](const Simulation&) { out.after_step(); });
+    state = sim.save_state();
+    outputs = out.save_state();
+  }
+  Simulation sim(c, so);
+  // The state: magic (8 bytes), then the step count.
+  std::vector<unsigned char> huge_steps = state;
+  const std::int64_t steps = std::int64_t(1) << 60;
+  std::memcpy(huge_steps.data() + 8, &steps, sizeof steps);
+  EXPECT_THROW(sim.load_state(huge_steps), hw::Error);
+  sim.load_state(state);
+  // The outputs: the tag (u64 length + bytes), the outputs' hash (u64), then the next field,
+  // picture, probe and ECG times.
+  const std::size_t next_probe = 8 + std::string("heartwave-outputs-2").size() + 8 + 2 * sizeof(double);
+  std::vector<unsigned char> far_probe = outputs;
+  const double far = -1e300;
+  std::memcpy(far_probe.data() + next_probe, &far, sizeof far);
+  try {
+    OutputManager out(c, sim, &far_probe);
+    ADD_FAILURE() << "a probe time of -1e300 ms was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("next probe time"), std::string::npos) << e.what();
+  }
+  OutputManager ok(c, sim, &outputs);  // the undamaged bytes still resume
+  EXPECT_FALSE(ok.notes().empty());
+}
+
 TEST(IoOutputManager, ResumedRunWritesTheSameFilesAsAnUninterruptedOne) {
   // Arrange
   ScratchDir dir("om_resume");

@@ -65,8 +65,13 @@ std::string did_you_mean(std::string_view name, const std::vector<std::string>& 
 void resolve(ParseState& s) {
   if (!s.have_model_name_) s.m_.name = default_model_name(s);
   if (!s.have_time_) {
-    s.m_.time.name = "t";
-    if (!s.decls_.count("t")) s.decls_.emplace("t", Decl{VarKind::time, 0, {}, "time"});
+    // Undeclared time is "t", unless the model names something else t: then the first free
+    // of t_1, t_2, ..., so that write_hwm's "time NAME" line never collides with a
+    // declaration (found by fuzz_hwm's round trip).
+    std::string name = "t";
+    for (int k = 1; s.decls_.count(name); ++k) name = "t_" + std::to_string(k);
+    s.m_.time.name = name;
+    s.decls_.emplace(name, Decl{VarKind::time, 0, {}, "time"});
   }
   // Each state gets exactly one equation.
   std::vector<int> ode_of(s.m_.states.size(), -1);
