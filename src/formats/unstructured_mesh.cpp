@@ -130,6 +130,16 @@ UnstructuredMesh mesh_from_vtk_arrays(const VtkCells& c, const SourceLoc& loc) {
   };
   std::vector<std::int32_t>& tags = volume ? m.tet_tags : m.triangle_tags;
   const std::size_t ne = volume ? m.tets.size() : m.triangles.size();
+  // Every data array holds one tuple per cell or point (a legacy file may declare
+  // POINT_DATA 0 before its POINTS: found by fuzz_mesh_vtk).
+  const auto check_length = [&](const VtkArray& a, std::size_t tuples, const char* per) {
+    if (a.components < 1 || a.values.size() != tuples * std::size_t(a.components))
+      throw InputError(loc, fmt::format("{} data '{}' has {} values; {} {}s × {} components need {}", per, a.name,
+                                        a.values.size(), tuples, per, a.components,
+                                        tuples * std::size_t(std::max(a.components, 1))));
+  };
+  for (const VtkArray& a : c.cell_data) check_length(a, nc, "cell");
+  for (const VtkArray& a : c.point_data) check_length(a, np, "point");
   for (const VtkArray& a : c.cell_data) {
     if (is_tag_name(a.name) && a.components == 1 && tags.empty()) {
       tags.assign(ne, 0);
