@@ -111,7 +111,7 @@ for t in "${targets[@]}"; do
   ft=$(cat "$dir"/fuzz.*.log | { grep -E '^#[0-9]+' || true; } | { grep -o 'ft: [0-9]*' || true; } |
        awk '$2 > m { m = $2 } END { print m + 0 }')
   ncrash=$(find "$dir/crashes" -type f | wc -l)
-  rate=$(awk -v e="$execs" -v c="$cpu" 'BEGIN { printf "%.0f", c > 0 ? e / c : 0 }')
+  rate=$(awk -v e="$execs" -v c="$cpu" 'BEGIN { printf "%.0f", (c > 0 ? e / c : 0) }')
   printf '%-20s %6s %8s %12s %8s %14s %7s %7s\n' "$t" "$(cat "$dir/wall")" "$cpu" "$execs" "$rate" \
     "${cov:-?}/${ft:-?}" "$(ls "$dir/corpus" | wc -l)" "$ncrash"
   if [ "$(cat "$dir/rc")" -ne 0 ] || [ "$ncrash" -ne 0 ]; then
