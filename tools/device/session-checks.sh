@@ -23,12 +23,12 @@ for tool in racecheck initcheck; do
     echo "$tool CN $prec rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool-$prec.log" | tail -1)" >> "$out/table.txt"
   done
 done
-start=$(date +%s.%N)
+start=$(date +%s%N)
 timeout 120 $bin/heartwave run examples/rabbit_mesh.toml --backend cuda --overwrite \
   --set "geometry.file=\"$HEARTWAVE_SHARED_DIR/geometry/rabbit_ventricles_ucsd_chaste/UCSD_heart.face\"" \
   --set 'output.directory="/tmp/rabbit_mesh"' > "$out/rabbit-mesh.log" 2>&1
 rc=$?
-echo "rabbit_mesh.toml (400 ms) rc=$rc wall $(echo "$(date +%s.%N) - $start" | bc) s; $(ls /tmp/rabbit_mesh | paste -sd' ')" >> "$out/table.txt"
+echo "rabbit_mesh.toml (400 ms) rc=$rc wall $(( ($(date +%s%N) - start) / 1000000 )) ms; $(ls /tmp/rabbit_mesh | paste -sd' ')" >> "$out/table.txt"
 cp /tmp/rabbit_mesh/activation.dat "$out/" 2>/dev/null
 nvidia-smi --query-gpu=name --format=csv,noheader >> "$out/table.txt"
 cat "$out/cg-bench.log" | tail -12
