@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "fuzz_files.hpp"
 #include "outputs/checkpoint.hpp"
 #include "outputs/output_manager.hpp"
 #include "run/case_file.hpp"
@@ -36,11 +37,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path& dir() {
-  static const fs::path d = [] {
-    fs::path p = fs::temp_directory_path() / ("hw_fuzz_checkpoint_" + std::to_string(getpid()));
-    fs::create_directories(p);
-    return p;
-  }();
+  static const fs::path d = hw_fuzz::scratch_dir("hw_fuzz_checkpoint");
   return d;
 }
 

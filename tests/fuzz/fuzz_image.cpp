@@ -20,6 +20,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "fuzz_files.hpp"
 #include "formats/image_summary.hpp"
 #include "formats/nrrd.hpp"
 #include "formats/resample.hpp"
@@ -30,19 +31,14 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path& dir() {
-  static const fs::path d = [] {
-    fs::path p = fs::temp_directory_path() / ("hw_fuzz_image_" + std::to_string(getpid()));
-    fs::create_directories(p);
-    return p;
-  }();
+  static const fs::path d = hw_fuzz::scratch_dir("hw_fuzz_image");
   return d;
 }
 
-void put(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::binary) << s; }
+using hw_fuzz::put;
 
 [[noreturn]] void finding(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "fuzz_image finding: %s: %s\n", what, detail.c_str());
-  std::abort();
+  hw_fuzz::finding("fuzz_image", what, detail);
 }
 
 bool same_values(const hw::io::ImageVolume& a, const hw::io::ImageVolume& b) {

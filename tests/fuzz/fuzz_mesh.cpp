@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "fuzz_files.hpp"
 #include "formats/unstructured_mesh.hpp"
 #include "mesh/voxelise.hpp"
 
@@ -27,15 +28,11 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path& dir() {
-  static const fs::path d = [] {
-    fs::path p = fs::temp_directory_path() / ("hw_fuzz_mesh_" + std::to_string(getpid()));
-    fs::create_directories(p);
-    return p;
-  }();
+  static const fs::path d = hw_fuzz::scratch_dir("hw_fuzz_mesh");
   return d;
 }
 
-void put(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::binary) << s; }
+using hw_fuzz::put;
 
 std::vector<std::string> parts(const std::string& s) {
   std::vector<std::string> r;
@@ -49,8 +46,7 @@ std::vector<std::string> parts(const std::string& s) {
 }
 
 [[noreturn]] void finding(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "fuzz_mesh finding: %s: %s\n", what, detail.c_str());
-  std::abort();
+  hw_fuzz::finding("fuzz_mesh", what, detail);
 }
 
 }  // namespace

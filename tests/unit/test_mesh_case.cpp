@@ -67,6 +67,30 @@ t_end = 20
                                 stim[0], stim[1], stim[2]);
 }
 
+// The labels of a geometry's tissue cells.
+std::set<int> tissue_labels(const Geometry& geo) {
+  std::set<int> labels;
+  for (std::size_t n = 0; n < geo.mask.size(); ++n)
+    if (geo.mask[n]) labels.insert(geo.labels[n]);
+  return labels;
+}
+
+// Runs the case to its end with its outputs, as `heartwave run` does.
+void run_with_outputs(const TissueCase& c, Simulation& sim) {
+  io::OutputManager om(c, sim);
+  om.begin();
+  sim.run_until(c.time.t_end, [&](const Simulation&) { om.after_step(); });
+  om.finish(false);
+}
+
+// openCARP's activation.dat: its lines, and those of nodes that activated (not -1).
+std::pair<std::size_t, std::size_t> activation_dat_lines(const fs::path& file) {
+  std::ifstream dat(file);
+  std::size_t lines = 0, activated = 0;
+  for (std::string l; std::getline(dat, l); ++lines) activated += l != "-1";
+  return {lines, activated};
+}
+
 }  // namespace
 
 TEST(GeometryShared, UcsdRabbitMeshActivatesAsItsNrrd) {
@@ -125,17 +149,9 @@ TEST(MeshCase, OpenCarpExampleRunsWithFibresRegionsAndMapsOnTheMesh) {
   const Geometry geo = build_geometry(c);
   ASSERT_TRUE(geo.fibres);
   ASSERT_TRUE(geo.mesh);
-  std::set<int> labels;
-  for (std::size_t n = 0; n < geo.mask.size(); ++n)
-    if (geo.mask[n]) labels.insert(geo.labels[n]);
-  EXPECT_EQ(labels, (std::set<int>{1, 2, 3}));
+  EXPECT_EQ(tissue_labels(geo), (std::set<int>{1, 2, 3}));
   Simulation sim(c);
-  {
-    io::OutputManager om(c, sim);
-    om.begin();
-    sim.run_until(c.time.t_end, [&](const Simulation&) { om.after_step(); });
-    om.finish(false);
-  }
+  run_with_outputs(c, sim);
   for (const char* f : {"maps_mesh.vtu", "activation.dat", "V_mesh.igb"}) EXPECT_TRUE(fs::exists(out / f)) << f;
   // The maps read back onto the 576 nodes; V_mesh.igb has one frame per field interval.
   const io::UnstructuredMesh back = io::read_vtu((out / "maps_mesh.vtu").string());
@@ -144,9 +160,7 @@ TEST(MeshCase, OpenCarpExampleRunsWithFibresRegionsAndMapsOnTheMesh) {
   const io::IgbHeader h = io::read_igb((out / "V_mesh.igb").string(), v);
   EXPECT_EQ(h.nodes, geo.mesh->points.size());
   EXPECT_EQ(h.frames, 4u);  // t = 0, 2, 4, 6 ms
-  std::ifstream dat(out / "activation.dat");
-  std::size_t lines = 0, activated = 0;
-  for (std::string l; std::getline(dat, l); ++lines) activated += l != "-1";
+  const auto [lines, activated] = activation_dat_lines(out / "activation.dat");
   EXPECT_EQ(lines, geo.mesh->points.size());
   EXPECT_GT(activated, 3u);  // the nodes around the stimulated wall
   fs::remove_all(out);
@@ -166,17 +180,9 @@ TEST(MeshCase, UcsdRabbitTetGenExampleRunsWithFibresLayersAndMapsOnTheMesh) {
   ASSERT_TRUE(geo.fibres);
   ASSERT_TRUE(geo.mesh);
   // The surfaces found from the shape: myocardium, epicardium, LV and RV endocardium.
-  std::set<int> labels;
-  for (std::size_t n = 0; n < geo.mask.size(); ++n)
-    if (geo.mask[n]) labels.insert(geo.labels[n]);
-  EXPECT_EQ(labels, (std::set<int>{1, 2, 3, 4}));
+  EXPECT_EQ(tissue_labels(geo), (std::set<int>{1, 2, 3, 4}));
   Simulation sim(c);
-  {
-    io::OutputManager om(c, sim);
-    om.begin();
-    sim.run_until(c.time.t_end, [&](const Simulation&) { om.after_step(); });
-    om.finish(false);
-  }
+  run_with_outputs(c, sim);
   // Three model regions, each a layer of the wall holding a fair share of the tissue, as
   // `run --check` reports them ("  region    NAME: N cells").
   run::CheckOptions co;
@@ -191,9 +197,7 @@ TEST(MeshCase, UcsdRabbitTetGenExampleRunsWithFibresLayersAndMapsOnTheMesh) {
     EXPECT_GT(per_model[r], sim.tissue_cells() / 10) << c.models[r].model;
   const io::UnstructuredMesh back = io::read_vtu((out / "maps_mesh.vtu").string());
   EXPECT_EQ(back.points.size(), geo.mesh->points.size());
-  std::ifstream dat(out / "activation.dat");
-  std::size_t lines = 0, activated = 0;
-  for (std::string l; std::getline(dat, l); ++lines) activated += l != "-1";
+  const auto [lines, activated] = activation_dat_lines(out / "activation.dat");
   EXPECT_EQ(lines, geo.mesh->points.size());
   EXPECT_GT(activated, 50u);  // the apical nodes by 4 ms
   std::printf("[measured] rabbit_mesh.toml at 4 ms: %zu of %zu mesh nodes activated; layers endo/M/epi %zu/%zu/%zu cells\n",
