@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -214,26 +215,47 @@ void write_dat(const std::string& path, const std::vector<double>& values) {
   write_text(path, s);
 }
 
-IgbHeader read_igb(const std::string& path, std::vector<float>& data) {
+IgbHeader read_igb_header(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(SourceLoc{path, 0, 0}, "cannot open the file");
   std::string head(1024, '\0');
   in.read(head.data(), 1024);
   if (in.gcount() != 1024) throw InputError(SourceLoc{path, 0, 0}, "shorter than the 1024-byte igb header");
+  head.resize(head.find('\f') == std::string::npos ? head.size() : head.find('\f'));
   IgbHeader h;
   std::istringstream words(head);
   std::string w;
+  const auto number = [&](const std::string& k, const std::string& v) {
+    char* end = nullptr;
+    const double d = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end || !std::isfinite(d))
+      throw InputError(SourceLoc{path, 0, 0}, fmt::format("igb header: {}:{} is not a number", k, v));
+    return d;
+  };
+  const auto count = [&](const std::string& k, const std::string& v) {
+    const double d = number(k, v);
+    if (d < 0 || d != std::floor(d) || d > 1e15)
+      throw InputError(SourceLoc{path, 0, 0}, fmt::format("igb header: {}:{} is not a count", k, v));
+    return static_cast<std::size_t>(d);
+  };
   while (words >> w) {
     const auto c = w.find(':');
     if (c == std::string::npos) continue;
     const std::string k = w.substr(0, c), v = w.substr(c + 1);
-    if (k == "x") h.nodes = std::stoull(v);
-    else if (k == "t") h.frames = std::stoull(v);
-    else if (k == "inc_t") h.dt = std::stod(v);
-    else if (k == "org_t") h.t0 = std::stod(v);
+    if (k == "x") h.nodes = count(k, v);
+    else if (k == "t") h.frames = count(k, v);
+    else if (k == "inc_t") h.dt = number(k, v);
+    else if (k == "org_t") h.t0 = number(k, v);
     else if (k == "unites") h.unit = v;
     else if (k == "type" && v != "float") throw InputError(SourceLoc{path, 0, 0}, "igb type '" + v + "' is not float");
   }
+  return h;
+}
+
+IgbHeader read_igb(const std::string& path, std::vector<float>& data) {
+  const IgbHeader h = read_igb_header(path);
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(1024);
   const std::size_t n = h.nodes * h.frames;
   data.resize(n);
   in.read(reinterpret_cast<char*>(data.data()), std::streamsize(n * sizeof(float)));

@@ -96,7 +96,10 @@ struct IgbHeader {
 };
 std::string igb_header_text(const IgbHeader& h);  // exactly 1024 bytes
 void write_dat(const std::string& path, const std::vector<double>& values);
-// Reads an .igb written by write_igb-like tools back (header and float32 data), for tests.
+// The 1024-byte header of an .igb (nodes, frames, org_t, inc_t, unit). InputError at path
+// when it is short, or a field holds no number.
+IgbHeader read_igb_header(const std::string& path);
+// Reads an .igb back (header and float32 data), for tests.
 IgbHeader read_igb(const std::string& path, std::vector<float>& data);
 
 }  // namespace hw::io

@@ -1,6 +1,7 @@
 // See mesh_outputs.hpp.
 #include "outputs/mesh_outputs.hpp"
 
+#include <cmath>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -14,9 +15,9 @@ std::string join(const std::string& dir, const std::string& leaf) { return (std:
 }  // namespace
 
 MeshOutputs::MeshOutputs(std::string dir, std::shared_ptr<const UnstructuredMesh> mesh, const tissue::Grid& g,
-                         const tissue::Mask* mask)
+                         const tissue::Mask* mask, double resumed_at)
     : dir_(std::move(dir)), mesh_(std::move(mesh)),
-      sampler_(g, mask ? *mask : tissue::Mask(), mesh_->points) {
+      sampler_(g, mask ? *mask : tissue::Mask(), mesh_->points), resumed_at_(resumed_at) {
   header_.nodes = mesh_->points.size();
 }
 
@@ -29,7 +30,9 @@ MeshOutputs::~MeshOutputs() {
 }
 
 void MeshOutputs::add_frame(const tissue::Field<float>& v, double t, double dt) {
-  if (!igb_) {
+  if (!igb_ && !std::isnan(resumed_at_) && continue_igb(join(dir_, "V_mesh.igb"), t, dt)) {
+    // continued: igb_ is open at the end of the frames kept
+  } else if (!igb_) {
     const std::string path = join(dir_, "V_mesh.igb");
     igb_ = std::fopen(path.c_str(), "wb");
     if (!igb_) throw Error(fmt::format("cannot write '{}'", path));
@@ -43,6 +46,43 @@ void MeshOutputs::add_frame(const tissue::Field<float>& v, double t, double dt) 
   if (std::fwrite(f.data(), sizeof(float), f.size(), igb_) != f.size())
     throw Error(fmt::format("cannot write '{}' (disk full?)", join(dir_, "V_mesh.igb")));
   ++header_.frames;
+}
+
+bool MeshOutputs::continue_igb(const std::string& path, double t, double dt) {
+  namespace fs = std::filesystem;
+  IgbHeader old;
+  try {
+    old = read_igb_header(path);
+  } catch (const InputError& e) {
+    note_ = fmt::format("V_mesh.igb written afresh from {} ms: the file to continue is unreadable ({})", t, e.what());
+    return false;
+  }
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  const std::size_t frame_bytes = header_.nodes * sizeof(float);
+  // A run killed before it closed the file left the header's frame count at 0: the frames
+  // on disk are counted from its size. Those after the checkpoint are dropped.
+  if (ec || old.nodes != header_.nodes || std::fabs(old.dt - dt) > 1e-9 * dt || size < 1024) {
+    note_ = fmt::format("V_mesh.igb written afresh from {} ms: the file there is of other nodes or frame interval", t);
+    return false;
+  }
+  const std::size_t on_disk = (size - 1024) / frame_bytes;
+  const double last_kept = std::floor((resumed_at_ - old.t0) / dt + 1e-6);
+  const std::size_t keep = last_kept < 0 ? 0 : std::min(on_disk, std::size_t(last_kept) + 1);
+  if (std::fabs(old.t0 + double(keep) * dt - t) > 1e-6 * dt) {
+    note_ = fmt::format("V_mesh.igb written afresh from {} ms: its frames up to the checkpoint ({} ms) are not all "
+                        "there (found {}, from {} ms)", t, resumed_at_, on_disk, old.t0);
+    return false;
+  }
+  fs::resize_file(path, 1024 + keep * frame_bytes, ec);
+  if (ec) throw Error(fmt::format("cannot cut '{}' back to its frames before the checkpoint: {}", path, ec.message()));
+  igb_ = std::fopen(path.c_str(), "r+b");
+  if (!igb_ || std::fseek(igb_, 0, SEEK_END) != 0) throw Error(fmt::format("cannot continue '{}'", path));
+  header_.t0 = old.t0;
+  header_.dt = dt;
+  header_.frames = keep;
+  note_ = fmt::format("V_mesh.igb continues after its {} frames up to {} ms", keep, resumed_at_);
+  return true;
 }
 
 void MeshOutputs::close_igb() {

@@ -20,26 +20,36 @@ namespace hw::io {
 
 class MeshOutputs {
  public:
-  // dir: the run's output folder; mesh in mm in the frame of g.origin.
+  // dir: the run's output folder; mesh in mm in the frame of g.origin. resumed_at: for a run
+  // resumed from a checkpoint, the checkpoint's time (ms): V_mesh.igb then keeps the frames
+  // up to that time and goes on after them, so the restarted run's file equals an
+  // uninterrupted run's; NaN for a new run (the file is written afresh).
   MeshOutputs(std::string dir, std::shared_ptr<const UnstructuredMesh> mesh, const tissue::Grid& g,
-              const tissue::Mask* mask);
+              const tissue::Mask* mask, double resumed_at);
   ~MeshOutputs();
   MeshOutputs(const MeshOutputs&) = delete;
   MeshOutputs& operator=(const MeshOutputs&) = delete;
 
   // Appends V (grid order, mV) at time t to V_mesh.igb; dt is the field interval.
   void add_frame(const tissue::Field<float>& v, double t, double dt);
+  // For the run's log: how a resumed run continued V_mesh.igb (empty otherwise).
+  const std::string& note() const { return note_; }
   // Writes maps_mesh.vtu (activation, apd90 when given, as point data) and activation.dat
   // (apd90.dat); returns the lines for the run's log.
   std::vector<std::string> finish(const tissue::Field<float>* activation, const tissue::Field<float>* apd90);
 
  private:
   void close_igb();
+  // Opens V_mesh.igb for a resumed run whose first new frame is at t: the old file cut after
+  // its last frame at or before resumed_at_. False when there is no such file to continue.
+  bool continue_igb(const std::string& path, double t, double dt);
   std::string dir_;
   std::shared_ptr<const UnstructuredMesh> mesh_;
   tissue::NodeSampler sampler_;
   std::FILE* igb_ = nullptr;
   IgbHeader header_;
+  double resumed_at_;
+  std::string note_;
 };
 
 }  // namespace hw::io

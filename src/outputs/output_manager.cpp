@@ -186,9 +186,12 @@ void OutputManager::open(bool continuing, const std::string* probes_text, const 
   if (!continuing) due_.next_probe = due_.next_ecg = sim_.time();
   if (o_.activation_map || o_.apd_map || o_.conduction_velocity)
     act_ = std::make_unique<ActivationTracker>(g, mask_, o_.activation_threshold, o_.apd_map);
-  // A restarted run writes V_mesh.igb afresh from the restart (its frames are not in the
-  // checkpoint); the maps on the mesh come from the maps, which a restart continues.
-  if (o_.on_mesh && sim_.mesh()) mesh_out_ = std::make_unique<MeshOutputs>(dir_, sim_.mesh(), g, mask_);
+  // A resumed run continues V_mesh.igb after its frames up to the checkpoint (the frames
+  // are in the file, not in the checkpoint); the maps on the mesh come from the maps,
+  // which a restart continues.
+  if (o_.on_mesh && sim_.mesh())
+    mesh_out_ = std::make_unique<MeshOutputs>(dir_, sim_.mesh(), g, mask_,
+                                              continuing ? sim_.time() : std::numeric_limits<double>::quiet_NaN());
   if (!o_.electrodes.empty()) {
     std::vector<ElectrodePoint> el;
     std::vector<std::string> cols;
@@ -425,6 +428,7 @@ std::vector<std::string> OutputManager::finish(bool make_movie) {
   }
   if (mesh_out_) {
     const bool a = act_ && (o_.activation_map || o_.conduction_velocity), d = act_ && o_.apd_map;
+    if (!mesh_out_->note().empty()) lines.push_back("restart: " + mesh_out_->note());
     for (auto& l : mesh_out_->finish(a ? &act_->activation() : nullptr, d ? &act_->apd90() : nullptr)) lines.push_back(l);
   }
   if (make_movie && o_.movie && png_) {
