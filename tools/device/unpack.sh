@@ -28,4 +28,41 @@ exec "$root/lib/ld-linux-x86-64.so.2" --library-path "$root/lib$extra" "$exe" "\
 WRAP
   chmod +x ".devrun/bin/$name"
 done
+# Open MPI's mpirun, when pack.sh carried it (stage/mpi): orterun through the carried loader.
+# Debian's Open MPI and PMIx look for their plugins, help texts and settings at the paths
+# they were built for (/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3, /usr/share/openmpi,
+# /etc/openmpi, .../pmix2), absent on the device; the OPAL_* and PMIX_* variables point them
+# at the carried copies, in mpirun and (they pass their environment on) in the ranks, whose
+# libmpi and libpmix read the same variables. OPAL_PREFIX alone is not enough (Debian's
+# libdir is $prefix/lib/x86_64-linux-gnu/openmpi/lib, its sysconfdir /etc/openmpi), nor is
+# PMIX_PREFIX (its libdir is absolute): each folder is named. LD_LIBRARY_PATH stays unset:
+# the ranks are the wrappers above, bash scripts the device's own bash runs, which must not
+# meet the carried glibc. One host: ranks are started by mpirun itself (plm isolated: no ssh, no
+# orted) and talk through shared memory (btl self,vader; pml ob1: no UCX or fabrics were
+# carried). Each OMPI_MCA_ setting here is a default the caller's environment overrides.
+if [ -x "$root/mpi/bin/orterun" ]; then
+  m=$root/mpi
+  cat > .devrun/bin/mpirun <<WRAP
+#!/usr/bin/env bash
+export OPAL_PREFIX="$m" OPAL_EXEC_PREFIX="$m" OPAL_BINDIR="$m/bin" OPAL_LIBDIR="$m/lib" \\
+  OPAL_PKGLIBDIR="$m/lib/openmpi3" OPAL_DATAROOTDIR="$m/share" OPAL_DATADIR="$m/share" \\
+  OPAL_PKGDATADIR="$m/share/openmpi" OPAL_SYSCONFDIR="$m/etc"
+export PMIX_PREFIX="$m/pmix" PMIX_EXEC_PREFIX="$m/pmix" \\
+  PMIX_LIBDIR="$m/pmix/lib" PMIX_PKGLIBDIR="$m/pmix/lib/pmix" PMIX_DATAROOTDIR="$m/pmix/share" \\
+  PMIX_DATADIR="$m/pmix/share" PMIX_PKGDATADIR="$m/pmix/share/pmix" PMIX_SYSCONFDIR="$m/pmix/share"
+export OMPI_MCA_plm=\${OMPI_MCA_plm:-isolated} OMPI_MCA_btl=\${OMPI_MCA_btl:-self,vader} \\
+  OMPI_MCA_pml=\${OMPI_MCA_pml:-ob1}
+# The device runs commands as root, which Open MPI refuses unless told.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# A device rule: NVLink multicast stays off (KINDS.md), also for ranks that use NCCL.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+# hwloc (which Open MPI reads the machine's layout with) looks for its plugins at Debian's
+# path too: pointed at none, it reads the same layout here as on the device.
+export HWLOC_PLUGINS_PATH="$m/hwloc-plugins"
+# argv[0] "mpirun", not the path to orterun: an absolute path there means --prefix to Open
+# MPI, which then puts that prefix's bin and lib on the ranks' PATH and LD_LIBRARY_PATH.
+exec "$root/lib/ld-linux-x86-64.so.2" --library-path "$root/lib$extra" --argv0 mpirun "$m/bin/orterun" "\$@"
+WRAP
+  chmod +x .devrun/bin/mpirun
+fi
 ls .devrun/bin
