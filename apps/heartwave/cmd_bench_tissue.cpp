@@ -13,7 +13,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "comm/world.hpp"
 #include "common.hpp"
+#include "ranks.hpp"
 #include "core/error.hpp"
 #include "device/device.hpp"
 #include "parallel/competing_load.hpp"
@@ -29,15 +31,23 @@ struct TissueBenchFlags {
   int threads = 2;
   double seconds = 3;
   std::string backend = "auto";
+  int ranks = 0;  // --ranks / --gpus: one run split over this many ranks (mpirun started here)
 };
 
 int run_tissue_bench(const std::string& what, const TissueBenchFlags& f) {
   using namespace hw::tissue;
+  // Split (docs/parallel.md): this command again under mpirun; each case then runs split
+  // over the ranks, one GPU each with cuda, and rank 0 prints.
+  if (f.ranks > 1 && comm::world().size() == 1 && comm::launcher_ranks() == 0) return launch_ranks(f.ranks);
+  const comm::Communicator& world = comm::world();
+  if (world.rank() != 0) std::cout.setstate(std::ios::failbit);
   std::string note;
   const Backend backend = choose_backend(f.backend, &note);
   std::cout << note << "\n";
+  if (world.size() > 1) std::cout << fmt::format("split over {} ranks ({})\n", world.size(), world.describe());
   const bool gpu = backend == Backend::cuda;
-  const double roof = gpu ? gpu::measure_copy_roof(*gpu::Device::open(0)) / 1e9 : measure_copy_bandwidth_gbs(f.threads);
+  const double roof = gpu ? gpu::measure_copy_roof(*gpu::Device::open(world.local_rank())) / 1e9
+                          : measure_copy_bandwidth_gbs(f.threads);
   std::cout << (gpu ? fmt::format("copy roof: {:.2f} GB/s (device-to-device copy of 1 GiB, read + write, median of 20)\n", roof)
                     : fmt::format("copy roof: {:.2f} GB/s on {} thread(s) (2 x 512 MiB float arrays)\n", roof,
                                   f.threads));
@@ -178,11 +188,24 @@ void add_tissue_bench_subcommands(CLI::App* bench, Action& action) {
     cmd->add_option("--backend", f->backend, "auto (the GPU where one is found, else cpu), cpu, cuda, reference")
         ->check(CLI::IsMember({"auto", "reference", "cpu", "cuda"}))
         ->capture_default_str();
+    cmd->add_option("--ranks", f->ranks, "each case as one run split over N MPI ranks (starts mpirun)")
+        ->check(CLI::Range(1, 65536))
+        ->type_name("N");
+    auto* gpus = cmd->add_option("--gpus", "each case as one run split over N GPUs of this machine (--ranks N, "
+                                           "--backend cuda)")
+                     ->check(CLI::Range(1, 1024))
+                     ->type_name("N");
     cmd->footer("Cases and the traffic model: docs/benchmarks.md. On the GPU, `all` adds the large cases\n"
                 "karma3d-256, karma3d-512, tt06-3d-256 and niederer-0.05, and the roof is a\n"
                 "device-to-device copy measured in the same run.\n"
                 "Example:\n  heartwave bench " + n + (gpu_case(n) ? " --backend cuda" : n == "roof" ? "" : " --seconds 0.5"));
-    cmd->callback([f, n, &action] { action = [f, n]() { return run_tissue_bench(n, *f); }; });
+    cmd->callback([f, n, gpus, &action] {
+      if (gpus->count()) {
+        f->ranks = gpus->as<int>();
+        f->backend = "cuda";
+      }
+      action = [f, n]() { return run_tissue_bench(n, *f); };
+    });
   }
 }
 

@@ -51,6 +51,7 @@ struct RunFlags {
   bool check = false;
   bool overwrite = false;
   int ranks = 0;  // --ranks: split over this many MPI ranks, mpirun started here
+  int gpus = 0;   // --gpus: as --ranks, one GPU each (the cuda backend)
   bool live = false;   // --live (or `heartwave live`): serve the live view while stepping
   LiveFlags live_flags;
   std::string replay;  // --replay LOG: a live run's controls, again
@@ -128,7 +129,7 @@ int run_case(const RunFlags& flags) {
   run::Options opt;
   opt.sim.backend = plan.backend;
   opt.sim.threads = f.threads;
-  opt.sim.device = f.device;
+  opt.sim.device = run::split_device(f.device);
   opt.restart = f.restart;
   opt.identity = run::case_identity(text, f.sets);
   opt.setup = plan.setup;  // the geometry, models and checks of the plan, not done again
@@ -230,6 +231,11 @@ void add_run_command(CLI::App& app, Action& action) {
                   "docs/parallel.md); on a cluster use mpirun/srun heartwave run instead")
       ->check(CLI::Range(1, 65536))
       ->type_name("N");
+  cmd->add_option("--gpus", f->gpus,
+                  "split the run over N GPUs of this machine: --ranks N with the cuda backend, one GPU per rank "
+                  "from --device on, halos GPU to GPU through NCCL (docs/parallel.md)")
+      ->check(CLI::Range(1, 1024))
+      ->type_name("N");
   cmd->add_flag("--quiet,-q", f->quiet, "no summary and no progress");
   cmd->add_flag("--live", f->live,
                 "serve a live view of the run on 127.0.0.1 (a link with a random token is printed): watch V, "
@@ -251,8 +257,20 @@ void add_run_command(CLI::App& app, Action& action) {
       "  heartwave run examples/spiral2d.toml --restart long/checkpoint.hwck --set time.t_end=2000\n"
       "  heartwave run examples/karma3d.toml --check    # summary and memory only\n"
       "  heartwave run examples/scroll3d.toml --ranks 2 --set time.t_end=5 --set output.directory=split\n"
+      "  heartwave run examples/scroll3d.toml --gpus 2 --set output.directory=split-gpus   # two GPUs, one run\n"
       "  heartwave run examples/spiral2d.toml --replay out/live-actions.jsonl   # a live run again");
   cmd->callback([f, &action] {
+    if (f->gpus > 0) {
+      if (f->ranks > 0 && f->ranks != f->gpus)
+        throw CLI::ValidationError("--gpus", fmt::format("--gpus {} and --ranks {} disagree: give one of them",
+                                                         f->gpus, f->ranks));
+      if (f->backend != "auto" && f->backend != "cuda")
+        throw CLI::ValidationError("--gpus", fmt::format("--gpus runs the cuda backend, not {}: leave --backend "
+                                                         "out, or split over cpu ranks with --ranks",
+                                                         f->backend));
+      f->ranks = f->gpus;
+      f->backend = "cuda";
+    }
     action = [f]() { return run_case(*f); };
   });
 }

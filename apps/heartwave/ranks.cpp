@@ -37,7 +37,10 @@ std::string find_mpirun() {
   return "";
 }
 
+// HEARTWAVE_EXE first: where heartwave runs through a wrapper (tools/device/unpack.sh starts
+// it with a carried loader, so /proc/self/exe names the loader).
 std::string self_executable() {
+  if (const char* e = std::getenv("HEARTWAVE_EXE"); e && *e) return e;
   std::error_code ec;
   const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
   return ec ? g_argv.at(0) : p.string();

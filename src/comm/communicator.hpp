@@ -34,6 +34,10 @@ class Communicator {
   virtual int size() const = 0;
   // What carries the messages: "one rank", "Open MPI v4.1.4"
   virtual std::string describe() const = 0;
+  // This rank among those on its host (shared memory), and their number: a rank picks its
+  // GPU by it, whatever launcher placed the ranks.
+  virtual int local_rank() const { return 0; }
+  virtual int local_size() const { return 1; }
 
   // Posts the receives and the sends and returns at once; the buffers must stay untouched
   // until finish_exchange(), which waits for all of them. Only the ranks named take part.

@@ -33,6 +33,11 @@ class MpiCommunicator final : public Communicator {
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    MPI_Comm host;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &host);
+    MPI_Comm_rank(host, &local_rank_);
+    MPI_Comm_size(host, &local_size_);
+    MPI_Comm_free(&host);
     char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
     int len = 0;
     MPI_Get_library_version(version, &len);
@@ -44,6 +49,8 @@ class MpiCommunicator final : public Communicator {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   std::string describe() const override { return library_; }
+  int local_rank() const override { return local_rank_; }
+  int local_size() const override { return local_size_; }
 
   void start_exchange(const std::vector<Transfer>& sends, const std::vector<Transfer>& receives) override {
     requests_.clear();
@@ -102,7 +109,7 @@ class MpiCommunicator final : public Communicator {
     }
   }
 
-  int rank_ = 0, size_ = 1;
+  int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
   std::string library_;
   std::vector<MPI_Request> requests_;
 };

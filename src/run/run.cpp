@@ -15,6 +15,7 @@
 #include "comm/world.hpp"
 #include "core/error.hpp"
 #include "device/device.hpp"
+#include "device/driver.hpp"
 #include "run/case_file.hpp"
 #include "outputs/checkpoint.hpp"
 #include "outputs/geometry_fields.hpp"
@@ -75,6 +76,8 @@ std::vector<std::string> Plan::describe() const {
   return l;
 }
 
+int split_device(int device) { return comm::world().size() > 1 ? device + comm::world().local_rank() : device; }
+
 Plan plan(const TissueCase& c, const std::string& backend, int device) {
   return plan(std::make_shared<SimSetup>(prepare_setup(c)), backend, device);
 }
@@ -96,17 +99,25 @@ Plan plan(std::shared_ptr<SimSetup> prepared, const std::string& backend, int de
   // σ and the explicit dt limit, checked there (a plan, --check, reports it before any run).
   prepare_diffusion(*p.setup);
   if (std::isfinite(p.setup->stable_dt)) p.stable_dt = p.setup->stable_dt;
-  // A split run (docs/parallel.md) steps on the cpu: auto picks it, the others are refused
-  // when the engine is made.
+  // A split run (docs/parallel.md) takes one GPU per rank, the rank's place on its host
+  // counted from `device` (split_device); auto steps on the cpu where a host has more ranks
+  // than GPUs, cuda refuses that.
   const int ranks = comm::world().size();
-  if (ranks > 1 && backend == "auto") {
+  const int local = comm::world().local_size(), gpus = gpu::device_count();
+  if (ranks > 1 && backend == "auto" && gpu::gpu_status().usable && device + local > gpus) {
     p.backend = Backend::cpu;
-    p.backend_note = fmt::format("backend auto: cpu (the run is split over {} ranks; only the cpu backend splits yet)", ranks);
+    p.backend_note = fmt::format("backend auto: cpu ({} ranks on this host, {} GPU{} from GPU {})", local, gpus,
+                                 gpus == 1 ? "" : "s", device);
   } else {
     p.backend = choose_backend(backend, &p.backend_note);
   }
+  if (p.backend == Backend::cuda && ranks > 1 && device + local > gpus)
+    throw Error(fmt::format("--backend cuda: {} ranks on this host but {} GPU{}{}: start at most {} rank{} per host "
+                            "(one GPU each), or use --backend cpu",
+                            local, gpus, gpus == 1 ? "" : "s", device ? fmt::format(" from GPU {} on", device) : "",
+                            std::max(0, gpus - device), gpus - device == 1 ? "" : "s"));
   if (p.backend == Backend::cuda) {
-    std::tie(p.gpu_free, p.gpu_total) = gpu::Device::open(device)->memory_info();
+    std::tie(p.gpu_free, p.gpu_total) = gpu::Device::open(split_device(device))->memory_info();
     if (p.gpu_need() > p.gpu_free)
       throw InputError({case_code::problem(
           SourceLoc{c.source_file, 0, 0},

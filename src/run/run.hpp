@@ -41,6 +41,9 @@ struct Plan {
 // `device`: the case's set-up begun (tissue/reaction.hpp), its memory estimated before
 // anything box-sized beyond the geometry is made. InputError when the case does not fit in
 // the host's or the GPU's memory, or dt is above the explicit limit.
+// The GPU this rank runs on: `device` (--device) on one rank; split, one GPU per rank of a
+// host, counted from `device` by the rank's place on its host.
+int split_device(int device);
 Plan plan(const tissue::TissueCase& c, const std::string& backend, int device = 0);
 // The same from a set-up already prepared (tissue::prepare_setup), as `run --check` has.
 Plan plan(std::shared_ptr<tissue::SimSetup> prepared, const std::string& backend, int device = 0);

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "comm/world.hpp"
 #include "core/error.hpp"
 #include "device/device.hpp"
 #include "parallel/team.hpp"
@@ -212,6 +213,9 @@ BenchResult run_tissue_benchmark(const std::string& name, const BenchOptions& o)
   opt.backend = backend;
   opt.threads = o.threads;
   opt.adapt_threads = o.adapt_threads;
+  // Split (mpirun, docs/parallel.md): one GPU per rank of a host.
+  comm::Communicator& world = comm::world();
+  if (world.size() > 1) opt.device = world.local_rank();
   Simulation sim(c, opt);
   const int ns = sim.part_states().front();
   const std::size_t real = c.time.precision == Precision::f32 ? 4 : 8;
@@ -228,7 +232,9 @@ BenchResult run_tissue_benchmark(const std::string& name, const BenchOptions& o)
     const long before = sim.steps_done();
     sim.run_until(sim.time() + double(batch) * sim.dt());
     steps += sim.steps_done() - before;
-    const double s_now = since(t0);
+    double s_now = since(t0);
+    // Split: every rank takes the slowest rank's time, so all make the same calls.
+    if (world.size() > 1) world.allreduce(&s_now, 1, comm::Reduce::max);
     if (s_now < 0.1 * seconds_budget) batch *= 2;
     s = s_now;
   }
@@ -248,7 +254,7 @@ BenchResult run_tissue_benchmark(const std::string& name, const BenchOptions& o)
   r.steps_per_s = double(steps) / s;
   r.wall_per_simulated_s = s / (double(steps) * c.time.dt * 1e-3);
   r.roof_gbs = roof_gbs >= 0           ? roof_gbs
-               : backend == Backend::cuda ? gpu::measure_copy_roof(*gpu::Device::open(0)) / 1e9
+               : backend == Backend::cuda ? gpu::measure_copy_roof(*gpu::Device::open(opt.device)) / 1e9
                                           : measure_copy_bandwidth_gbs(o.threads);
   const std::string d = sim.describe();
   const auto p = d.find("diffusion: ");

@@ -116,14 +116,15 @@ Backend choose_backend(const std::string& name, std::string* note) {
 }
 
 std::unique_ptr<Engine> make_engine(const SimSetup& s, const EngineOptions& opt) {
-  if (opt.comm && opt.comm->size() > 1 && opt.backend != Backend::cpu)
-    throw Error(fmt::format("the {} backend does not split a run over ranks yet ({} ranks asked for): "
-                            "use --backend cpu, or run on one rank (docs/parallel.md)",
-                            backend_name(opt.backend), opt.comm->size()));
+  if (opt.comm && opt.comm->size() > 1 && opt.backend == Backend::reference)
+    throw Error(fmt::format("the reference backend does not split a run over ranks ({} ranks asked for): "
+                            "use --backend cpu or cuda, or run on one rank (docs/parallel.md)",
+                            opt.comm->size()));
   switch (opt.backend) {
     case Backend::reference: return make_reference_engine(s);
     case Backend::cpu: return make_cpu_engine(s, opt.threads, opt.adapt_threads, opt.comm);
-    case Backend::cuda: return make_cuda_engine(s, opt.on ? opt.on : gpu::Device::open(opt.device), opt.cuda);
+    case Backend::cuda:
+      return make_cuda_engine(s, opt.on ? opt.on : gpu::Device::open(opt.device), opt.cuda, opt.comm);
   }
   throw Error("unknown backend");
 }

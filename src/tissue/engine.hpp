@@ -109,7 +109,8 @@ struct EngineOptions {
   std::shared_ptr<gpu::Device> on;  // cuda: the Device to run on (several engines may share one)
   CudaEngineOptions cuda = CudaEngineOptions::from_environment();
   // The ranks the run is split over (docs/parallel.md); null or one rank: the whole grid
-  // here. Only the cpu engine splits (hw::Error for the others with more than one rank).
+  // here. The cpu and cuda engines split (hw::Error for the reference engine with more than
+  // one rank).
   comm::Communicator* comm = nullptr;
 };
 
@@ -122,7 +123,8 @@ std::unique_ptr<Engine> make_reference_engine(const SimSetup& s);
 std::unique_ptr<Engine> make_cpu_engine(const SimSetup& s, int threads, bool adapt_threads = true,
                                         comm::Communicator* comm = nullptr);
 std::unique_ptr<Engine> make_cuda_engine(const SimSetup& s, std::shared_ptr<gpu::Device> on,
-                                         const CudaEngineOptions& opt = CudaEngineOptions::from_environment());
+                                         const CudaEngineOptions& opt = CudaEngineOptions::from_environment(),
+                                         comm::Communicator* comm = nullptr);
 
 // A backend by name: reference, cpu, cuda, or auto (cuda where a usable GPU and driver are
 // found, else cpu). *note receives one line for the user: what was chosen, on what device,

@@ -11,7 +11,7 @@ entries, ../shared beside it, `heartwave` first on PATH), in the order the helps
 (a later example may read what an earlier one wrote). Three exceptions, each printed:
   - `heartwave run ...` and `heartwave live ...` get `--check` appended: the full pre-run check (models, names,
     geometry, memory, dt, regions) without the minutes of stepping;
-  - an example that needs a GPU (`--backend cuda`, `bench population`) is skipped without one;
+  - an example that needs a GPU (`--backend cuda`, `--gpus`, `bench population`) is skipped without one;
 An example shown by two helps (a group's and its command's) runs once.
   - an example that names ../shared is skipped when the shared data is absent;
   - `run ... --restart CKPT` is skipped when CKPT is absent (the run that writes it ran
@@ -104,7 +104,7 @@ def main() -> int:
                 if shown in seen:
                     continue
                 seen.add(shown)
-                if not gpu and (shown.find("--backend cuda") >= 0 or argv[1:3] == ["bench", "population"]):
+                if not gpu and (shown.find("--backend cuda") >= 0 or "--gpus" in argv or argv[1:3] == ["bench", "population"]):
                     print(f"skip {shown}  (needs a GPU)")
                     skipped += 1
                     continue

@@ -11,6 +11,9 @@ stop, no hang), more ranks than slabs, and `heartwave run --ranks N` starting mp
 Usage: split_runs.py --heartwave BIN CHECK   (CHECK: box, heart, implicit (and the fourth-order
 stencil), restart, faults,
 ranks-flag, or all). Exit 77 (skipped) when mpirun is missing or the build has no MPI.
+
+On GPUs (tools/device/multi-gpu.sh): --backend cuda --ranks 2,4 runs the same checks with one
+GPU per rank (one rank: the unsplit CUDA engine) and, for faults, more ranks than GPUs.
 """
 import argparse
 import os
@@ -175,10 +178,12 @@ def canonical(ckpt: Path):
 
 
 class Runner:
-    def __init__(self, heartwave, work):
+    def __init__(self, heartwave, work, backend="cpu", ranks=(2, 3)):
         self.hw = heartwave
         self.work = Path(work)
         self.env = dict(os.environ, **MPI_ENV)
+        self.backend = backend
+        self.ranks = ranks
 
     def run(self, case_text, name, ranks, extra=(), expect=0):
         d = self.work / name
@@ -188,7 +193,7 @@ class Runner:
         return self.run_in(d, ranks, ["case.toml", *extra], expect)
 
     def run_in(self, d, ranks, args, expect=0):
-        cmd = [self.hw, "run", "--backend", "cpu", "--quiet", *args]
+        cmd = [self.hw, "run", "--backend", self.backend, "--quiet", *args]
         if ranks > 1:
             cmd = ["mpirun", "-np", str(ranks), "--oversubscribe", *cmd]
         t0 = time.monotonic()
@@ -234,7 +239,7 @@ def excited(d: Path):
 def check_same_as_one_rank(r: Runner, case_text, name):
     one, _ = r.run(case_text, f"{name}-1", 1)
     print(f"  {excited(one):.0f} cells activated")
-    for n in (2, 3):
+    for n in r.ranks:
         d, _ = r.run(case_text, f"{name}-{n}", n)
         same_outputs(one, d, f"{name}: {n} ranks against 1")
         for f in (d / "out").iterdir():
@@ -244,7 +249,7 @@ def check_same_as_one_rank(r: Runner, case_text, name):
 
 def check_restart(r: Runner):
     whole, _ = r.run(BOX, "restart-whole", 1)
-    for first, second in ((2, 1), (1, 3)):
+    for first, second in ((r.ranks[0], 1), (1, r.ranks[-1])):
         d, _ = r.run(BOX, f"restart-{first}-{second}", first, ["--set", "time.t_end=5"])
         r.run_in(d, second, ["--restart", "out/checkpoint.hwck", "--set", "time.t_end=10"])
         same_outputs(whole, d, f"restart {first} -> {second} ranks against one uninterrupted rank")
@@ -275,6 +280,13 @@ def rank_of(pid):
 
 
 def check_faults(r: Runner):
+    if r.backend == "cuda":
+        # More ranks than GPUs: one clear line, exit 1.
+        many = r.ranks[-1] + 1
+        d, p = r.run(THIN.replace("[10, 1]", "[10, 10]"), "too-many-gpus", many, expect=1)
+        if "GPU" not in p.stderr or "per host" not in p.stderr:
+            sys.exit(f"FAIL: more ranks than GPUs: no clear message:\n{p.stderr}")
+        print(f"  {many} ranks on {r.ranks[-1]} GPUs: " + next(l for l in p.stderr.splitlines() if "per host" in l).strip())
     # More ranks than slabs: one clear line, exit 1, no hang.
     d, p = r.run(THIN, "too-many", 3, expect=1)
     if "cannot split the grid into 3 slabs" not in p.stderr:
@@ -285,7 +297,7 @@ def check_faults(r: Runner):
     shutil.rmtree(d, ignore_errors=True)
     d.mkdir()
     (d / "case.toml").write_text(BOX.replace("t_end = 10", "t_end = 100000"))
-    mp = subprocess.Popen(["mpirun", "-np", "2", "--oversubscribe", r.hw, "run", "--backend", "cpu", "--quiet",
+    mp = subprocess.Popen(["mpirun", "-np", "2", "--oversubscribe", r.hw, "run", "--backend", r.backend, "--quiet",
                            "case.toml"], cwd=d, env=r.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     victim = None
@@ -314,13 +326,16 @@ def check_faults(r: Runner):
 
 def check_ranks_flag(r: Runner):
     one, _ = r.run(BOX, "flag-1", 1)
-    d, p = r.run(BOX, "flag-2", 1, ["--ranks", "2"])
-    same_outputs(one, d, "--ranks 2 against 1")
+    flag = "--gpus" if r.backend == "cuda" else "--ranks"
+    d, p = r.run(BOX, "flag-2", 1, [flag, "2"])
+    same_outputs(one, d, f"{flag} 2 against 1")
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--heartwave", required=True)
+    ap.add_argument("--backend", default="cpu", choices=["cpu", "cuda"])
+    ap.add_argument("--ranks", default="2,3", help="the rank counts compared with one rank")
     ap.add_argument("check")
     a = ap.parse_args()
     if shutil.which("mpirun") is None:
@@ -332,7 +347,7 @@ def main():
         print("SKIP: this heartwave has no --ranks")
         return SKIP
     with tempfile.TemporaryDirectory(prefix="hw-split-") as work:
-        r = Runner(hw, work)
+        r = Runner(hw, work, a.backend, tuple(int(x) for x in a.ranks.split(",")))
         checks = {
             "box": lambda: check_same_as_one_rank(r, BOX, "box"),
             "heart": lambda: check_same_as_one_rank(r, HEART, "heart"),

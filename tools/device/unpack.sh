@@ -20,10 +20,20 @@ done
 cuda_lib=$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 /{print $NF; exit}' || true)
 [ -z "$cuda_lib" ] && cuda_lib=$(find /usr/local/nvidia /usr/lib /usr/lib64 -name 'libcuda.so.1' 2>/dev/null | head -1 || true)
 [ -n "$cuda_lib" ] && extra="$extra:$(dirname "$cuda_lib")"
+nccl=""
+for f in /usr/lib/x86_64-linux-gnu/libnccl.so.2 /opt/torch/.venv/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2; do
+  [ -e "$f" ] && { nccl=$f; break; }
+done
 for exe in "$root"/exe/*; do
   name=$(basename "$exe")
+  # HEARTWAVE_EXE: the command --ranks/--gpus starts under mpirun (this wrapper, not the
+  # loader /proc/self/exe names); HEARTWAVE_NCCL: the device's NCCL (Debian's folder or
+  # PyTorch's wheel), which the carried loader does not search.
   cat > ".devrun/bin/$name" <<WRAP
 #!/usr/bin/env bash
+export HEARTWAVE_EXE="\${HEARTWAVE_EXE:-$(pwd)/.devrun/bin/$name}"
+export HEARTWAVE_NCCL="\${HEARTWAVE_NCCL:-$nccl}"
+export NCCL_NVLS_ENABLE=0
 exec "$root/lib/ld-linux-x86-64.so.2" --library-path "$root/lib$extra" "$exe" "\$@"
 WRAP
   chmod +x ".devrun/bin/$name"

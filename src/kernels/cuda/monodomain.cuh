@@ -99,13 +99,13 @@ __device__ __forceinline__ bool locate(const PartArgs<Real>& a, unsigned& c, uns
   constexpr unsigned nx = V::nx, ny = V::ny;
   if constexpr (!V::cells) {
     i = blockIdx.x * blockDim.x + threadIdx.x;
-    j = blockIdx.y * blockDim.y + threadIdx.y;
-    k = blockIdx.z;
-    if (i >= nx || j >= ny) return false;
+    j = a.j0 + blockIdx.y * blockDim.y + threadIdx.y;
+    k = a.k0 + blockIdx.z;
+    if (i >= nx || j >= a.j1) return false;
     c = i + nx * (j + ny * k);
   } else {
-    c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= unsigned(a.n)) return false;
+    c = a.c0 + blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= unsigned(a.n) || c >= a.c1) return false;
     const unsigned g = a.cells[c];
     const unsigned r = g / nx;
     i = g - r * nx;

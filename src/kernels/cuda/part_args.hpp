@@ -32,6 +32,11 @@ struct PartArgs {
   // The part.
   unsigned long long n;
   const unsigned int* cells;  // grid index of each cell; null: the part is the whole grid
+  // The cells this launch steps (a split run's slab, or its boundary or interior rows):
+  // y from j0 to j1 (exclusive) and z from k0 (blockIdx.z counts from there) for a part
+  // that is the whole grid; list entries c0 to c1 (exclusive) otherwise. The whole grid:
+  // 0, ny, 0 and 0, ~0.
+  unsigned int j0, j1, k0, c0, c1;
   Real* y;
   const Real* p;
   int per_cell;

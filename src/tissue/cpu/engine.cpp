@@ -11,7 +11,7 @@
 // reads V_cur and writes V_next; the cell states of a block are committed only after its
 // V was found finite.
 //
-// Split over ranks (tissue/cpu/split.hpp, docs/parallel.md): every rank holds the arrays of
+// Split over ranks (tissue/split.hpp, docs/parallel.md): every rank holds the arrays of
 // the whole grid and steps only the rows of its slab. With the fused explicit stencil a step
 // sends the slab's face rows of V, steps the rows the halo does not reach, waits for the
 // neighbours' faces and steps the rest; the whole-field operators (fourth order, implicit CG)
@@ -36,7 +36,7 @@
 #include "parallel/team.hpp"
 #include "tissue/cpu/reaction.hpp"
 #include "tissue/cpu/sinks.hpp"
-#include "tissue/cpu/split.hpp"
+#include "tissue/split.hpp"
 #include "tissue/diffusion_stepper.hpp"
 #include "tissue/engine.hpp"
 #include "mesh/row_layout.hpp"
@@ -367,7 +367,7 @@ class CpuEngine final : public Engine {
   par::Placement placement_;  // moves the stepping thread off a crowded core when the team leaves cores free
   RowLayout layout_;  // where V (and 1/φ, the link coefficients) live
   cpu::Reaction<Real> reaction_;
-  cpu::Split split_;  // this rank's rows (all of them on one rank)
+  Split split_;  // this rank's rows (all of them on one rank)
   mutable cpu::Sinks<Real> sinks_;
   mutable bool v_gathered_ = true, y_gathered_ = true;  // every rank holds the whole V / states
   int team_ = 1;  // the current step's team

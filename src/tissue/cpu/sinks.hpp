@@ -2,7 +2,7 @@
 // step, over the tissue cells in the step's team, by the update the GPU kernel runs
 // (kernels/activation_k.hpp), so the run loop needs no copy of the whole grid's V per step.
 // Snapshots, probes and the ECG take the host forms (V is at hand). In a split run
-// (tissue/cpu/split.hpp) each rank follows the maps of its own slab and a read gathers them;
+// (tissue/split.hpp) each rank follows the maps of its own slab and a read gathers them;
 // probes are read by the rank that owns their cell.
 #pragma once
 
@@ -15,7 +15,7 @@
 #include "kernels/activation_k.hpp"
 #include "kernels/diffusion_k.hpp"
 #include "mesh/row_layout.hpp"
-#include "tissue/cpu/split.hpp"
+#include "tissue/split.hpp"
 #include "tissue/sinks.hpp"
 
 namespace hw::tissue::cpu {

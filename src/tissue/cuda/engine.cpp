@@ -10,6 +10,15 @@
 // A non-finite V sets a device flag; the host reads it after each step, or after a batch of
 // steps (advance()), where kernels queued after the failure do nothing, so the last good
 // state is kept either way. Batches without a stimulus run as CUDA graphs.
+//
+// Split over ranks (tissue/cuda/split.hpp, docs/parallel.md), one GPU per rank: every rank
+// holds the whole grid's arrays, as the cpu engine does, and launches its kernels over its
+// slab's rows only (PartArgs' j0/j1/k0 and c0/c1). A diffusing pass queues the exchange of
+// its input's face rows, steps the rows the halo does not reach, waits for the halos and
+// steps the rest. The whole-field work (the implicit CG, the ECG, snapshots, checkpoints)
+// first gathers every rank's rows, so it sees one rank's arrays. The ranks agree on a
+// failure after every step (their flags differ), so a split run queues one step at a time
+// and runs no CUDA graphs.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -28,6 +37,7 @@
 #include "tissue/cuda/implicit.hpp"
 #include "tissue/cuda/kernel_source.hpp"
 #include "tissue/cuda/sinks.hpp"
+#include "tissue/cuda/split.hpp"
 #include "tissue/cuda/stimuli.hpp"
 #include "tissue/cuda/variants.hpp"
 #include "tissue/engine.hpp"
@@ -45,6 +55,8 @@ constexpr unsigned long long kNoFailure = ~0ull;
 constexpr long kGraphSteps = 64;
 // Steps queued before one check of the failure flag, at most.
 constexpr long kMaxBatch = 1024;
+// A pass over every row of this rank's slab (all rows on one rank).
+constexpr std::size_t kAllRows = ~std::size_t(0);
 
 // A part's compiled kernels and how it is launched.
 struct PartKernels {
@@ -72,7 +84,8 @@ struct CompiledKernels {
 // their capped and fenced variants (both cached; the tuner picks). `asked`: the variant
 // forced by name, whose launches alone the tuner keeps.
 template <class Real>
-CompiledKernels compile_kernels(gpu::Device& dev, const SimSetup& s, const RowLayout& layout, const std::string& asked) {
+CompiledKernels compile_kernels(gpu::Device& dev, const SimSetup& s, const RowLayout& layout, const std::string& asked,
+                                bool split) {
   CompiledKernels out;
   const std::string arch = dev.info().arch();
   const bool f32 = sizeof(Real) == 4;
@@ -100,6 +113,10 @@ CompiledKernels compile_kernels(gpu::Device& dev, const SimSetup& s, const RowLa
   for (std::size_t q = 0; q < s.parts.size(); ++q) {
     PartKernels& k = out.parts[q];
     k.variants = cuda::offered_variants(cuda::part_context(s, layout, s.parts[q], caps[q]), asked);
+    // A window thread steps a column through every layer: it cannot stop at a slab's faces.
+    if (split) std::erase_if(k.variants, [](const KernelVariant* v) { return v->window; });
+    if (k.variants.empty())
+      throw Error(fmt::format("HEARTWAVE_CUDA_KERNEL={}: the window kernels do not split over ranks", asked));
     std::vector<std::string> names;
     std::vector<gpu::Launch> launches;
     for (const KernelVariant* v : k.variants) {
@@ -124,9 +141,11 @@ CompiledKernels compile_kernels(gpu::Device& dev, const SimSetup& s, const RowLa
 template <class Real>
 class CudaEngine final : public Engine {
  public:
-  CudaEngine(const SimSetup& s, std::shared_ptr<gpu::Device> dev, const CudaEngineOptions& opt)
+  CudaEngine(const SimSetup& s, std::shared_ptr<gpu::Device> dev, const CudaEngineOptions& opt,
+             comm::Communicator* comm)
       : s_(s), opt_(opt), dev_(std::move(dev)), on_(dev_->compute()), f_((check(s), *dev_), s, opt.kernel),
-        stim_(*dev_), sinks_(*this, *dev_, s, f_, cur_) {
+        stim_(*dev_), sinks_(*this, *dev_, s, f_, cur_), split_(comm, s, *dev_) {
+    if (split_.active()) sinks_.set_gather([this] { gather(); }, [this](const gpu::DeviceBuffer& b) { gather_grid(b); });
     load(initial_state(s));
     if (s.time.diffusion != DiffusionScheme::forward_euler)
       implicit_ = std::make_unique<cuda::DeviceImplicit<Real>>(*dev_, s, f_);
@@ -135,7 +154,7 @@ class CudaEngine final : public Engine {
     compile();
     batch_clock_ = gpu::DeviceBuffer(*dev_, std::size_t(kMaxBatch) * 2 * s.parts.size() * sizeof(hw::cuda::PassTime<Real>),
                                      "the step clock");
-    use_graphs_ = opt.graphs;
+    use_graphs_ = opt.graphs && !split_.active();
     tuner_timer_ = std::make_unique<gpu::Timer>(on_);
   }
 
@@ -147,9 +166,10 @@ class CudaEngine final : public Engine {
   // Queues `count` steps from step n, then checks the failure flag once.
   void advance(long n, long count, long& done) override {
     done = 0;
-    if (implicit_) {
+    if (implicit_ || split_.active()) {
       // Each solve ends in a read of its scalars on the host anyway; stepping one step at a
-      // time keeps it from ever running on the V of a failed step.
+      // time keeps it from ever running on the V of a failed step. Split, the ranks agree on
+      // each step's failure.
       for (long m = 0; m < count; ++m) queue_and_check(n + m, 1, done);
       return;
     }
@@ -158,6 +178,7 @@ class CudaEngine final : public Engine {
 
   void voltage(Field<float>& out) const override {
     const Grid& g = s_.geo.grid;
+    gather();
     download_v();
     out.resize(g.size());
     for (std::size_t n = 0; n < g.size(); ++n)
@@ -166,6 +187,7 @@ class CudaEngine final : public Engine {
 
   double voltage_at(std::size_t n) const override {
     if (!is_tissue(&s_.geo.mask, n)) return std::numeric_limits<double>::quiet_NaN();
+    gather();
     Real x;
     f_.v(cur_).download(&x, sizeof(Real), f_.layout().index(n) * sizeof(Real));
     return double(x);
@@ -174,6 +196,7 @@ class CudaEngine final : public Engine {
   void voltages_at(const std::vector<std::size_t>& cells, std::vector<double>& out) const override {
     // Each value copied on the device, in order after the queued steps, into one small
     // buffer, then one read: one wait for the host instead of one per cell.
+    gather();
     if (probe_buf_.bytes() < cells.size() * sizeof(Real))
       probe_buf_ = gpu::DeviceBuffer(*dev_, cells.size() * sizeof(Real), "the probe values");
     const gpu::DeviceBuffer& v = f_.v(cur_);
@@ -189,6 +212,7 @@ class CudaEngine final : public Engine {
   }
 
   void state(std::size_t q, int k, Field<float>& out) const override {
+    gather();
     const Part& p = s_.parts[q];
     std::vector<Real> y(p.n);
     f_.parts()[q].y.download(y.data(), p.n * sizeof(Real), DeviceFields<Real>::slot(p, k) * p.n * sizeof(Real));
@@ -196,6 +220,7 @@ class CudaEngine final : public Engine {
   }
 
   double state_at(std::size_t q, int k, std::size_t i) const override {
+    gather();
     const Part& p = s_.parts[q];
     Real x;
     f_.parts()[q].y.download(&x, sizeof(Real), (DeviceFields<Real>::slot(p, k) * p.n + i) * sizeof(Real));
@@ -203,6 +228,7 @@ class CudaEngine final : public Engine {
   }
 
   CanonicalState save() const override {
+    gather();
     CanonicalState st;
     st.bytes = sizeof(Real);
     for (std::size_t q = 0; q < s_.parts.size(); ++q) {
@@ -232,6 +258,7 @@ class CudaEngine final : public Engine {
     // Both fields: cells stored off the tissue never change, and the first step reads V_cur.
     for (int k = 0; k < 2; ++k) f_.v(k).upload(host_v_.data(), host_v_.size() * sizeof(Real));
     halo_block_ = {};  // the tower's halo slots are the old V's
+    gathered_ = true;  // every rank loaded the whole state
   }
 
   EngineInfo describe() const override {
@@ -241,6 +268,10 @@ class CudaEngine final : public Engine {
                                image_.from_cache ? "from the cache"
                                                  : fmt::format("compiled in {:.1f} s", image_.compile_seconds),
                                dev_->ordinal() == 0 ? "" : fmt::format("; GPU {}", dev_->ordinal()));
+    if (split_.active())
+      info.backend += fmt::format(" on each of {} ranks ({}; halos by {}), {}", split_.split().comm().size(),
+                                  split_.split().comm().describe(), split_.carrier(),
+                                  split_.split().decomposition().describe());
     const RowLayout& layout = f_.layout();
     info.storage = layout.box ? fmt::format("the whole box on the GPU ({} cells per field)", layout.size())
                               : fmt::format("compressed rows around the tissue on the GPU, {} cells per "
@@ -291,7 +322,7 @@ class CudaEngine final : public Engine {
   // Compiles the kernels and sets up each part's tuner (compile_kernels, above).
   void compile() {
     compiled_for_stimuli_ = !s_.stimuli.empty();
-    CompiledKernels k = compile_kernels<Real>(*dev_, s_, f_.layout(), opt_.kernel);
+    CompiledKernels k = compile_kernels<Real>(*dev_, s_, f_.layout(), opt_.kernel, split_.active());
     image_ = std::move(k.image);
     module_ = std::move(k.module);
     kernels_ = std::move(k.parts);
@@ -342,6 +373,10 @@ class CudaEngine final : public Engine {
     }
     unsigned long long f[2];
     fail_.download(f, sizeof f);
+    if (split_.active()) {
+      agree_on_failure(n, f);
+      gathered_ = false;
+    }
     if (f[0] == kNoFailure) {
       cur_ = int((cur_ + count) % 2);
       done += count;
@@ -355,7 +390,49 @@ class CudaEngine final : public Engine {
     const std::size_t cell = std::size_t(f[0] >> 9);
     const int k = int(f[0] & 511) - 1;
     reset_failure();
-    throw_numerical_error(s_.geo.grid, cell, failing_variable(s_, cell, k), double(f[1]) * s_.time.dt, s_.time.dt);
+    const std::string variable = split_.active() ? agreed_variable_ : failing_variable(s_, cell, k);
+    throw_numerical_error(s_.geo.grid, cell, variable, double(f[1]) * s_.time.dt, s_.time.dt);
+  }
+
+  // Split, one step queued (step n): every rank takes the lowest failing cell of any rank
+  // (and its variable, named by its owner) as its own failure, so all stop at this step.
+  void agree_on_failure(long n, unsigned long long f[2]) {
+    std::size_t cell = std::numeric_limits<std::size_t>::max();
+    std::string variable;
+    if (f[0] != kNoFailure) {
+      cell = std::size_t(f[0] >> 9);
+      variable = failing_variable(s_, cell, int(f[0] & 511) - 1);
+    }
+    split_.split().agree_on_failure(cell, variable);
+    if (cell == std::numeric_limits<std::size_t>::max()) {
+      if (f[0] != kNoFailure) reset_failure();
+      f[0] = kNoFailure;
+      return;
+    }
+    f[0] = (static_cast<unsigned long long>(cell) << 9) | 1u;
+    f[1] = static_cast<unsigned long long>(n);
+    agreed_variable_ = variable;
+  }
+
+  // Split: every rank's rows of V and of each state reach every rank (collective; once per
+  // step at most, before the first read after it).
+  void gather() const {
+    if (!split_.active() || gathered_) return;
+    std::vector<std::size_t> off, cnt;
+    split_.split().row_ranges(f_.layout(), sizeof(Real), off, cnt);
+    split_.gather(f_.v(cur_), 0, off, cnt);
+    for (std::size_t q = 0; q < s_.parts.size(); ++q) {
+      const Part& p = s_.parts[q];
+      split_.split().part_ranges(p, sizeof(Real), off, cnt);
+      for (int k = 0; k + 1 < p.ns; ++k) split_.gather(f_.parts()[q].y, std::size_t(k) * p.n * sizeof(Real), off, cnt);
+    }
+    gathered_ = true;
+  }
+  // Split: a grid-ordered device array (the maps) from every rank's rows.
+  void gather_grid(const gpu::DeviceBuffer& b) const {
+    std::vector<std::size_t> off, cnt;
+    split_.split().grid_ranges(b.bytes() / s_.geo.grid.size(), off, cnt);
+    split_.gather(b, 0, off, cnt);
   }
 
   void reset_failure() {
@@ -423,6 +500,8 @@ class CudaEngine final : public Engine {
     const gpu::DeviceBuffer& tmp = f_.strang();
     if (implicit_) {
       // Implicit diffusion of the whole dt by CG into V_next, then the reaction in place.
+      // Split: every rank solves the whole field from every rank's rows (the same bits on
+      // each), then reacts its own.
       const gpu::DeviceBuffer* from = &cur;
       double h = dt;
       int second = 0;
@@ -433,17 +512,39 @@ class CudaEngine final : public Engine {
         h = 0.5 * dt;
         second = 1;
       }
+      if (split_.active()) {
+        std::vector<std::size_t> off, cnt;
+        split_.split().row_ranges(f_.layout(), sizeof(Real), off, cnt);
+        split_.gather(*from, 0, off, cnt);
+      }
       gpu::copy_device(on_, next.ptr(), from->ptr(), f_.layout().size() * sizeof(Real));
       implicit_->solve(next, fail_.ptr());
       pass(next, next, false, h, second, stim, n, &cur);
       return;
     }
     if (s_.time.splitting == Splitting::godunov) {
-      pass(cur, next, true, dt, 0, stim, n, &cur);
+      diffusing_pass(cur, next, dt, 0, stim, n, &cur);
     } else {
       pass(cur, tmp, false, 0.5 * dt, 0, stim, n, nullptr);
-      pass(tmp, next, true, 0.5 * dt, 1, stim, n, &cur);
+      diffusing_pass(tmp, next, 0.5 * dt, 1, stim, n, &cur);
     }
+  }
+
+  // The pass that diffuses vin into vout; split, around the exchange of vin's halos: the
+  // rows they do not reach first, beside the exchange, then the rows next to the faces.
+  void diffusing_pass(const gpu::DeviceBuffer& vin, const gpu::DeviceBuffer& vout, double h, int second, bool stim,
+                      long n, const gpu::DeviceBuffer* track) {
+    if (!split_.active()) {
+      pass(vin, vout, true, h, second, stim, n, track);
+      return;
+    }
+    const Split& sp = split_.split();
+    const std::size_t r0 = sp.row_begin(), r1 = sp.row_end(), g = sp.ghost_rows();
+    split_.start_halo<Real>(vin, f_.layout());
+    if (r1 - r0 > 2 * g) pass(vin, vout, true, h, second, stim, n, track, r0 + g, r1 - g);
+    split_.finish_halo();
+    pass(vin, vout, true, h, second, stim, n, track, r0, std::min(r1, r0 + g), false);
+    if (r1 - r0 > g) pass(vin, vout, true, h, second, stim, n, track, std::max(r0 + g, r1 - g), r1, false);
   }
 
   // The field that is current at step n of a batch started from cur_ at step n0: tracked
@@ -458,9 +559,17 @@ class CudaEngine final : public Engine {
 
   // Pass `second` of step n (1: Strang's second, half a step in). track: V at the step's
   // start, when this pass ends the step (the maps are updated then).
+  // Rows [ra, rb) only (a split run's slab or part of it; all rows: the slab); `timed`: the
+  // tuner may time it (a split pass's boundary rows are not its work).
   void pass(const gpu::DeviceBuffer& vin, const gpu::DeviceBuffer& vout, bool diffuse, double h, int second,
-            bool stim, long n, const gpu::DeviceBuffer* track) {
+            bool stim, long n, const gpu::DeviceBuffer* track, std::size_t ra = 0, std::size_t rb = kAllRows,
+            bool timed_pass = true) {
     const Grid& g = s_.geo.grid;
+    if (rb == kAllRows) {
+      ra = split_.split().row_begin();
+      rb = split_.split().row_end();
+    }
+    const std::size_t nx = std::size_t(g.nx()), ny = std::size_t(g.ny());
     for (std::size_t q = 0; q < s_.parts.size(); ++q) {
       const Part& p = s_.parts[q];
       const cuda::DevicePart& d = f_.parts()[q];
@@ -471,6 +580,19 @@ class CudaEngine final : public Engine {
       a.diffuse = diffuse;
       a.n = p.n;
       a.cells = reinterpret_cast<const unsigned*>(d.cells.ptr());
+      // The rows [ra, rb): whole planes on a 3D grid (slabs cut along z), rows of y on a 2D one.
+      if (p.identity) {
+        if (g.nz() > 1) {
+          a.k0 = unsigned(ra / ny);
+        } else {
+          a.j0 = unsigned(ra);
+          a.j1 = unsigned(rb);
+        }
+      } else {
+        a.c0 = unsigned(p.row_begin(ra, int(nx)));
+        a.c1 = unsigned(p.row_begin(rb, int(nx)));
+        if (a.c1 <= a.c0) continue;
+      }
       a.y = reinterpret_cast<Real*>(d.y.ptr());
       a.p = reinterpret_cast<const Real*>(d.p.ptr());
       a.per_cell = p.per_cell;
@@ -488,14 +610,16 @@ class CudaEngine final : public Engine {
       // with implicit diffusion no pass diffuses, and the reaction passes are timed instead
       // (before, the tuner never finished there: TT06 in double ran its first trial's
       // shape, 2.0 ms a pass on 3.36 M cells against 1.2 ms for the whole explicit step).
-      const bool timed = (diffuse || implicit_) && k.tuner.tuning();
+      const bool timed = timed_pass && (diffuse || implicit_) && k.tuner.tuning();
       if (timed) tuner_timer_->start();
       const gpu::Launch& l = k.tuner.launch();
       const gpu::Dim3 b = l.block;
       // A window thread steps l.depth layers; a thread of the other kernels one cell.
-      const gpu::Dim3 grid = p.identity ? gpu::Dim3{(unsigned(g.nx()) + b[0] - 1) / b[0], (unsigned(g.ny()) + b[1] - 1) / b[1],
-                                                    (unsigned(g.nz()) + l.depth - 1) / l.depth}
-                                        : gpu::Dim3{unsigned((p.n + b[0] - 1) / b[0]), 1, 1};
+      const unsigned cells_y = a.j1 - a.j0, planes = g.nz() > 1 ? unsigned((rb - ra) / ny) : 1u;
+      const gpu::Dim3 grid = p.identity ? gpu::Dim3{(unsigned(g.nx()) + b[0] - 1) / b[0], (cells_y + b[1] - 1) / b[1],
+                                                    (planes + l.depth - 1) / l.depth}
+                                        : gpu::Dim3{(a.c1 - a.c0 + b[0] - 1) / b[0], 1, 1};
+      if (cells_y == 0 || planes == 0) continue;
       set_tower_halos(a, vin, vout, k.variant().tower, b);
       if (building_)
         building_->add(k.fn(), grid, b, args);
@@ -563,15 +687,18 @@ class CudaEngine final : public Engine {
   gpu::KernelGraph* building_ = nullptr;  // the graph being built
   long graph_batches_ = 0;
   mutable std::vector<Real> host_v_;
+  mutable cuda::DeviceSplit split_;  // this rank's rows (all of them on one rank), the halos and gathers
+  mutable bool gathered_ = true;     // split: every rank holds the whole V and states
+  std::string agreed_variable_;      // split: the failing variable every rank names
 };
 
 }  // namespace
 
 std::unique_ptr<Engine> make_cuda_engine(const SimSetup& s, std::shared_ptr<gpu::Device> dev,
-                                         const CudaEngineOptions& opt) {
+                                         const CudaEngineOptions& opt, comm::Communicator* comm) {
   if (!dev) throw Error("backend cuda: no GPU given (internal error)");
-  if (s.time.precision == Precision::f64) return std::make_unique<CudaEngine<double>>(s, std::move(dev), opt);
-  return std::make_unique<CudaEngine<float>>(s, std::move(dev), opt);
+  if (s.time.precision == Precision::f64) return std::make_unique<CudaEngine<double>>(s, std::move(dev), opt, comm);
+  return std::make_unique<CudaEngine<float>>(s, std::move(dev), opt, comm);
 }
 
 }  // namespace hw::tissue

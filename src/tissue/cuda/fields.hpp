@@ -77,6 +77,8 @@ class DeviceFields {
     a.alpha = Real(s_.time.dt / (s_.chi * s_.cm));
     a.fail = reinterpret_cast<unsigned long long*>(fail);
     a.fail_step = a.fail + 1;
+    a.j1 = unsigned(s_.geo.grid.ny());
+    a.c1 = ~0u;
     return a;
   }
 

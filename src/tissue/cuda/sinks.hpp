@@ -40,11 +40,16 @@ class ActivationMapsSink final : public ActivationSink {
     }
   }
 
+  // Split: gathers every rank's rows of a map before it is read (each rank's kernels follow
+  // only its own).
+  std::function<void(const gpu::DeviceBuffer&)> gather;
+
   void read(ActivationMaps& m) const override {
     const std::size_t N = grid_.size();
     m.threshold = threshold_;
     m.with_apd = with_apd_;
     auto get = [&](const gpu::DeviceBuffer& b, std::vector<float>& v) {
+      if (gather) gather(b);
       v.resize(N);
       b.download(v.data(), N * sizeof(float));
     };
@@ -299,8 +304,15 @@ class DeviceSinks final : public SinkHost {
     fail_ = fail;
   }
   void set_frame_kernel(void* fn) { frame_fn_ = fn; }
+  // Split (tissue/cuda/split.hpp): `whole` gives every rank the whole V and states before a
+  // read; `grid` gathers a grid-ordered array (a map).
+  void set_gather(std::function<void()> whole, std::function<void(const gpu::DeviceBuffer&)> grid) {
+    gather_ = std::move(whole);
+    gather_grid_ = std::move(grid);
+  }
 
   std::shared_ptr<FrameSink> frame(const std::vector<ProbeRead>& reads) override {
+    if (gather_) return nullptr;  // split: the host form, from the engine's reads (which gather)
     return std::make_shared<DeviceFrame<Real>>(dev_, s_, f_, cur_, frame_fn_, reads);
   }
 
@@ -309,6 +321,7 @@ class DeviceSinks final : public SinkHost {
   std::shared_ptr<ActivationSink> activation(const ActivationMaps& m) override {
     if (!maps_.expired()) return nullptr;
     auto sink = std::make_shared<ActivationMapsSink>(dev_, s_.geo.grid, m);
+    sink->gather = gather_grid_;
     maps_ = sink;
     ++generation_;
     return sink;
@@ -327,12 +340,14 @@ class DeviceSinks final : public SinkHost {
   std::shared_ptr<EcgSink> ecg(const std::vector<std::array<double, 3>>& at, double rmin) override {
     return std::make_shared<EcgSumsSink<Real>>(
         [this](const std::vector<std::array<double, 3>>& p, double r, std::vector<double>& out) {
+          if (gather_) gather_();
           ecg_sums<Real>(dev_, f_, s_.geo.grid, ecg_fn_, fail_, f_.v(cur_), sums_, p, r, out);
         },
         at, rmin);
   }
 
   std::unique_ptr<Snapshot> snapshot(const std::vector<FieldRefs>& what) override {
+    if (gather_) gather_();
     return start_snapshot<Real>(s_, f_, cur_, copies_, what);
   }
 
@@ -354,6 +369,8 @@ class DeviceSinks final : public SinkHost {
   void* frame_fn_ = nullptr;
   gpu::DevicePtr fail_ = 0;
   gpu::DeviceBuffer sums_;
+  std::function<void()> gather_;
+  std::function<void(const gpu::DeviceBuffer&)> gather_grid_;
 };
 
 }  // namespace hw::tissue::cuda

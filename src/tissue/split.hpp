@@ -1,6 +1,9 @@
-// The cpu engine's share of a split run (docs/parallel.md): which rows this rank steps, the
-// halo exchange of V with the slabs beside it, and the gathers that give every rank the
-// whole state when the outputs or a checkpoint read it.
+// An engine's share of a split run (docs/parallel.md): which rows this rank steps, the halo
+// exchange of V with the slabs beside it, and the gathers that give every rank the whole
+// state when the outputs or a checkpoint read it. The cpu engine moves host memory through
+// the communicator here; the CUDA engine takes the same byte ranges (halo_transfers,
+// row_ranges, part_ranges, grid_ranges) of device memory and moves them through NCCL
+// (comm/device_link.hpp) or stages them through the host.
 //
 // Why every rank keeps whole-grid arrays: the engine's layout, kernels and set-up stay those
 // of one rank (one code path, so N ranks give one rank's bits), and a gather is a copy into
@@ -21,7 +24,7 @@
 #include "mesh/row_layout.hpp"
 #include "tissue/reaction.hpp"
 
-namespace hw::tissue::cpu {
+namespace hw::tissue {
 
 class Split {
  public:
@@ -56,9 +59,23 @@ class Split {
   template <class Real>
   void start_halo(Real* v, const RowLayout& L) {
     if (!comm_) return;
+    std::vector<comm::Transfer> sends, recvs;
+    halo_transfers(v, L, sends, recvs);
+    comm_->start_exchange(sends, recvs);
+  }
+  void finish_halo() {
+    if (comm_) comm_->finish_exchange();
+  }
+  // The messages of that exchange: the addresses are only computed, never read here, so v
+  // may be device memory.
+  template <class Real>
+  void halo_transfers(Real* v, const RowLayout& L, std::vector<comm::Transfer>& sends,
+                      std::vector<comm::Transfer>& recvs) const {
+    sends.clear();
+    recvs.clear();
+    if (!comm_) return;
     const int r = comm_->rank(), prev = dec_.previous(r), next = dec_.next(r);
     const std::size_t g = dec_.ghost_rows;
-    std::vector<comm::Transfer> sends, recvs;
     // Tag 0 travels towards the previous slab, tag 1 towards the next (two slabs on a
     // periodic axis are each other's previous and next: the tags keep the faces apart).
     if (prev >= 0) {
@@ -69,10 +86,34 @@ class Split {
       sends.push_back(rows(v, L, r1_ - g, r1_, next, 1));
       recvs.push_back(rows(v, L, wrap(std::ptrdiff_t(r1_)), wrap(std::ptrdiff_t(r1_)) + g, next, 0));
     }
-    comm_->start_exchange(sends, recvs);
   }
-  void finish_halo() {
-    if (comm_) comm_->finish_exchange();
+
+  // Each rank's range (offset, count in bytes) of an array: rows of layout L of elements
+  // of `size` bytes; a part's compact cells (one state array of part p); the grid.
+  void row_ranges(const RowLayout& L, std::size_t size, std::vector<std::size_t>& off, std::vector<std::size_t>& cnt) const {
+    off.clear();
+    cnt.clear();
+    for (const Slab& s : dec_.slabs) {
+      off.push_back(L.first(s.row_begin) * size);
+      cnt.push_back((L.first(s.row_end) - L.first(s.row_begin)) * size);
+    }
+  }
+  void part_ranges(const Part& p, std::size_t size, std::vector<std::size_t>& off, std::vector<std::size_t>& cnt) const {
+    off.clear();
+    cnt.clear();
+    for (const Slab& s : dec_.slabs) {
+      const std::size_t b = p.row_begin(s.row_begin, int(nx_)), e = p.row_begin(s.row_end, int(nx_));
+      off.push_back(b * size);
+      cnt.push_back((e - b) * size);
+    }
+  }
+  void grid_ranges(std::size_t size, std::vector<std::size_t>& off, std::vector<std::size_t>& cnt) const {
+    off.clear();
+    cnt.clear();
+    for (const Slab& s : dec_.slabs) {
+      off.push_back(s.row_begin * nx_ * size);
+      cnt.push_back((s.row_end - s.row_begin) * nx_ * size);
+    }
   }
 
   // Every rank's rows of v (storage of L) reach every rank.
@@ -80,10 +121,7 @@ class Split {
   void gather_rows(Real* v, const RowLayout& L) const {
     if (!comm_) return;
     std::vector<std::size_t> off, cnt;
-    for (const Slab& s : dec_.slabs) {
-      off.push_back(L.first(s.row_begin) * sizeof(Real));
-      cnt.push_back((L.first(s.row_end) - L.first(s.row_begin)) * sizeof(Real));
-    }
+    row_ranges(L, sizeof(Real), off, cnt);
     comm_->allgather(v, off, cnt);
   }
   // Every rank's cells of one of part p's state arrays (n values, compact order).
@@ -91,11 +129,7 @@ class Split {
   void gather_part(T* y, const Part& p) const {
     if (!comm_) return;
     std::vector<std::size_t> off, cnt;
-    for (const Slab& s : dec_.slabs) {
-      const std::size_t b = p.row_begin(s.row_begin, int(nx_)), e = p.row_begin(s.row_end, int(nx_));
-      off.push_back(b * sizeof(T));
-      cnt.push_back((e - b) * sizeof(T));
-    }
+    part_ranges(p, sizeof(T), off, cnt);
     comm_->allgather(y, off, cnt);
   }
   // Every rank's cells of a grid-sized array (grid order).
@@ -103,10 +137,7 @@ class Split {
   void gather_grid(T* f) const {
     if (!comm_) return;
     std::vector<std::size_t> off, cnt;
-    for (const Slab& s : dec_.slabs) {
-      off.push_back(s.row_begin * nx_ * sizeof(T));
-      cnt.push_back((s.row_end - s.row_begin) * nx_ * sizeof(T));
-    }
+    grid_ranges(sizeof(T), off, cnt);
     comm_->allgather(f, off, cnt);
   }
   // Values only their owners know (the others pass −0, the sum's identity): each sum is its owner's bits.
@@ -150,4 +181,4 @@ class Split {
   std::size_t nx_ = 1, rows_ = 0, r0_ = 0, r1_ = 0;
 };
 
-}  // namespace hw::tissue::cpu
+}  // namespace hw::tissue

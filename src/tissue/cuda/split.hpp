@@ -1,0 +1,112 @@
+// The CUDA engine's share of a split run (docs/parallel.md): the rows of its slab (Split,
+// tissue/split.hpp, as the cpu engine has them), and the moves of device memory between
+// the ranks' GPUs: the halo exchange of V around each diffusing pass, and the gathers that
+// give every rank the whole state before the outputs read it.
+//
+// The bytes go GPU to GPU through NCCL (comm/device_link.hpp) on the Device's high-priority
+// stream: the compute stream records an event when the field's faces are written, the
+// exchange waits for it, and the pass's boundary rows wait for the exchange while its
+// interior rows run beside it. Where NCCL is absent they are staged through host memory
+// and the host communicator (MPI), with no overlap: correct everywhere, fast only with NCCL.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm/device_link.hpp"
+#include "device/device.hpp"
+#include "tissue/split.hpp"
+
+namespace hw::tissue::cuda {
+
+class DeviceSplit {
+ public:
+  DeviceSplit(comm::Communicator* comm, const SimSetup& s, gpu::Device& dev)
+      : split_(comm, s.geo.grid, s.geo.mask, s.order == StencilOrder::fourth ? 2 : 1), dev_(dev) {
+    if (!split_.active()) return;
+    link_ = comm::make_nccl_link(*comm, &why_not_nccl_);
+    faces_written_ = dev.event();
+    halo_arrived_ = dev.event();
+  }
+
+  bool active() const { return split_.active(); }
+  const Split& split() const { return split_; }
+  // What carries the halos, for the run's description.
+  std::string carrier() const {
+    return link_ ? link_->describe() : "host memory and MPI (staged; " + why_not_nccl_ + ")";
+  }
+
+  // Queues the exchange of field v's face rows (layout L) after the work queued so far on
+  // the compute stream; finish_halo() makes the work queued after it wait for the halos.
+  template <class Real>
+  void start_halo(const gpu::DeviceBuffer& v, const RowLayout& L) {
+    std::vector<comm::Transfer> sends, recvs;
+    split_.halo_transfers(reinterpret_cast<Real*>(v.ptr()), L, sends, recvs);
+    if (link_) {
+      faces_written_.record(dev_.compute());
+      faces_written_.wait_on(dev_.priority());
+      link_->exchange(sends, recvs, dev_.priority().handle());
+      halo_arrived_.record(dev_.priority());
+      return;
+    }
+    // Staged: the faces to the host (after the queued kernels), through MPI, back.
+    staged_.resize(sends.size() + recvs.size());
+    std::vector<comm::Transfer> hs = sends, hr = recvs;
+    for (std::size_t i = 0; i < sends.size(); ++i) {
+      staged_[i].resize(sends[i].bytes);
+      v.download(staged_[i].data(), sends[i].bytes, offset_in(v, sends[i]));
+      hs[i].data = staged_[i].data();
+    }
+    for (std::size_t i = 0; i < recvs.size(); ++i) {
+      auto& b = staged_[sends.size() + i];
+      b.resize(recvs[i].bytes);
+      hr[i].data = b.data();
+    }
+    split_.comm().start_exchange(hs, hr);
+    pending_ = {&v, recvs};
+  }
+  void finish_halo() {
+    if (link_) {
+      halo_arrived_.wait_on(dev_.compute());
+      return;
+    }
+    split_.comm().finish_exchange();
+    const std::size_t first = staged_.size() - pending_.recvs.size();
+    for (std::size_t i = 0; i < pending_.recvs.size(); ++i)
+      const_cast<gpu::DeviceBuffer*>(pending_.v)->upload(staged_[first + i].data(), pending_.recvs[i].bytes,
+                                                         offset_in(*pending_.v, pending_.recvs[i]));
+  }
+
+  // Every rank's ranges (bytes, Split's *_ranges) of the device array b reach every rank.
+  void gather(const gpu::DeviceBuffer& b, std::size_t base, std::vector<std::size_t> off,
+              const std::vector<std::size_t>& cnt) {
+    for (auto& o : off) o += base;
+    if (link_) {
+      link_->allgather(reinterpret_cast<void*>(b.ptr()), off, cnt, dev_.compute().handle());
+      return;
+    }
+    std::vector<unsigned char> host(b.bytes());
+    b.download(host.data(), host.size());
+    split_.comm().allgather(host.data(), off, cnt);
+    const_cast<gpu::DeviceBuffer&>(b).upload(host.data(), host.size());
+  }
+
+ private:
+  static std::size_t offset_in(const gpu::DeviceBuffer& v, const comm::Transfer& t) {
+    return std::size_t(reinterpret_cast<gpu::DevicePtr>(t.data) - v.ptr());
+  }
+
+  Split split_;
+  gpu::Device& dev_;
+  std::unique_ptr<comm::DeviceLink> link_;
+  std::string why_not_nccl_;
+  gpu::Event faces_written_, halo_arrived_;
+  std::vector<std::vector<unsigned char>> staged_;  // the staged faces: sends, then receives
+  struct Pending {
+    const gpu::DeviceBuffer* v = nullptr;
+    std::vector<comm::Transfer> recvs;
+  } pending_;
+};
+
+}  // namespace hw::tissue::cuda
