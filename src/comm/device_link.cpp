@@ -1,6 +1,7 @@
 #include "comm/device_link.hpp"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -22,7 +23,7 @@ struct ncclUniqueId {
   char internal[128];
 };
 using ncclResult_t = int;
-constexpr int kNcclInt8 = 0;
+constexpr int kNcclInt8 = 0, kNcclUint64 = 5, kNcclMin = 3;
 
 struct Nccl {
   void* lib = nullptr;
@@ -33,6 +34,7 @@ struct Nccl {
   ncclResult_t (*send)(const void*, std::size_t, int, int, ncclComm_t, void*) = nullptr;
   ncclResult_t (*recv)(void*, std::size_t, int, int, ncclComm_t, void*) = nullptr;
   ncclResult_t (*broadcast)(const void*, void*, std::size_t, int, int, ncclComm_t, void*) = nullptr;
+  ncclResult_t (*all_reduce)(const void*, void*, std::size_t, int, int, ncclComm_t, void*) = nullptr;
   ncclResult_t (*group_start)() = nullptr;
   ncclResult_t (*group_end)() = nullptr;
   const char* (*error_string)(ncclResult_t) = nullptr;
@@ -50,7 +52,10 @@ const Nccl& nccl(std::string& why) {
     for (const std::string& name : names) {
       x.lib = ::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
       if (x.lib) break;
-      tried += (tried.empty() ? "" : ", ") + name;
+      // The loader's reason for a file that is there (a missing dependency, a newer glibc).
+      const char* e = ::dlerror();
+      const bool there = name.find('/') != std::string::npos && ::access(name.c_str(), R_OK) == 0;
+      tried += (tried.empty() ? "" : ", ") + name + (there && e ? std::string(" (") + e + ")" : "");
     }
     if (!x.lib) {
       reason = fmt::format("NCCL not found (tried {}; set HEARTWAVE_NCCL to libnccl.so.2's path)", tried);
@@ -68,6 +73,7 @@ const Nccl& nccl(std::string& why) {
     get(x.send, "ncclSend");
     get(x.recv, "ncclRecv");
     get(x.broadcast, "ncclBroadcast");
+    get(x.all_reduce, "ncclAllReduce");
     get(x.group_start, "ncclGroupStart");
     get(x.group_end, "ncclGroupEnd");
     get(x.error_string, "ncclGetErrorString");
@@ -127,6 +133,10 @@ class NcclLink final : public DeviceLink {
       if (count[r])
         check(n_.broadcast(p + offset[r], p + offset[r], count[r], kNcclInt8, int(r), comm_, stream), "ncclBroadcast");
     check(n_.group_end(), "ncclGroupEnd");
+  }
+
+  void allreduce_min(unsigned long long* data, std::size_t n, void* stream) override {
+    check(n_.all_reduce(data, data, n, kNcclUint64, kNcclMin, comm_, stream), "ncclAllReduce");
   }
 
  private:

@@ -32,6 +32,9 @@ class DeviceLink {
   // rank at the same place, queued on `stream` (collective).
   virtual void allgather(void* data, const std::vector<std::size_t>& offset, const std::vector<std::size_t>& count,
                          void* stream) = 0;
+  // data[i] = the least of data[i] over the ranks (n unsigned 64-bit words of device memory,
+  // in place), queued on `stream` (collective).
+  virtual void allreduce_min(unsigned long long* data, std::size_t n, void* stream) = 0;
 };
 
 // A DeviceLink among the ranks of `host` (collective: every rank calls it, each with its

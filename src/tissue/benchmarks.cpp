@@ -260,6 +260,9 @@ BenchResult run_tissue_benchmark(const std::string& name, const BenchOptions& o)
   const auto p = d.find("diffusion: ");
   r.notes = fmt::format("{}, {}", c.time.precision == Precision::f32 ? "float" : "double",
                         p == std::string::npos ? std::string() : d.substr(p + 11, d.find('\n', p) - p - 11));
+  // Split: the ranks, what carries the halos and the slabs.
+  if (const auto b = d.find("backend: "); world.size() > 1 && b != std::string::npos)
+    r.notes += "; " + d.substr(b, d.find('\n', b) - b);
   // The cell kernels (registers and spills on the GPU).
   for (auto m = d.find("\nmodel "); m != std::string::npos; m = d.find("\nmodel ", m + 1))
     r.notes += "; " + d.substr(m + 1, d.find('\n', m + 1) - m - 1);

@@ -45,12 +45,14 @@ if [ "$checks" != none ]; then
     tail -4 "$OUT/split-$c.log"
   done
   # memcheck on two ranks: the halo exchange's and the gathers' device copies in bounds.
+  # API errors are not reported: NCCL's set-up probes kernels built for other GPUs
+  # (cudaFuncGetAttributes: no kernel image), which it expects and passes over.
   mkdir -p "$OUT/memcheck"
   python3 -c "import sys; sys.path.insert(0, 'tests/parallel'); import split_runs; print(split_runs.BOX.replace('t_end = 10', 't_end = 2'))" \
     > "$OUT/memcheck/case.toml"
   root=$PWD
   cd "$OUT/memcheck"
-  if timeout 300 mpirun -np 2 compute-sanitizer --tool memcheck --error-exitcode 9 "$root/$hw" run case.toml \
+  if timeout 300 mpirun -np 2 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 "$root/$hw" run case.toml \
       --backend cuda --quiet --overwrite > memcheck.log 2>&1; then
     status="${status}memcheck 2 ranks: clean\n"
   else

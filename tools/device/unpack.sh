@@ -21,7 +21,9 @@ cuda_lib=$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 /{print $NF; exit}' ||
 [ -z "$cuda_lib" ] && cuda_lib=$(find /usr/local/nvidia /usr/lib /usr/lib64 -name 'libcuda.so.1' 2>/dev/null | head -1 || true)
 [ -n "$cuda_lib" ] && extra="$extra:$(dirname "$cuda_lib")"
 nccl=""
-for f in /usr/lib/x86_64-linux-gnu/libnccl.so.2 /opt/torch/.venv/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2; do
+# PyTorch's wheel first: built for old glibc (manylinux), it loads under the carried loader;
+# the image's own may want a newer glibc than Debian 12's.
+for f in /opt/torch/.venv/lib/python3*/site-packages/nvidia/nccl/lib/libnccl.so.2 /usr/lib/x86_64-linux-gnu/libnccl.so.2; do
   [ -e "$f" ] && { nccl=$f; break; }
 done
 for exe in "$root"/exe/*; do

@@ -16,9 +16,11 @@
 // slab's rows only (PartArgs' j0/j1/k0 and c0/c1). A diffusing pass queues the exchange of
 // its input's face rows, steps the rows the halo does not reach, waits for the halos and
 // steps the rest. The whole-field work (the implicit CG, the ECG, snapshots, checkpoints)
-// first gathers every rank's rows, so it sees one rank's arrays. The ranks agree on a
-// failure after every step (their flags differ), so a split run queues one step at a time
-// and runs no CUDA graphs.
+// first gathers every rank's rows, so it sees one rank's arrays. After each step the ranks'
+// failure flags are reduced on the GPUs (an NCCL all-reduce of two words), so the next step
+// on every rank sees any rank's failure and every rank stops where one GPU would; batches
+// are queued as on one GPU, without CUDA graphs (NCCL's calls are not kernel nodes). Staged
+// through the host (no NCCL), the host agrees after every step instead.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -166,7 +168,7 @@ class CudaEngine final : public Engine {
   // Queues `count` steps from step n, then checks the failure flag once.
   void advance(long n, long count, long& done) override {
     done = 0;
-    if (implicit_ || split_.active()) {
+    if (implicit_ || (split_.active() && !split_.agrees_on_device())) {
       // Each solve ends in a read of its scalars on the host anyway; stepping one step at a
       // time keeps it from ever running on the V of a failed step. Split, the ranks agree on
       // each step's failure.
@@ -374,7 +376,7 @@ class CudaEngine final : public Engine {
     unsigned long long f[2];
     fail_.download(f, sizeof f);
     if (split_.active()) {
-      agree_on_failure(n, f);
+      if (!split_.agrees_on_device()) agree_on_failure(n, f);
       gathered_ = false;
     }
     if (f[0] == kNoFailure) {
@@ -390,7 +392,8 @@ class CudaEngine final : public Engine {
     const std::size_t cell = std::size_t(f[0] >> 9);
     const int k = int(f[0] & 511) - 1;
     reset_failure();
-    const std::string variable = split_.active() ? agreed_variable_ : failing_variable(s_, cell, k);
+    const std::string variable =
+        split_.active() && !split_.agrees_on_device() ? agreed_variable_ : failing_variable(s_, cell, k);
     throw_numerical_error(s_.geo.grid, cell, variable, double(f[1]) * s_.time.dt, s_.time.dt);
   }
 
@@ -507,7 +510,7 @@ class CudaEngine final : public Engine {
       int second = 0;
       if (s_.time.splitting == Splitting::strang) {
         pass(cur, tmp, false, 0.5 * dt, 0, stim, n, nullptr);
-        if (failed()) return;
+        if (failed_everywhere()) return;
         from = &tmp;
         h = 0.5 * dt;
         second = 1;
@@ -520,6 +523,7 @@ class CudaEngine final : public Engine {
       gpu::copy_device(on_, next.ptr(), from->ptr(), f_.layout().size() * sizeof(Real));
       implicit_->solve(next, fail_.ptr());
       pass(next, next, false, h, second, stim, n, &cur);
+      if (split_.active() && split_.agrees_on_device()) split_.agree_on_device(fail_.ptr());
       return;
     }
     if (s_.time.splitting == Splitting::godunov) {
@@ -528,6 +532,7 @@ class CudaEngine final : public Engine {
       pass(cur, tmp, false, 0.5 * dt, 0, stim, n, nullptr);
       diffusing_pass(tmp, next, 0.5 * dt, 1, stim, n, &cur);
     }
+    if (split_.active() && split_.agrees_on_device()) split_.agree_on_device(fail_.ptr());
   }
 
   // The pass that diffuses vin into vout; split, around the exchange of vin's halos: the
@@ -641,6 +646,19 @@ class CudaEngine final : public Engine {
       a.halo_valid = in_field >= 0 && out_field >= 0 && halo_block_[std::size_t(in_field)] == b;
     }
     if (out_field >= 0) halo_block_[std::size_t(out_field)] = tower && in_field >= 0 ? b : gpu::Dim3{0, 0, 0};
+  }
+
+  // Whether a pass of this step failed on any rank (split: the ranks agree first, so all
+  // return together and none waits alone in a gather).
+  bool failed_everywhere() {
+    if (!split_.active()) return failed();
+    if (split_.agrees_on_device()) {
+      split_.agree_on_device(fail_.ptr());
+      return failed();
+    }
+    double f = failed() ? 1 : 0;
+    split_.split().comm().allreduce(&f, 1, comm::Reduce::max);
+    return f > 0;
   }
 
   bool failed() const {

@@ -31,6 +31,15 @@ class DeviceSplit {
   }
 
   bool active() const { return split_.active(); }
+  // Whether the ranks agree on failures on the GPUs (agree_on_device after each step), so
+  // that steps can be queued in batches; else the host agrees after every step.
+  bool agrees_on_device() const { return link_ != nullptr; }
+  // fail (the failure flag's two words: the failing cell's word, the step) = the least over
+  // the ranks, queued on the compute stream after the step's kernels: the next step's
+  // kernels on every rank see a failure of any rank and do nothing, as on one GPU.
+  void agree_on_device(gpu::DevicePtr fail) {
+    link_->allreduce_min(reinterpret_cast<unsigned long long*>(fail), 2, dev_.compute().handle());
+  }
   const Split& split() const { return split_; }
   // What carries the halos, for the run's description.
   std::string carrier() const {
