@@ -165,7 +165,8 @@ std::vector<std::string> tissue_benchmark_names() {
 }
 
 std::vector<std::string> gpu_benchmark_names() {
-  return {"karma3d-256", "karma3d-512", "tt06-3d-256", "niederer-0.05", "rabbit-tt06", "ord-pig128", "ord-heart"};
+  return {"karma3d-256", "karma3d-512", "karma3d-weak", "tt06-3d-256", "niederer-0.05", "rabbit-tt06", "ord-pig128",
+          "ord-heart"};
 }
 
 TissueCase tissue_benchmark_case(const std::string& name, int n) {
@@ -184,6 +185,12 @@ TissueCase tissue_benchmark_case(const std::string& name, int n) {
   }
   if (name == "karma3d-256") return named(karma_case(3, n > 0 ? n : 256), name);
   if (name == "karma3d-512") return named(karma_case(3, n > 0 ? n : 512), name);
+  if (name == "karma3d-weak") {
+    // Weak scaling: 256³ per rank, stacked along z (the slabs' axis): 256 × 256 × 256·ranks.
+    TissueCase c = named(karma_case(3, n > 0 ? n : 256), name);
+    c.grid.n[2] *= comm::world().size();
+    return c;
+  }
   if (name == "tt06-3d-256") return named(tt06_case(n > 0 ? n : 256), name);
   if (name == "niederer-0.05") {
     // The N-version slab at 50 µm (400 × 140 × 60 = 3.36 M cells), dt 0.01 ms: the cpu
@@ -200,7 +207,7 @@ TissueCase tissue_benchmark_case(const std::string& name, int n) {
   }
   throw InputError(SourceLoc{}, fmt::format("unknown tissue benchmark \"{}\" (known: karma2d, "
                                             "karma3d, tt06-3d, niederer-0.2; on the GPU also "
-                                            "karma3d-256, karma3d-512, tt06-3d-256, niederer-0.05, rabbit-tt06, ord-pig128, "
+                                            "karma3d-256, karma3d-512, karma3d-weak, tt06-3d-256, niederer-0.05, rabbit-tt06, ord-pig128, "
                                             "ord-heart)",
                                             name));
 }

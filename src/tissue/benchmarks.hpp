@@ -40,7 +40,7 @@ struct BenchResult {
 
 // karma2d, karma3d, tt06-3d, niederer-0.2.
 std::vector<std::string> tissue_benchmark_names();
-// The GPU sizes: karma3d-256, karma3d-512, tt06-3d-256, niederer-0.05, and two hearts from
+// The GPU sizes: karma3d-256, karma3d-512, karma3d-weak (256³ per rank), tt06-3d-256, niederer-0.05, and two hearts from
 // ../shared (or $HEARTWAVE_SHARED_DIR): rabbit-tt06 (UCSD rabbit, 0.25 mm, TT06, rule-based
 // fibres), ord-pig128 (O'Hara-Rudy in the 128³ pig phase field) and ord-heart (the same heart
 // resampled to 0.25 mm: 6.6 M cells).

@@ -9,13 +9,14 @@
 #   bash tools/device/multi-gpu.sh [CHECKS] [BENCH_CASES] [SECONDS]
 #   CHECKS: split_runs.py's checks, comma-separated, or "none" (default all of them);
 #   BENCH_CASES: comma-separated `heartwave bench` cases, or "none"
-#   (default karma3d-256,karma3d-512,rabbit-tt06,ord-heart).
+#   (default karma3d-256,karma3d-512,karma3d-weak,rabbit-tt06,ord-heart); CPU_RANKS=N adds
+#   niederer-0.05 on the cpu as N ranks against N threads.
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/multi-gpu}
 mkdir -p "$OUT"
 checks=${1:-box,heart,implicit,restart,faults,ranks-flag}
-cases=${2:-karma3d-256,karma3d-512,rabbit-tt06,ord-heart}
+cases=${2:-karma3d-256,karma3d-512,karma3d-weak,rabbit-tt06,ord-heart}
 seconds=${3:-2}
 bash tools/device/unpack.sh > /dev/null
 export PATH="$PWD/.devrun/bin:$PATH" NCCL_NVLS_ENABLE=0 HEARTWAVE_PROGRESS=0
@@ -74,6 +75,16 @@ if [ "$cases" != none ]; then
       echo "$c gpus=$g roof_GBs=$roof | $row" >> "$table"
       tail -1 "$table"
     done
+  done
+fi
+# CPU ranks against threads on the host's cores (CPU_RANKS=16: niederer-0.05 as 16 MPI ranks
+# of one thread, then one process of 16 threads).
+if [ "${CPU_RANKS:-0}" -gt 0 ]; then
+  for how in "--threads $CPU_RANKS" "--threads 1 --ranks $CPU_RANKS"; do
+    log="$OUT/bench-cpu-${how// /_}.log"
+    timeout 240 "$hw" bench niederer-0.05 --backend cpu $how --seconds "$seconds" > "$log" 2>&1 || echo "rc $?" >> "$log"
+    echo "niederer-0.05 cpu $how | $(awk '$1 == "niederer-0.05"' "$log")" >> "$table"
+    tail -1 "$table"
   done
 fi
 echo "== multi-GPU checks ($gpus GPUs, commit $(cat .devrun/commit))"
