@@ -394,20 +394,6 @@ void KernelGraph::add(void* f, Dim3 grid, Dim3 block, void** args) {
   ++nodes_;
 }
 
-void KernelGraph::begin_capture(const Stream& on) {
-  if (g_) throw Error("KernelGraph::begin_capture on a built graph (internal error)");
-  on.device().make_current();
-  // Thread-local: only this thread's calls take part (a writer thread's copies do not).
-  check(api().stream_begin_capture(raw(on), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
-}
-
-void KernelGraph::end_capture(const Stream& on) {
-  CUgraph g = nullptr;
-  check(api().stream_end_capture(raw(on), &g), "cuStreamEndCapture");
-  g_ = g;
-  nodes_ = -1;  // not counted
-}
-
 void KernelGraph::launch(const Stream& on) {
   if (!g_) return;
   on.device().make_current();
@@ -510,8 +496,6 @@ void launch(const Stream&, void*, Dim3, Dim3, void**, unsigned) { unbuilt(); }
 KernelGraph::~KernelGraph() = default;
 void KernelGraph::add(void*, Dim3, Dim3, void**) { unbuilt(); }
 void KernelGraph::launch(const Stream&) { unbuilt(); }
-void KernelGraph::begin_capture(const Stream&) { unbuilt(); }
-void KernelGraph::end_capture(const Stream&) { unbuilt(); }
 KernelResources kernel_resources(void*) { unbuilt(); }
 Timer::Timer(const Stream& on) : on_(&on) { unbuilt(); }
 void Timer::start() { unbuilt(); }

@@ -211,11 +211,6 @@ class KernelGraph {
   KernelGraph(const KernelGraph&) = delete;
   KernelGraph& operator=(const KernelGraph&) = delete;
   void add(void* f, Dim3 grid, Dim3 block, void** args);
-  // Or the work queued on `on` between these two (and on the streams it hands work to by
-  // events, which must hand back before end_capture): what a library queues (NCCL's
-  // exchanges) becomes part of the graph too.
-  void begin_capture(const Stream& on);
-  void end_capture(const Stream& on);
   void launch(const Stream& on);  // instantiated at the first launch
   int kernels() const { return nodes_; }
 

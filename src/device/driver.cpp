@@ -130,8 +130,6 @@ State& state() {
     load(a.graph_launch, "cuGraphLaunch");
     load(a.graph_exec_destroy, "cuGraphExecDestroy");
     load(a.graph_destroy, "cuGraphDestroy");
-    load(a.stream_begin_capture, "cuStreamBeginCapture");
-    load(a.stream_end_capture, "cuStreamEndCapture");
     if (missing) {
       st.why = fmt::format("the NVIDIA driver lacks {} (too old for CUDA {}.{}); update the driver "
                            "or use --backend cpu", missing_name, CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);

@@ -56,8 +56,6 @@ struct Api {
   decltype(&::cuGraphLaunch) graph_launch;
   decltype(&::cuGraphExecDestroy) graph_exec_destroy;
   decltype(&::cuGraphDestroy) graph_destroy;
-  decltype(&::cuStreamBeginCapture) stream_begin_capture;
-  decltype(&::cuStreamEndCapture) stream_end_capture;
 };
 
 // The loaded driver; hw::Error with gpu_status().why when there is no usable GPU.

@@ -197,7 +197,7 @@ class Runner:
         if ranks > 1:
             cmd = ["mpirun", "-np", str(ranks), "--oversubscribe", *cmd]
         t0 = time.monotonic()
-        p = subprocess.run(cmd, cwd=d, env=self.env, capture_output=True, text=True, timeout=240)
+        p = subprocess.run(cmd, cwd=d, env=self.env, capture_output=True, text=True, timeout=120)
         took = time.monotonic() - t0
         if p.returncode != expect:
             sys.exit(f"FAIL: {' '.join(map(str, cmd))} in {d}: exit {p.returncode} (expected {expect})\n"

@@ -156,9 +156,9 @@ class CudaEngine final : public Engine {
     compile();
     batch_clock_ = gpu::DeviceBuffer(*dev_, std::size_t(kMaxBatch) * 2 * s.parts.size() * sizeof(hw::cuda::PassTime<Real>),
                                      "the step clock");
-    // Split, the graphs are captured from the stream (NCCL's exchanges are no kernel nodes),
-    // only where NCCL carries the halos (a staged exchange goes through the host).
-    use_graphs_ = opt.graphs && (!split_.active() || split_.agrees_on_device());
+    // Split: no graphs (NCCL's exchanges are no kernel nodes; a capture of them from the
+    // stream hung on the H200s, docs/parallel.md).
+    use_graphs_ = opt.graphs && !split_.active();
     tuner_timer_ = std::make_unique<gpu::Timer>(on_);
   }
 
@@ -453,15 +453,9 @@ class CudaEngine final : public Engine {
     std::unique_ptr<gpu::KernelGraph>& g = graphs_[{cur_of(n), count, place}];
     if (!g) {
       g = std::make_unique<gpu::KernelGraph>();
-      if (split_.active()) {
-        g->begin_capture(on_);
-        for (long m = n; m < n + count; ++m) enqueue(m);
-        g->end_capture(on_);
-      } else {
-        building_ = g.get();
-        for (long m = n; m < n + count; ++m) enqueue(m);
-        building_ = nullptr;
-      }
+      building_ = g.get();
+      for (long m = n; m < n + count; ++m) enqueue(m);
+      building_ = nullptr;
     }
     g->launch(on_);
     ++graph_batches_;
@@ -490,8 +484,6 @@ class CudaEngine final : public Engine {
   // any of its steps (the only arguments that change from step to step besides the step).
   bool graph_fits(long n, long count) const {
     if (!use_graphs_ || implicit_ || count < 2) return false;
-    // NCCL connects to a peer at the first exchange with it: never inside a capture.
-    if (split_.active() && !exchanged_) return false;
     for (const PartKernels& k : kernels_) {
       if (k.tuner.tuning()) return false;
       // A graph's tower passes read their halo slots (halo_valid is fixed in it).
@@ -556,7 +548,6 @@ class CudaEngine final : public Engine {
     const Split& sp = split_.split();
     const std::size_t r0 = sp.row_begin(), r1 = sp.row_end(), g = sp.ghost_rows();
     split_.start_halo<Real>(vin, f_.layout());
-    exchanged_ = true;
     if (r1 - r0 > 2 * g) pass(vin, vout, true, h, second, stim, n, track, r0 + g, r1 - g);
     split_.finish_halo();
     pass(vin, vout, true, h, second, stim, n, track, r0, std::min(r1, r0 + g), false);
@@ -719,7 +710,6 @@ class CudaEngine final : public Engine {
   mutable cuda::DeviceSplit split_;  // this rank's rows (all of them on one rank), the halos and gathers
   mutable bool gathered_ = true;     // split: every rank holds the whole V and states
   std::string agreed_variable_;      // split: the failing variable every rank names
-  bool exchanged_ = false;           // split: a halo exchange ran outside a graph (NCCL connected)
 };
 
 }  // namespace
