@@ -5,8 +5,8 @@ Each check runs a small case with `heartwave run` on one rank (no mpirun) and un
 `mpirun -np 2` and `-np 3 --oversubscribe`, and compares what the runs wrote byte for byte:
 the checkpoint's canonical state (every state and V in the run's precision) and its outputs'
 accumulators (maps, probe and ECG text), probes.csv, ecg.csv, maps.vti and the field frames.
-Also: restarts onto another rank count (2 -> 1, 1 -> 3), a rank killed mid-run (the others
-stop, no hang), more ranks than slabs, and `heartwave run --ranks N` starting mpirun itself.
+Also: restarts onto another rank count (2 -> 1, 1 -> 3), a rank killed mid-run and a rank
+stopped mid-run (the others stop, no hang), more ranks than slabs, and `heartwave run --ranks N` starting mpirun itself.
 
 Usage: split_runs.py --heartwave BIN CHECK   (CHECK: box, heart, implicit (and the fourth-order
 stencil), restart, faults,
@@ -328,12 +328,28 @@ def check_faults(r: Runner):
             sys.exit(f"FAIL: more ranks than slabs: no clear message:\n{p.stderr}")
         print("  3 ranks on 2 planes: " + next(l for l in p.stderr.splitlines() if "cannot split" in l).strip())
     # A rank killed mid-run: mpirun ends the others and exits non-zero.
-    d = r.work / "killed"
+    mp, t0, err = signal_rank_1(r, "killed", signal.SIGKILL, {})
+    if mp.returncode == 0:
+        sys.exit("FAIL: rank 1 was killed and mpirun exited 0")
+    line = next((l.strip() for l in err.splitlines() if "rank 1" in l or "signal 9" in l), err.strip()[:200])
+    print(f"  rank 1 killed: mpirun exited {mp.returncode} after {time.monotonic() - t0:.1f} s: {line}")
+    # A rank that hangs (stopped, not dead): the others stop waiting after HEARTWAVE_RANK_TIMEOUT.
+    mp, t0, err = signal_rank_1(r, "stopped", signal.SIGSTOP, {"HEARTWAVE_RANK_TIMEOUT": "3"})
+    line = next((l.strip() for l in err.splitlines() if "waited 3 s for the other ranks" in l), None)
+    if mp.returncode == 0 or line is None:
+        sys.exit(f"FAIL: rank 1 stopped: mpirun exited {mp.returncode} without the timeout's line:\n{err[-2000:]}")
+    print(f"  rank 1 stopped: mpirun exited {mp.returncode} after {time.monotonic() - t0:.1f} s: {line}")
+
+
+def signal_rank_1(r: Runner, name, sig, env):
+    """Starts the box on 2 ranks for long, sends rank 1 `sig` once it writes, and waits for mpirun."""
+    d = r.work / name
     shutil.rmtree(d, ignore_errors=True)
     d.mkdir()
     (d / "case.toml").write_text(BOX.replace("t_end = 10", "t_end = 100000"))
     mp = subprocess.Popen(["mpirun", "-np", "2", "--oversubscribe", r.hw, "run", "--backend", r.backend, "--quiet",
-                           "case.toml"], cwd=d, env=r.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                           "case.toml"], cwd=d, env=dict(r.env, **env), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     victim = None
     while time.monotonic() < deadline and victim is None:
@@ -347,16 +363,14 @@ def check_faults(r: Runner):
         sys.exit("FAIL: the split run did not start")
     time.sleep(1)
     t0 = time.monotonic()
-    os.kill(victim, signal.SIGKILL)
+    os.kill(victim, sig)
     try:
-        out, err = mp.communicate(timeout=60)
+        _, err = mp.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         mp.kill()
-        sys.exit("FAIL: rank 1 was killed and the run hung")
-    if mp.returncode == 0:
-        sys.exit("FAIL: rank 1 was killed and mpirun exited 0")
-    line = next((l.strip() for l in err.splitlines() if "rank 1" in l or "signal 9" in l), err.strip()[:200])
-    print(f"  rank 1 killed: mpirun exited {mp.returncode} after {time.monotonic() - t0:.1f} s: {line}")
+        os.kill(victim, signal.SIGKILL)
+        sys.exit(f"FAIL: rank 1 got signal {sig} and the run hung")
+    return mp, t0, err
 
 
 def check_ranks_flag(r: Runner):
