@@ -11,7 +11,10 @@
 #include "cell/population_gpu.hpp"
 #include "cell/restitution.hpp"
 #include "cell_state.hpp"
+#include "comm/world.hpp"
 #include "common.hpp"
+#include "device/driver.hpp"
+#include "ranks.hpp"
 #include "core/atomic_file.hpp"
 #include "run/state_file.hpp"
 #include "study_stop.hpp"
@@ -19,6 +22,25 @@
 namespace hw::cli {
 
 namespace {
+
+// Every rank's text, in rank order, on every rank (collective; one rank: its own).
+std::vector<std::string> gather_text(comm::Communicator& world, const std::string& mine) {
+  const std::size_t R = std::size_t(world.size()), me = std::size_t(world.rank());
+  if (R == 1) return {mine};
+  std::vector<std::uint64_t> len(R, 0);
+  len[me] = mine.size();
+  std::vector<std::size_t> off(R), cnt(R, sizeof(std::uint64_t));
+  for (std::size_t r = 0; r < R; ++r) off[r] = r * sizeof(std::uint64_t);
+  world.allgather(len.data(), off, cnt);
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < R; ++r) off[r] = total, cnt[r] = len[r], total += len[r];
+  std::string all(total, '\0');
+  std::copy(mine.begin(), mine.end(), all.begin() + std::ptrdiff_t(off[me]));
+  world.allgather(all.data(), off, cnt);
+  std::vector<std::string> out;
+  for (std::size_t r = 0; r < R; ++r) out.push_back(all.substr(off[r], cnt[r]));
+  return out;
+}
 
 void write_beats_json(cell::JsonWriter& j, const std::vector<cell::BeatBiomarkers>& beats,
                       const std::vector<double>& changes) {
@@ -183,6 +205,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
   auto output = std::make_shared<std::string>();
   auto backend = std::make_shared<std::string>("auto");
   auto resume = std::make_shared<std::string>();
+  auto ranks = std::make_shared<int>(0);
   f->add_to(*cmd, false);
   cmd->add_option("--grid", *grid, "scale a parameter on a grid: NAME=LO:HI:N (repeatable; all combinations)")
       ->check(kRangeWithCount);
@@ -200,6 +223,13 @@ void add_sweep_command(CLI::App& app, Action& action) {
   cmd->add_option("--resume", *resume,
                   "the CSV of an interrupted run of this sweep: its cells are kept, the others run "
                   "(output: this file unless -o)");
+  cmd->add_option("--ranks", *ranks, "split the cells over N MPI ranks on this machine (starts mpirun; the same "
+                                     "rows as one rank)")
+      ->check(CLI::Range(1, 65536))
+      ->type_name("N");
+  auto* gpus = cmd->add_option("--gpus", "split the cells over N GPUs of this machine (--ranks N, --backend cuda)")
+                   ->check(CLI::Range(1, 1024))
+                   ->type_name("N");
   cmd->footer(
       "Biomarkers are those of the last beat of each cell. Grid, random and LHS values scale\n"
       "the model's defaults; --csv gives absolute values. On the GPU (--backend cuda, or auto\n"
@@ -210,9 +240,20 @@ void add_sweep_command(CLI::App& app, Action& action) {
       "  heartwave sweep tentusscher_2006_epi --grid g_Kr=0.5:1.5:5 --grid g_CaL=0.5:1.5:5 -o bio.csv\n"
       "  heartwave sweep ohara_rudy_2011_endo --lhs GKr_b=0.5:2 --lhs GNaL_b=0.5:2 --cells 20 --seed 7\n"
       "  heartwave sweep luo_rudy_1991 --random g_K_max=0.5:2 --cells 50 --threads 2 -o bio.csv\n"
-      "  heartwave sweep tentusscher_2006_epi --lhs g_Kr=0.5:1.5 --cells 100000 --backend cuda -o bio.csv");
+      "  heartwave sweep tentusscher_2006_epi --lhs g_Kr=0.5:1.5 --cells 100000 --backend cuda -o bio.csv\n"
+      "  heartwave sweep luo_rudy_1991 --random g_K_max=0.5:2 --cells 50 --ranks 2 -o bio.csv   # over 2 ranks\n"
+      "  heartwave sweep tentusscher_2006_epi --lhs g_Kr=0.5:1.5 --cells 1000000 --gpus 2 -o bio.csv");
   cmd->callback([=, &action] {
+    if (gpus->count()) {
+      *ranks = gpus->as<int>();
+      if (*backend == "cpu") throw CLI::ValidationError("--gpus", "--gpus runs the cuda backend, not cpu: use --ranks");
+      *backend = "cuda";
+    }
     action = [=]() {
+      // --ranks/--gpus: this command again under mpirun; each rank runs a share of the cells
+      // (the ranks are independent until rank 0 gathers the rows).
+      if (*ranks > 1 && comm::world().size() == 1 && comm::launcher_ranks() == 0) return launch_ranks(*ranks);
+      comm::Communicator& world = comm::world();
       const std::string out_path = output->empty() ? *resume : *output;
       if (!out_path.empty()) check_writable(out_path, "--output");
       const int modes = !grid->empty() + !random->empty() + !lhs->empty() + !csv->empty();
@@ -258,7 +299,18 @@ void add_sweep_command(CLI::App& app, Action& action) {
       const auto kept = resume->empty() ? std::map<std::size_t, std::string>{}
                                         : read_sweep_rows(*resume, p.setup, design);
       const std::vector<std::size_t> left = cells_left(design, kept);
-      const cell::PopulationDesign todo = subset(design, left);
+      // Split: rank r runs the r-th of `size` equal shares of the cells left, on GPU r of its host.
+      const std::size_t R = std::size_t(world.size()), me = std::size_t(world.rank());
+      const std::vector<std::size_t> mine(left.begin() + std::ptrdiff_t(me * left.size() / R),
+                                          left.begin() + std::ptrdiff_t((me + 1) * left.size() / R));
+      const cell::PopulationDesign todo = subset(design, mine);
+      if (R > 1 && gpu) {
+        if (world.local_size() > gpu::device_count())
+          throw Error(fmt::format("sweep --backend cuda: {} ranks on this host but {} GPU(s): start at most one rank "
+                                  "per GPU, or use --backend cpu",
+                                  world.local_size(), gpu::device_count()));
+        opt.gpu_device = world.local_rank();
+      }
       std::cerr << fmt::format("sweep: {} cells of {} ({}), {}{}\n", design.cells(),
                                p.setup.model_name, p.how, cell::solver_name(p.solver),
                                kept.empty() ? "" : fmt::format("; {} done in {}, {} to run", kept.size(), *resume,
@@ -266,7 +318,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
       const StudyStop stop;  // Ctrl-C: the cells done are written
       opt.stop = stop.check();
       cell::PopulationResult r;
-      if (left.empty()) {
+      if (mine.empty()) {
         r.last_beat.clear();
       } else if (gpu) {
         cell::GpuPopulationInfo info;
@@ -277,18 +329,23 @@ void add_sweep_command(CLI::App& app, Action& action) {
       } else {
         r = cell::run_population(*p.kernel, p.setup, todo, p.train, opt);
       }
-      // Every cell in order: the kept rows and the new ones, labelled as in the whole design.
-      std::string csv = cell::population_csv_header(design) + "\n";
-      std::size_t done = 0;
-      for (std::size_t c = 0, k = 0; c < design.cells(); ++c) {
-        if (const auto it = kept.find(c); it != kept.end()) {
-          csv += it->second + "\n", ++done;
-        } else {
-          if (r.finished(k)) csv += cell::population_csv_row(p.setup, todo, k, r.last_beat[k], c) + "\n", ++done;
-          ++k;
+      // The new rows, labelled as in the whole design; split, every rank's reach every rank.
+      std::map<std::size_t, std::string> rows = kept;
+      std::string local;
+      for (std::size_t k = 0; k < mine.size(); ++k)
+        if (r.finished(k)) local += cell::population_csv_row(p.setup, todo, k, r.last_beat[k], mine[k]) + "\n";
+      for (const std::string& block : gather_text(world, local))
+        for (std::size_t a = 0, b; a < block.size(); a = b + 1) {
+          b = block.find('\n', a);
+          const std::string row = block.substr(a, b - a);
+          rows[std::stoul(row.substr(0, row.find(',')))] = row;
         }
-      }
-      emit(out_path, csv);
+      // Every cell in order: the kept rows and the new ones.
+      std::string csv = cell::population_csv_header(design) + "\n";
+      for (const auto& [c, row] : rows) csv += row + "\n";
+      const std::size_t done = rows.size();
+      if (world.rank() == 0) emit(out_path, csv);
+      g_agreed_exit = true;  // every rank has every row: they return the same
       if (done < design.cells())
         return stop.report("sweep", done, design.cells(), "cells",
                            out_path.empty() ? "their rows are on stdout" : "their rows are in " + out_path,

@@ -141,8 +141,9 @@ int run_cli(int argc, char** argv) {
     app.parse(argc, argv);
     // Only a tissue run (and its benchmarks) splits; any other command under mpirun would run
     // N times over the same files.
-    if (hw::comm::world().size() > 1 && !app.got_subcommand("run") && !app.got_subcommand("bench"))
-      throw hw::Error(fmt::format("only heartwave run and bench split over ranks; run this command without mpirun "
+    if (hw::comm::world().size() > 1 && !app.got_subcommand("run") && !app.got_subcommand("bench") &&
+        !app.got_subcommand("sweep"))
+      throw hw::Error(fmt::format("only heartwave run, sweep and bench split over ranks; run this command without mpirun "
                                   "(it was started as {} ranks)", hw::comm::world().size()));
     if (!action) {
       std::cout << app.help();

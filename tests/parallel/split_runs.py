@@ -10,7 +10,7 @@ stopped mid-run (the others stop, no hang), more ranks than slabs, and `heartwav
 
 Usage: split_runs.py --heartwave BIN CHECK   (CHECK: box, heart, implicit (and the fourth-order
 stencil), restart, faults,
-ranks-flag, or all). Exit 77 (skipped) when mpirun is missing or the build has no MPI.
+ranks-flag, sweep (a population's cells over ranks), or all). Exit 77 (skipped) when mpirun is missing or the build has no MPI.
 
 On GPUs (tools/device/multi-gpu.sh): --backend cuda --ranks 2,4 runs the same checks with one
 GPU per rank (one rank: the unsplit CUDA engine) and, for faults, more ranks than GPUs.
@@ -373,6 +373,29 @@ def signal_rank_1(r: Runner, name, sig, env):
     return mp, t0, err
 
 
+def check_sweep(r: Runner):
+    """A population split over ranks (each runs a share of the cells; rank 0 writes the rows)."""
+    d = r.work / "sweep"
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir()
+    base = [r.hw, "sweep", "luo_rudy_1991", "--random", "g_K_max=0.5:2", "--cells", "12", "--backend", r.backend]
+    runs = {"one.csv": (base, [])}
+    flag = "--gpus" if r.backend == "cuda" else "--ranks"
+    for n in r.ranks:
+        runs[f"flag-{n}.csv"] = (base, [flag, str(n)])
+        if r.backend == "cpu":
+            runs[f"mpirun-{n}.csv"] = (["mpirun", "-np", str(n), "--oversubscribe", *base], [])
+    for out, (cmd, extra) in runs.items():
+        p = subprocess.run([*cmd, "-o", out, *extra], cwd=d, env=r.env, capture_output=True, text=True, timeout=120)
+        if p.returncode != 0:
+            sys.exit(f"FAIL: {' '.join(cmd + extra)}: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+    one = (d / "one.csv").read_text()
+    for out in runs:
+        if (d / out).read_text() != one:
+            sys.exit(f"FAIL: sweep: {out} differs from one rank's rows")
+    print(f"  sweep: {', '.join(o for o in runs if o != 'one.csv')} give one rank's {one.count(chr(10)) - 1} rows")
+
+
 def check_ranks_flag(r: Runner):
     one, _ = r.run(BOX, "flag-1", 1)
     flag = "--gpus" if r.backend == "cuda" else "--ranks"
@@ -405,6 +428,7 @@ def main():
             "restart": lambda: check_restart(r),
             "faults": lambda: check_faults(r),
             "ranks-flag": lambda: check_ranks_flag(r),
+            "sweep": lambda: check_sweep(r),
         }
         for name, f in checks.items():
             if a.check in (name, "all"):

@@ -15,7 +15,7 @@ set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/multi-gpu}
 mkdir -p "$OUT"
-checks=${1:-box,heart,implicit,restart,faults,ranks-flag}
+checks=${1:-box,heart,implicit,restart,faults,ranks-flag,sweep}
 cases=${2:-karma3d-256,karma3d-512,karma3d-weak,rabbit-tt06,ord-heart}
 seconds=${3:-2}
 bash tools/device/unpack.sh > /dev/null
