@@ -136,6 +136,25 @@ class Simulation:
         finally:
             bar.close(self.time)
 
+    def live(self, seconds: float | None = None, *, port: int = 0, host: str = "127.0.0.1", fps: float = 30.0,
+             paused: bool = False, log: str | None = None,
+             on_ready: Callable[[str], object] | None = None) -> dict:
+        """Serves the live view of this simulation (docs/live.md) from its current state: a
+        page at the printed link (a random token in it) shows V as it steps, and clicks,
+        parameters, pause and saves steer it. Returns after `seconds` of wall time, or raises
+        KeyboardInterrupt on Ctrl-C; either way the simulation goes on from where the view
+        left it. on_ready(url) replaces the printed link (a notebook can show it); log: a
+        file for the controls' log (heartwave run CASE --replay LOG). Returns
+        {"url", "time", "steps"}."""
+        if seconds is not None:
+            seconds = _check.number("seconds", seconds, nonnegative=True)
+        if on_ready is not None and not callable(on_ready):
+            raise TypeError("on_ready must be callable (it gets the page's URL)")
+        if not isinstance(host, str) or not host:
+            raise TypeError("host must be an address such as '127.0.0.1'")
+        return self._s.live(host, _check.integer("port", port, minimum=0), _check.number("fps", fps, positive=True),
+                            seconds, bool(paused), "" if log is None else str(log), on_ready)
+
     # --- fields ---------------------------------------------------------------------------
     def _grid(self, flat: np.ndarray) -> np.ndarray:
         return flat.reshape(self.shape)

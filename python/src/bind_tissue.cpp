@@ -11,7 +11,14 @@
 #include <optional>
 #include <sstream>
 
+#include <chrono>
+
+#include <fmt/format.h>
+
 #include "bindings.hpp"
+#include "live/hub.hpp"
+#include "live/server.hpp"
+#include "live/session.hpp"
 #include "run/case_file.hpp"
 #include "run/output_folder.hpp"
 #include "outputs/checkpoint.hpp"
@@ -54,10 +61,61 @@ nb::ndarray<nb::numpy, float> field_array(tissue::Field<float>&& f) {
 class PySimulation {
  public:
   PySimulation(const Case& c, const std::string& backend, int threads) : case_(c.c) {
-    tissue::SimulationOptions o;
-    o.backend = tissue::choose_backend(backend, &note_);
-    o.threads = threads;
-    sim_ = std::make_unique<tissue::Simulation>(case_, o);
+    opt_.backend = tissue::choose_backend(backend, &note_);
+    opt_.threads = threads;
+    sim_ = std::make_unique<tissue::Simulation>(case_, opt_);
+  }
+
+  // The live view of this simulation (docs/live.md): served from its current state until
+  // `seconds` pass or Ctrl-C, then this simulation continues from where the view left it.
+  // on_ready(url) runs once the page is served. The controls are logged to `log` ("": none).
+  nb::dict live(const std::string& host, int port, double fps, std::optional<double> seconds, bool paused,
+                const std::string& log, const std::function<void(const std::string&)>& on_ready) {
+    live::LiveOptions o;
+    o.sim = opt_;
+    o.fps = fps;
+    o.start_paused = paused;
+    o.log_path = log;
+    o.case_label = case_.source_file.empty() ? "<python case>" : case_.source_file;
+    o.start_state = sim_->save_state();
+    live::Hub hub;
+    std::unique_ptr<live::LiveRun> run;
+    std::unique_ptr<live::Server> server;
+    {
+      nb::gil_scoped_release free;
+      run = std::make_unique<live::LiveRun>(case_, o, &hub);
+      server = std::make_unique<live::Server>(hub, live::ServerOptions{host, port, ""});
+    }
+    const std::string url = server->url();
+    if (on_ready) on_ready(url);
+    else nb::print(nb::str(fmt::format("live: open {}  (Ctrl-C or the seconds given end it)", url).c_str()));
+    const auto end = std::chrono::steady_clock::now() +
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(seconds.value_or(1e12)));
+    bool interrupted = false;
+    {
+      nb::gil_scoped_release free;
+      run->serve([&] {
+        if (std::chrono::steady_clock::now() >= end) return true;
+        nb::gil_scoped_acquire hold;
+        if (PyErr_CheckSignals() != 0) {
+          PyErr_Clear();
+          interrupted = true;
+        }
+        return interrupted;
+      });
+      server.reset();  // no page waits on a run that is going (serve ended the log)
+      sim_->load_state(run->simulation().save_state());
+    }
+    if (interrupted) {
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
+      throw nb::python_error();
+    }
+    nb::dict d;
+    d["url"] = url;
+    d["time"] = sim_->time();
+    d["steps"] = sim_->steps_done();
+    return d;
   }
 
   void track_activation(double threshold, bool apd) {
@@ -107,6 +165,7 @@ class PySimulation {
 
  private:
   tissue::TissueCase case_;
+  tissue::SimulationOptions opt_;
   std::string note_;
   std::unique_ptr<tissue::Simulation> sim_;
   std::optional<io::ActivationTracker> tracker_;
@@ -195,6 +254,8 @@ void bind_tissue(nb::module_& m) {
       .def(nb::init<const Case&, const std::string&, int>(), nb::arg("case"), nb::arg("backend") = "auto",
            nb::arg("threads") = 0, nb::call_guard<nb::gil_scoped_release>())
       .def("advance", &PySimulation::advance, nb::arg("steps"), nb::call_guard<nb::gil_scoped_release>())
+      .def("live", &PySimulation::live, nb::arg("host"), nb::arg("port"), nb::arg("fps"), nb::arg("seconds").none(),
+           nb::arg("paused"), nb::arg("log"), nb::arg("on_ready").none())
       .def("track_activation", &PySimulation::track_activation, nb::arg("threshold"), nb::arg("apd"))
       .def("add_probe", &PySimulation::add_probe, nb::arg("position"), nb::arg("name"))
       .def("stimulate",

@@ -167,3 +167,34 @@ def test_stimulate_while_running_equals_a_stimulus_in_the_case(tmp_path):
     assert np.nanmax(b.voltage()) > 0.5
     with pytest.raises(hw.InputError, match="no tissue cell"):
         b.stimulate((50, 50, 0), (60, 60, 1))
+
+
+def test_live_serves_this_simulation_and_hands_it_back(tmp_path):
+    """sim.live(): the page of this simulation is served (the token's link answers), the run
+    steps from where the simulation was, and the simulation goes on from where the view left it."""
+    import threading
+    import urllib.request
+
+    s = hw.Simulation(small(tmp_path), backend="cpu")
+    s.run(2, progress=False)
+    got = {}
+
+    def ready(url):
+        def fetch():
+            with urllib.request.urlopen(url, timeout=10) as r:
+                got["status"], got["page"] = r.status, r.read()
+        t = threading.Thread(target=fetch)
+        t.start()
+        got["thread"] = t
+
+    r = s.live(seconds=1.5, on_ready=ready, log=str(tmp_path / "actions.jsonl"))
+    got["thread"].join(10)
+    assert got["status"] == 200 and b"<canvas" in got["page"]
+    token = r["url"].rstrip("/").rsplit("/", 1)[1]
+    assert r["url"].startswith("http://127.0.0.1:") and len(token) == 32
+    assert r["steps"] > 100 and s.steps == r["steps"] and s.time == pytest.approx(r["time"])
+    s.step(1)  # still usable
+    log = (tmp_path / "actions.jsonl").read_text().splitlines()
+    assert '"event":"start"' in log[0] and '"step":100' in log[0]
+    with pytest.raises(TypeError):
+        s.live(seconds=0, on_ready="not callable")

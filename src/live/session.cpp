@@ -91,6 +91,10 @@ LiveRun::LiveRun(const TissueCase& c, const LiveOptions& o, Hub* hub) : base_(c)
   settings_[kSigma] = 1.0;
   settings_[kDt] = c.time.dt;
   build(settings_);  // the simulation, its control space, the view's layout and sinks
+  if (!opt_.start_state.empty()) {
+    sim_->load_state(opt_.start_state);
+    next_probe_t_ = sim_->time();
+  }
   paused_ = o.start_paused;
   if (!opt_.log_path.empty()) {
     const std::filesystem::path p(opt_.log_path);

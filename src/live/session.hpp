@@ -43,6 +43,9 @@ struct LiveOptions {
   std::string case_label;    // what the log's first line names (the case file)
   double fps = 30;           // frames per wall second at most, while someone watches
   bool start_paused = false;
+  // The state to start from (Simulation::save_state: step, states, V, the stimuli added);
+  // empty: the case's initial state. Python's Simulation.live() passes its own.
+  std::vector<std::uint8_t> start_state;
 };
 
 // The numbers a page may change, as they stand (Parameter::name → value).
