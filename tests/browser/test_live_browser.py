@@ -257,6 +257,15 @@ def main() -> int:
             wait_for(lambda: js("return hw.status.t") > t1 and not js("return hw.status.failure"), "the run going on")
             expect(True, "the run goes on after the refusals")
 
+            # A movie of the view, recorded in the browser (MediaRecorder, WebM).
+            d.find_element(By.ID, "record").click()
+            wait_for(lambda: js("return hw.movie.frames") >= 10, "frames recorded into the movie")
+            d.find_element(By.ID, "record-stop").click()
+            wait_for(lambda: js("return hw.movie.bytes") > 0, "the movie saved")
+            movie = js("return hw.movie")
+            expect(movie["bytes"] > 1000 and movie["type"].startswith("video/webm"),
+                   f"a movie of {movie['frames']} frames, {movie['bytes']} bytes of {movie['type']}")
+
             # Save and restore.
             expect(send({"op": "save", "name": "a"})["ok"], "a checkpoint saved")
             expect(send({"op": "restore", "name": "a"})["ok"], "and restored")

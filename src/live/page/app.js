@@ -159,6 +159,7 @@ function onFrame(buf) {
   hw.header = header;
   renderer.draw(compose(values), header.lo, header.hi);
   colourBar(header);
+  movie.add(header);
   if (header.act) drawActivation(new Float32Array(buf, 8 + n + 4 * header.samples, header.samples), header.t);
 }
 
@@ -285,6 +286,71 @@ function webgl2(canvas) {
 const renderer = (!location.search.includes('2d') && webgl2($('field'))) || canvas2d($('field'));
 hw.renderer = renderer.name;
 
+// ---- the movie: the view as WebM, made in the browser ----
+// Each frame drawn is copied (field, colour bar, time) into a canvas of the movie's own, whose
+// stream MediaRecorder encodes: one video frame per frame the run sent, nothing asked of the
+// run, and the file is saved by the browser (a download) when the recording stops.
+const movie = (() => {
+  let canvas = null, g = null, track = null, recorder = null, chunks = [], scale = 1, name = '';
+  hw.movie = { frames: 0, bytes: 0, type: '', recording: false };
+  const types = ['video/webm;codecs=vp9', 'video/webm;codecs=vp8', 'video/webm', 'video/mp4'];
+  function start() {
+    if (recorder || !layout) return;
+    const type = types.find((t) => window.MediaRecorder && MediaRecorder.isTypeSupported(t));
+    if (!type) { message('movie: this browser cannot record a canvas (MediaRecorder with WebM or MP4)', false); return; }
+    const f = $('field'), bar = $('colourbar');
+    scale = Math.max(1, Math.floor(480 / f.height));
+    canvas = document.createElement('canvas');
+    canvas.width = 2 * Math.ceil((f.width * scale + bar.width) / 2);
+    canvas.height = 2 * Math.ceil(Math.max(f.height * scale, 240) / 2);
+    g = canvas.getContext('2d');
+    const stream = canvas.captureStream(0);
+    track = stream.getVideoTracks()[0];
+    recorder = new MediaRecorder(stream, { mimeType: type, videoBitsPerSecond: 4e6 });
+    chunks = [];
+    recorder.ondataavailable = (e) => { if (e.data.size) chunks.push(e.data); };
+    recorder.onstop = save;
+    recorder.start(500);
+    hw.movie = { frames: 0, bytes: 0, type, recording: true };
+    name = `heartwave-${(hw.hello && hw.hello.case) || 'live'}-t${hw.status ? Math.round(hw.status.t) : 0}` +
+      (type.startsWith('video/mp4') ? '.mp4' : '.webm');
+    $('record').disabled = true; $('record-stop').disabled = false;
+    $('record-state').textContent = 'recording…';
+  }
+  function add(header) {
+    if (!recorder) return;
+    const f = $('field');
+    g.fillStyle = '#111'; g.fillRect(0, 0, canvas.width, canvas.height);
+    g.imageSmoothingEnabled = false;
+    g.drawImage(f, 0, 0, f.width * scale, f.height * scale);
+    g.drawImage($('colourbar'), f.width * scale, 0);
+    g.fillStyle = '#ddd'; g.font = '14px sans-serif';
+    g.fillText(`t = ${header.t.toFixed(1)} ms`, 8, canvas.height - 8);
+    track.requestFrame();
+    hw.movie.frames += 1;
+    $('record-state').textContent = `recording… ${hw.movie.frames} frames`;
+  }
+  function stop() {
+    if (recorder && recorder.state !== 'inactive') recorder.stop();
+  }
+  function save() {
+    const blob = new Blob(chunks, { type: hw.movie.type });
+    hw.movie.bytes = blob.size;
+    hw.movie.recording = false;
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(blob);
+    a.download = name;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    message(`movie: ${hw.movie.frames} frames, ${Math.round(blob.size / 1024)} KB, saved as ${name}`, true);
+    $('record-state').textContent = '';
+    $('record').disabled = false; $('record-stop').disabled = true;
+    recorder = null; track = null; chunks = [];
+  }
+  return { start, add, stop };
+})();
+
 // ---- controls ----
 function numberOf(id) { return Number($(id).value); }
 
@@ -314,5 +380,7 @@ $('parameter-set').onclick = () => hw.send({ op: 'set', name: $('parameter').val
 $('variable-set').onclick = () => hw.send({ op: 'view', name: $('variable').value });
 $('save').onclick = () => hw.send({ op: 'save', name: $('checkpoint').value });
 $('restore').onclick = () => hw.send({ op: 'restore', name: $('checkpoint').value });
+$('record').onclick = () => movie.start();
+$('record-stop').onclick = () => movie.stop();
 
 connect();
