@@ -41,7 +41,7 @@ ViewLayout make_layout(const tissue::Grid& g, std::array<int, 3> centre) {
   if (g.n[2] == 1) {
     l.panels.push_back(panel(g, "xy", 0, 1, 2, 0, kMaxSamples));
   } else {
-    const std::size_t each = kMaxSamples / 3;
+    const std::size_t each = (kMaxSamples - kMaxVolumeSamples) / 3;
     l.panels.push_back(panel(g, "xy", 0, 1, 2, centre[2], each));
     l.panels.push_back(panel(g, "xz", 0, 2, 1, centre[1], each));
     l.panels.push_back(panel(g, "yz", 1, 2, 0, centre[0], each));
@@ -56,6 +56,26 @@ ViewLayout make_layout(const tissue::Grid& g, std::array<int, 3> centre) {
         ijk[std::size_t(p.v_axis)] = std::min(y * p.stride + p.stride / 2, g.n[std::size_t(p.v_axis)] - 1);
         l.cells.push_back(g.index(ijk[0], ijk[1], ijk[2]));
       }
+  if (g.n[2] > 1) {
+    // The volume: the block centres of stride³ blocks, x fastest.
+    Panel v;
+    v.name = "volume";
+    v.volume = true;
+    const auto count = [&](int s) {
+      std::size_t c = 1;
+      for (int d = 0; d < 3; ++d) c *= std::size_t((g.n[std::size_t(d)] + s - 1) / s);
+      return c;
+    };
+    while (count(v.stride) > kMaxVolumeSamples) ++v.stride;
+    v.width = (g.n[0] + v.stride - 1) / v.stride;
+    v.height = (g.n[1] + v.stride - 1) / v.stride;
+    v.depth = (g.n[2] + v.stride - 1) / v.stride;
+    const auto at = [&](int x, int d) { return std::min(x * v.stride + v.stride / 2, g.n[std::size_t(d)] - 1); };
+    for (int z = 0; z < v.depth; ++z)
+      for (int y = 0; y < v.height; ++y)
+        for (int x = 0; x < v.width; ++x) l.cells.push_back(g.index(at(x, 0), at(y, 1), at(z, 2)));
+    l.panels.push_back(v);
+  }
   return l;
 }
 
@@ -63,8 +83,10 @@ std::string layout_json(const ViewLayout& l) {
   std::string s = "[";
   for (std::size_t q = 0; q < l.panels.size(); ++q) {
     const Panel& p = l.panels[q];
-    s += fmt::format("{}{{\"name\":\"{}\",\"u\":{},\"v\":{},\"normal\":{},\"index\":{},\"stride\":{},\"width\":{},\"height\":{}}}",
-                     q ? "," : "", p.name, p.u_axis, p.v_axis, p.normal, p.index, p.stride, p.width, p.height);
+    s += fmt::format("{}{{\"name\":\"{}\",\"u\":{},\"v\":{},\"normal\":{},\"index\":{},\"stride\":{},\"width\":{},"
+                     "\"height\":{},\"depth\":{},\"volume\":{}}}",
+                     q ? "," : "", p.name, p.u_axis, p.v_axis, p.normal, p.index, p.stride, p.width, p.height, p.depth,
+                     p.volume ? "true" : "false");
   }
   return s + "]";
 }

@@ -127,6 +127,75 @@ def start_live(hw: str, case_text: str, folder: Path) -> tuple[subprocess.Popen,
     return p, url
 
 
+SHELL = """
+name = "live_shell"
+[grid]
+length = [12, 12, 14]
+spacing = 0.5
+[geometry]
+kind = "ellipsoid-shell"
+centre = [6, 6, 7]
+radii_outer = [5.5, 5.5, 6.5]
+radii_inner = [3.5, 3.5, 4.5]
+[conductivity]
+diffusivity = 1.0
+chi = 140
+cm = 0.01
+[[model]]
+name = "aliev_panfilov_1996"
+[time]
+dt = 0.04
+t_end = 100000
+integrator = "rl1"
+[output]
+directory = "out"
+"""
+
+
+def check_volume(hw: str, work: Path, browser, By, ActionChains) -> None:
+    """A 3D heart: the surface drawn from the frame's volume, rotated by a drag, zoomed by the
+    wheel, and a Ctrl-click on it stimulates the tissue under the pointer."""
+    (work / "shell").mkdir()
+    p, url = start_live(hw, SHELL, work / "shell")
+    d = browser()
+    try:
+        js = d.execute_script
+        d.get(url)
+        wait_for(lambda: js("return window.hw && hw.volume && hw.volume.drawn >= 2"), "the volume drawn")
+        expect(not js("return document.getElementById('volume-figure').hidden"), "a 3D case shows the volume view")
+        # The picture: tissue pixels (not the background) in the middle of the canvas.
+        count = """const c = document.getElementById('volume'), t = document.createElement('canvas');
+                   t.width = c.width; t.height = c.height; const g = t.getContext('2d'); g.drawImage(c, 0, 0);
+                   const px = g.getImageData(0, 0, t.width, t.height).data; let n = 0, h = 0;
+                   for (let i = 0; i < px.length; i += 4) { if (px[i] + px[i + 1] + px[i + 2] > 60) ++n;
+                     h = (h * 31 + px[i] + 7 * px[i + 1] + 13 * px[i + 2]) | 0; }
+                   return [n, h];"""
+        n0, h0 = js(count)
+        expect(n0 > 0.1 * 360 * 360, f"the surface covers the view ({n0} of {360 * 360} pixels, {js('return hw.volume.renderer')})")
+        canvas = d.find_element(By.ID, "volume")
+        yaw = js("return hw.volume.yaw")
+        ActionChains(d).move_to_element(canvas).click_and_hold().move_by_offset(60, 20).release().perform()
+        wait_for(lambda: js("return hw.volume.yaw") != yaw, "the drag to rotate")
+        _, h1 = js(count)
+        expect(h1 != h0, f"a drag rotates the heart (yaw {yaw:.2f} -> {js('return hw.volume.yaw'):.2f})")
+        zoom = js("return hw.volume.zoom")
+        d.execute_script("arguments[0].dispatchEvent(new WheelEvent('wheel', {deltaY: -300, bubbles: true, cancelable: true}))", canvas)
+        expect(js("return hw.volume.zoom") > zoom, f"the wheel zooms in ({zoom:.2f} -> {js('return hw.volume.zoom'):.2f})")
+        n_replies = js("return hw.replies.length")
+        ActionChains(d).key_down("\ue009").move_to_element(canvas).click().key_up("\ue009").perform()  # Ctrl
+        wait_for(lambda: js("return hw.replies.length") > n_replies, "the reply to a Ctrl-click on the surface")
+        reply = js("return hw.replies[hw.replies.length - 1]")
+        pick = js("return hw.volume.pick")
+        expect(reply["op"] == "stimulate" and reply["ok"] and pick is not None,
+               f"Ctrl-click on the surface stimulates the cell under the pointer (block {pick}): {reply.get('message', '')}")
+        severe = [e for e in d.get_log("browser") if e.get("level") == "SEVERE"]
+        expect(not severe, f"no console errors in the 3D view ({severe[:3]})")
+    finally:
+        d.quit()
+        p.terminate()
+        p.wait(timeout=20)
+
+
 def http_status(url: str) -> int:
     try:
         with urllib.request.urlopen(url, timeout=5) as r:
@@ -303,6 +372,8 @@ def main() -> int:
             severe = [e for e in d.get_log("browser") if e.get("level") == "SEVERE"]
             expect(not severe, f"no console errors ({severe[:3]})")
             print(f"     the browser checks took {time.time() - t_start:.1f} s")
+
+            check_volume(a.heartwave, work, browser, By, ActionChains)
 
             # Ctrl-C (here SIGTERM) with the tab still open: the run stops cleanly and its
             # action log replays.

@@ -150,8 +150,16 @@ TEST(LiveView, LayoutsStayUnderTheBudget) {
   hw::tissue::Grid box;
   box.n = {512, 512, 512};
   const ViewLayout b = make_layout(box);
-  ASSERT_EQ(b.panels.size(), 3u);
+  ASSERT_EQ(b.panels.size(), 4u);  // three slices and the volume
   EXPECT_LE(b.cells.size(), kMaxSamples);
+  const Panel& v = b.panels[3];
+  EXPECT_TRUE(v.volume);
+  EXPECT_EQ(v.stride, 19);  // 27³ = 19 683 samples; 26 cells per side at 20 would leave the budget unused
+  EXPECT_LE(std::size_t(v.width) * v.height * v.depth, kMaxVolumeSamples);
+  // Its first and last samples: the centres of its first and last blocks.
+  const std::size_t first_volume = b.cells.size() - std::size_t(v.width) * v.height * v.depth;
+  EXPECT_EQ(b.cells[first_volume], box.index(9, 9, 9));
+  EXPECT_EQ(b.cells.back(), box.index(503, 503, 503));
   EXPECT_LE(b.cells.size() * 4, 300000u);  // a frame of a few hundred KB at most
   for (std::size_t n : b.cells) EXPECT_LT(n, box.size());
   // The xy panel's first sample: the centre cell of its first block, on the middle slice.

@@ -63,10 +63,12 @@ function onReply(m) {
 function onHello(m) {
   hw.hello = m;
   $('case').textContent = `heartwave live — ${m.case}`;
-  let x = 0, h = 0;
+  let x = 0, h = 0, samples = 0;
   const offsets = [];
-  for (const p of m.panels) { offsets.push(x); x += p.width + 2; h = Math.max(h, p.height); }
-  layout = { panels: m.panels, width: Math.max(1, x - 2), height: h, offsets };
+  const slices = m.panels.filter((p) => !p.volume);
+  for (const p of slices) { offsets.push(x); x += p.width + 2; h = Math.max(h, p.height); samples += p.width * p.height; }
+  layout = { panels: slices, width: Math.max(1, x - 2), height: h, offsets, samples };
+  volume.setup(m.panels.find((p) => p.volume), m);
   const field = $('field');
   field.width = layout.width; field.height = layout.height;
   const scale = Math.max(1, Math.min(720 / layout.width, 512 / layout.height));
@@ -158,6 +160,7 @@ function onFrame(buf) {
   hw.frames += 1;
   hw.header = header;
   renderer.draw(compose(values), header.lo, header.hi);
+  volume.draw(values.subarray(layout.samples), header.lo, header.hi);
   colourBar(header);
   movie.add(header);
   if (header.act) drawActivation(new Float32Array(buf, 8 + n + 4 * header.samples, header.samples), header.t);
@@ -285,6 +288,196 @@ function webgl2(canvas) {
 
 const renderer = (!location.search.includes('2d') && webgl2($('field'))) || canvas2d($('field'));
 hw.renderer = renderer.name;
+
+// ---- the volume: the heart's surface, rotated and zoomed in the page ----
+// The frame's volume samples (a coarse block of the grid) go into a 3D texture; each pixel
+// marches an orthographic ray through the box to the first tissue sample and shades it by
+// the field's colour and the surface's normal. Ctrl-click marches the same ray here and
+// stimulates at the cell it hits. Without WebGL2 the same march runs in JavaScript.
+const volume = (() => {
+  let canvas = $('volume');
+  const st = (hw.volume = { drawn: 0, yaw: 0.6, pitch: 0.35, zoom: 1, renderer: '', pick: null });
+  let panel = null, hello = null, half = [1, 1, 1], data = null, gl = null, prog = null, tex = null, uni = {};
+  let lastDraw = 0;
+  const kSpan = 1.45;  // half the view's width in box units at zoom 1 (the box's longest half-side is 1)
+  // View axes: screen x = grid x, screen up = grid z, depth = grid y (the heart's long axis
+  // is usually z). rotate() takes a point of the box (grid axes) to the view's.
+  function rotation() {
+    const cy = Math.cos(st.yaw), sy = Math.sin(st.yaw), cp = Math.cos(st.pitch), sp = Math.sin(st.pitch);
+    // rows: view x (right), view y (up), view z (towards the viewer: x × y), in grid coordinates
+    return [[cy, sy, 0], [-sp * sy, sp * cy, cp], [cp * sy, -cp * cy, sp]].map((r) => [r[0], r[1], r[2]]);
+  }
+  function ray(px, py) {  // px, py in [-1, 1]: origin and direction in box coordinates [-half, half]
+    const R = rotation(), s = kSpan / st.zoom;
+    const o = [0, 1, 2].map((a) => R[0][a] * px * s + R[1][a] * py * s + R[2][a] * 4);
+    return { o, d: [-R[2][0], -R[2][1], -R[2][2]] };
+  }
+  function sample(p) {  // the value at box point p, or null off tissue / outside
+    const idx = [0, 1, 2].map((a) => Math.floor(((p[a] + half[a]) / (2 * half[a])) * dims[a]));
+    if (idx.some((v, a) => v < 0 || v >= dims[a])) return null;
+    const v = data[(idx[2] * dims[1] + idx[1]) * dims[0] + idx[0]];
+    return v === v && v > -1e29 ? { v, idx } : null;
+  }
+  let dims = [1, 1, 1];
+  function march(px, py) {
+    const { o, d } = ray(px, py);
+    let t0 = -Infinity, t1 = Infinity;
+    for (let a = 0; a < 3; ++a) {
+      const ta = (-half[a] - o[a]) / d[a], tb = (half[a] - o[a]) / d[a];
+      t0 = Math.max(t0, Math.min(ta, tb)); t1 = Math.min(t1, Math.max(ta, tb));
+    }
+    if (!(t1 > t0)) return null;
+    const step = Math.min(...half.map((h, a) => (2 * h) / dims[a])) / 2;
+    for (let t = t0; t <= t1; t += step) {
+      const hit = sample([o[0] + t * d[0], o[1] + t * d[1], o[2] + t * d[2]]);
+      if (hit) return hit;
+    }
+    return null;
+  }
+  // On a canvas of its own: a canvas that once gave a WebGL2 context gives no 2D one, so a
+  // failed set-up must leave the page's canvas untouched for the JavaScript path.
+  function setupGl() {
+    const c = document.createElement('canvas');
+    c.width = canvas.width; c.height = canvas.height; c.id = canvas.id; c.title = canvas.title;
+    gl = c.getContext('webgl2', { antialias: false, preserveDrawingBuffer: true });
+    if (!gl) return false;
+    const vs = `#version 300 es
+      in vec2 p; out vec2 px; void main() { px = p; gl_Position = vec4(p, 0.0, 1.0); }`;
+    const stops = viridis.map((c) => `vec3(${c.map((x) => (x / 255).toFixed(4)).join(',')})`).join(',');
+    const fs = `#version 300 es
+      precision highp float; precision highp sampler3D;
+      uniform sampler3D vol; uniform vec3 halfSize, dims; uniform mat3 R; uniform float scale, lo, hi;
+      in vec2 px; out vec4 colour;
+      const vec3 stops[${viridis.length}] = vec3[](${stops});
+      float at(vec3 p) { vec3 u = (p + halfSize) / (2.0 * halfSize); if (any(lessThan(u, vec3(0))) || any(greaterThanEqual(u, vec3(1)))) return -1e30; return texture(vol, u).r; }
+      bool tissue(vec3 p) { return at(p) > -1e29; }
+      void main() {
+        vec3 o = R[0] * px.x * scale + R[1] * px.y * scale + R[2] * 4.0, d = -R[2];
+        vec3 ta = (-halfSize - o) / d, tb = (halfSize - o) / d;
+        float t0 = max(max(min(ta.x, tb.x), min(ta.y, tb.y)), min(ta.z, tb.z));
+        float t1 = min(min(max(ta.x, tb.x), max(ta.y, tb.y)), max(ta.z, tb.z));
+        colour = vec4(0.07, 0.07, 0.07, 1.0);
+        if (t1 <= t0) return;
+        vec3 cell = 2.0 * halfSize / dims; float step = min(min(cell.x, cell.y), cell.z) * 0.5;
+        for (int i = 0; i < 2048; ++i) {
+          float t = t0 + float(i) * step; if (t > t1) break;
+          vec3 p = o + t * d; float v = at(p);
+          if (v > -1e29) {
+            vec3 n = vec3(float(tissue(p - vec3(cell.x, 0, 0))) - float(tissue(p + vec3(cell.x, 0, 0))),
+                          float(tissue(p - vec3(0, cell.y, 0))) - float(tissue(p + vec3(0, cell.y, 0))),
+                          float(tissue(p - vec3(0, 0, cell.z))) - float(tissue(p + vec3(0, 0, cell.z))));
+            float shade = length(n) > 0.0 ? 0.35 + 0.65 * abs(dot(normalize(n), d)) : 1.0;
+            float x = clamp((v - lo) / max(hi - lo, 1e-30), 0.0, 1.0) * float(${viridis.length - 1});
+            int k = min(int(floor(x)), ${viridis.length - 2});
+            colour = vec4(mix(stops[k], stops[k + 1], x - float(k)) * shade, 1.0);
+            return;
+          }
+        }
+      }`;
+    prog = gl.createProgram();
+    for (const [type, src] of [[gl.VERTEX_SHADER, vs], [gl.FRAGMENT_SHADER, fs]]) {
+      const s = gl.createShader(type);
+      gl.shaderSource(s, src); gl.compileShader(s);
+      if (!gl.getShaderParameter(s, gl.COMPILE_STATUS)) { hw.volume.why = gl.getShaderInfoLog(s); gl = null; return false; }
+      gl.attachShader(prog, s);
+    }
+    gl.linkProgram(prog);
+    if (!gl.getProgramParameter(prog, gl.LINK_STATUS)) { hw.volume.why = gl.getProgramInfoLog(prog); gl = null; return false; }
+    gl.useProgram(prog);
+    const buf = gl.createBuffer();
+    gl.bindBuffer(gl.ARRAY_BUFFER, buf);
+    gl.bufferData(gl.ARRAY_BUFFER, new Float32Array([-1, -1, 1, -1, -1, 1, 1, 1]), gl.STATIC_DRAW);
+    const loc = gl.getAttribLocation(prog, 'p');
+    gl.enableVertexAttribArray(loc);
+    gl.vertexAttribPointer(loc, 2, gl.FLOAT, false, 0, 0);
+    tex = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_3D, tex);
+    for (const k of [gl.TEXTURE_MIN_FILTER, gl.TEXTURE_MAG_FILTER]) gl.texParameteri(gl.TEXTURE_3D, k, gl.NEAREST);
+    for (const k of [gl.TEXTURE_WRAP_S, gl.TEXTURE_WRAP_T, gl.TEXTURE_WRAP_R]) gl.texParameteri(gl.TEXTURE_3D, k, gl.CLAMP_TO_EDGE);
+    gl.pixelStorei(gl.UNPACK_ALIGNMENT, 1);
+    for (const n of ['halfSize', 'dims', 'R', 'scale', 'lo', 'hi']) uni[n] = gl.getUniformLocation(prog, n);
+    gl.viewport(0, 0, c.width, c.height);
+    canvas.replaceWith(c);
+    canvas = c;
+    return true;
+  }
+  let range = [0, 1];
+  function render() {
+    if (!data) return;
+    const [lo, hi] = range;
+    if (gl) {
+      const R = rotation();
+      gl.uniformMatrix3fv(uni.R, false, new Float32Array([...R[0], ...R[1], ...R[2]]));
+      gl.uniform3fv(uni.halfSize, half); gl.uniform3fv(uni.dims, dims);
+      gl.uniform1f(uni.scale, kSpan / st.zoom); gl.uniform1f(uni.lo, lo); gl.uniform1f(uni.hi, hi);
+      gl.drawArrays(gl.TRIANGLE_STRIP, 0, 4);
+    } else {
+      const g = canvas.getContext('2d'), n = 120, img = g.createImageData(n, n);
+      for (let y = 0; y < n; ++y)
+        for (let x = 0; x < n; ++x) {
+          const hit = march((2 * x + 1) / n - 1, 1 - (2 * y + 1) / n);
+          const c = hit ? colourOf((hit.v - lo) / (hi - lo || 1)) : [18, 18, 18];
+          img.data.set([c[0], c[1], c[2], 255], 4 * (y * n + x));
+        }
+      const tmp = document.createElement('canvas');
+      tmp.width = tmp.height = n; tmp.getContext('2d').putImageData(img, 0, 0);
+      g.imageSmoothingEnabled = false; g.drawImage(tmp, 0, 0, canvas.width, canvas.height);
+    }
+    st.drawn += 1;
+  }
+  function setup(p, m) {
+    panel = p || null; hello = m;
+    $('volume-figure').hidden = !panel;
+    if (!panel) return;
+    dims = [panel.width, panel.height, panel.depth];
+    const ext = [0, 1, 2].map((a) => dims[a] * panel.stride * m.h[a]);
+    const big = Math.max(...ext);
+    half = ext.map((e) => e / big);
+    if (!st.renderer) {
+      st.renderer = setupGl() ? 'webgl2' : 'canvas2d';
+      listen();
+    }
+  }
+  function draw(values, lo, hi) {
+    if (!panel || values.length < dims[0] * dims[1] * dims[2]) return;
+    const now = performance.now();
+    if (now - lastDraw < 50 && st.drawn > 0) return;  // 20 pictures a second at most
+    lastDraw = now;
+    data = new Float32Array(values.subarray(0, dims[0] * dims[1] * dims[2]));
+    for (let i = 0; i < data.length; ++i) if (data[i] !== data[i]) data[i] = -1e30;
+    range = [lo, hi];
+    if (gl) gl.texImage3D(gl.TEXTURE_3D, 0, gl.R32F, dims[0], dims[1], dims[2], 0, gl.RED, gl.FLOAT, data);
+    render();
+  }
+  // Drag: rotate; wheel: zoom; Ctrl-click: stimulate at the surface under the pointer.
+  let drag = null;
+  function listen() {
+    canvas.addEventListener('mousedown', (ev) => { if (!ev.ctrlKey) drag = [ev.clientX, ev.clientY, st.yaw, st.pitch]; });
+    window.addEventListener('mouseup', () => { drag = null; });
+    canvas.addEventListener('mousemove', (ev) => {
+      if (!drag) return;
+      st.yaw = drag[2] + (ev.clientX - drag[0]) * 0.01;
+      st.pitch = Math.max(-1.5, Math.min(1.5, drag[3] + (ev.clientY - drag[1]) * 0.01));
+      render();
+    });
+    canvas.addEventListener('wheel', (ev) => {
+      ev.preventDefault();
+      st.zoom = Math.max(0.5, Math.min(8, st.zoom * Math.exp(-ev.deltaY * 0.001)));
+      render();
+    }, { passive: false });
+    canvas.addEventListener('click', (ev) => {
+      if (!ev.ctrlKey || !panel || !data) return;
+      const r = canvas.getBoundingClientRect();
+      const hit = march(((ev.clientX - r.left) / r.width) * 2 - 1, 1 - ((ev.clientY - r.top) / r.height) * 2);
+      st.pick = hit ? hit.idx : null;
+      if (!hit) { message('no tissue under the pointer', false); return; }
+      const at = [0, 1, 2].map((a) => Math.min((hit.idx[a] * panel.stride + Math.floor(panel.stride / 2) + 0.5) * hello.h[a], hello.extent[a]));
+      hw.send({ op: 'stimulate', x: at[0], y: at[1], z: at[2], amplitude: numberOf('amplitude'), radius: numberOf('radius'),
+        duration: numberOf('duration') });
+    });
+  }
+  return { setup, draw };
+})();
 
 // ---- the movie: the view as WebM, made in the browser ----
 // Each frame drawn is copied (field, colour bar, time) into a canvas of the movie's own, whose
