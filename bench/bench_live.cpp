@@ -5,7 +5,7 @@
 // reads every frame (30 frames/s at most: a frame, the pseudo-ECG and the status each time),
 // in alternating rounds so that a machine's changing load falls on each alike.
 //
-//   bench_live CASE [--seconds S] [--rounds R] [--threads T] [--set KEY=VALUE]...
+//   bench_live CASE [--seconds S] [--rounds R] [--threads T] [--backend cpu|cuda] [--set KEY=VALUE]...
 //
 // The client is a thread of this process reading and dropping the messages (what a browser
 // does besides drawing): the server's and the stepping's work are what is measured.
@@ -29,6 +29,7 @@
 #include "live/server.hpp"
 #include "live/session.hpp"
 #include "run/case_file.hpp"
+#include "tissue/engine.hpp"
 #include "tissue/simulation.hpp"
 #include "tissue/sinks.hpp"
 
@@ -121,11 +122,13 @@ LiveRate live(const hw::tissue::TissueCase& c, const hw::tissue::SimulationOptio
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: bench_live CASE [--seconds S] [--rounds R] [--threads T] [--set KEY=VALUE]...\n");
+    std::fprintf(stderr, "usage: bench_live CASE [--seconds S] [--rounds R] [--threads T] [--backend cpu|cuda] "
+                         "[--set KEY=VALUE]...\n");
     return 2;
   }
   double seconds = 10;
   int rounds = 3, threads = 1;
+  std::string backend = "cpu";
   std::vector<std::string> sets;
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
@@ -133,14 +136,16 @@ int main(int argc, char** argv) {
     else if (k == "--rounds") rounds = std::stoi(argv[i + 1]);
     else if (k == "--threads") threads = std::stoi(argv[i + 1]);
     else if (k == "--set") sets.push_back(argv[i + 1]);
+    else if (k == "--backend") backend = argv[i + 1];
   }
   try {
     const hw::tissue::TissueCase c = hw::io::read_case_file(argv[1], sets);
     hw::tissue::SimulationOptions so;
-    so.backend = hw::tissue::Backend::cpu;
+    so.backend = hw::tissue::choose_backend(backend);
     so.threads = threads;
     so.adapt_threads = false;
-    std::printf("case %s, cpu, %d thread(s), %d rounds of %.0f s each\n", argv[1], threads, rounds, seconds);
+    std::printf("case %s, %s, %d thread(s), %d rounds of %.0f s each\n", argv[1], backend.c_str(), threads, rounds,
+                seconds);
     std::printf("%-6s %14s %16s %16s %10s %10s\n", "round", "run steps/s", "live, unwatched", "live, watched", "frames/s", "frame KB");
     double sb = 0, su = 0, sw = 0;
     for (int r = 0; r < rounds; ++r) {
