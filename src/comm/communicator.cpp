@@ -7,11 +7,6 @@
 
 namespace hw::comm {
 
-double rank_timeout_seconds() {
-  const char* t = std::getenv("HEARTWAVE_RANK_TIMEOUT");
-  return t && *t ? std::atof(t) : 600.0;
-}
-
 // With one rank a slab's neighbour is itself (a periodic axis): each send is its own
 // receive, matched by tag.
 void LocalCommunicator::start_exchange(const std::vector<Transfer>& sends, const std::vector<Transfer>& receives) {

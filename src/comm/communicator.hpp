@@ -60,10 +60,6 @@ class Communicator {
   [[noreturn]] virtual void abort(int code) = 0;
 };
 
-// How long a rank waits for the others before it gives up and ends the run: the
-// HEARTWAVE_RANK_TIMEOUT seconds (default 600; 0 or less: for ever).
-double rank_timeout_seconds();
-
 // The one rank of an ordinary run.
 class LocalCommunicator final : public Communicator {
  public:

@@ -165,14 +165,6 @@ void Event::synchronize() const {
   check(api().event_synchronize(static_cast<CUevent>(e_)), "cuEventSynchronize");
 }
 
-bool Event::done() const {
-  dev_->make_current();
-  const CUresult r = api().event_query(static_cast<CUevent>(e_));
-  if (r == CUDA_ERROR_NOT_READY) return false;
-  check(r, "cuEventQuery");
-  return true;
-}
-
 double Event::ms_since(const Event& start) const {
   synchronize();
   float ms = 0;
@@ -481,7 +473,6 @@ void Event::record(void*) { unbuilt(); }
 void Event::wait_on(const Stream&) const { unbuilt(); }
 void Event::wait_on(void*) const { unbuilt(); }
 void Event::synchronize() const { unbuilt(); }
-bool Event::done() const { unbuilt(); }
 double Event::ms_since(const Event&) const { unbuilt(); }
 DeviceBuffer::DeviceBuffer(Device&, std::size_t, const char*) { unbuilt(); }
 void DeviceBuffer::release() noexcept {}

@@ -52,7 +52,6 @@ class Event {
   void wait_on(void* raw_stream) const;  // the same for a stream the Device does not own
   void record(void* raw_stream);
   void synchronize() const;  // the host waits (an event never recorded is complete)
-  bool done() const;         // whether the work before it has finished, without waiting
   // Milliseconds from `start` to this event, both recorded and timing events; synchronises.
   double ms_since(const Event& start) const;
 

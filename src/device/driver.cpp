@@ -123,7 +123,6 @@ State& state() {
     load(a.event_destroy, "cuEventDestroy");
     load(a.event_record, "cuEventRecord");
     load(a.event_synchronize, "cuEventSynchronize");
-    load(a.event_query, "cuEventQuery");
     load(a.event_elapsed, "cuEventElapsedTime");
     load(a.graph_create, "cuGraphCreate");
     load(a.graph_add_kernel, "cuGraphAddKernelNode");

@@ -49,7 +49,6 @@ struct Api {
   decltype(&::cuEventDestroy) event_destroy;
   decltype(&::cuEventRecord) event_record;
   decltype(&::cuEventSynchronize) event_synchronize;
-  decltype(&::cuEventQuery) event_query;
   decltype(&::cuEventElapsedTime) event_elapsed;
   decltype(&::cuGraphCreate) graph_create;
   decltype(&::cuGraphAddKernelNode) graph_add_kernel;

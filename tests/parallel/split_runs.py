@@ -333,10 +333,9 @@ def check_faults(r: Runner):
         sys.exit("FAIL: rank 1 was killed and mpirun exited 0")
     line = next((l.strip() for l in err.splitlines() if "rank 1" in l or "signal 9" in l), err.strip()[:200])
     print(f"  rank 1 killed: mpirun exited {mp.returncode} after {time.monotonic() - t0:.1f} s: {line}")
-    # A rank that hangs (stopped, not dead): the others stop waiting after HEARTWAVE_RANK_TIMEOUT
-    # (on GPUs, the wait for the GPUs' exchanges).
+    # A rank that hangs (stopped, not dead): the others stop waiting after HEARTWAVE_RANK_TIMEOUT.
     mp, t0, err = signal_rank_1(r, "stopped", signal.SIGSTOP, {"HEARTWAVE_RANK_TIMEOUT": "3"})
-    line = next((l.strip() for l in err.splitlines() if "waited 3 s for the" in l), None)
+    line = next((l.strip() for l in err.splitlines() if "waited 3 s for the other ranks" in l), None)
     if mp.returncode == 0 or line is None:
         sys.exit(f"FAIL: rank 1 stopped: mpirun exited {mp.returncode} without the timeout's line:\n{err[-2000:]}")
     print(f"  rank 1 stopped: mpirun exited {mp.returncode} after {time.monotonic() - t0:.1f} s: {line}")

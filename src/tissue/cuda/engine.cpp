@@ -376,7 +376,6 @@ class CudaEngine final : public Engine {
       m += chunk;
     }
     unsigned long long f[2];
-    if (split_.active()) split_.wait_for_gpu("a batch of steps");
     fail_.download(f, sizeof f);
     if (split_.active()) {
       if (!split_.agrees_on_device()) agree_on_failure(n, f);

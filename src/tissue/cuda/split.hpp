@@ -10,11 +10,8 @@
 // and the host communicator (MPI), with no overlap: correct everywhere, fast only with NCCL.
 #pragma once
 
-#include <chrono>
-#include <cstdio>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "comm/device_link.hpp"
@@ -31,32 +28,6 @@ class DeviceSplit {
     link_ = comm::make_nccl_link(*comm, &why_not_nccl_);
     faces_written_ = dev.event();
     halo_arrived_ = dev.event();
-    queued_ = dev.event();
-  }
-
-  // Waits until the work queued on the compute stream is done, at most the ranks' deadline
-  // (comm::rank_timeout_seconds): NCCL's exchanges wait on the GPU for a peer that may hang
-  // (a stopped or lost rank), where the MPI waits' deadlines do not reach. Past it, one line
-  // and every rank ends.
-  void wait_for_gpu(const char* what) {
-    if (!link_) return;
-    const double limit = comm::rank_timeout_seconds();
-    if (limit <= 0) return;
-    queued_.record(dev_.compute());
-    const auto start = std::chrono::steady_clock::now();
-    for (long spin = 0; !queued_.done(); ++spin) {
-      if (spin < 2000) continue;
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
-      if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > limit) {
-        comm::Communicator& c = split_.comm();
-        std::fprintf(stderr,
-                     "heartwave (rank %d of %d): waited %.0f s for the GPUs' exchanges in %s; a rank hangs or "
-                     "stopped. Ending every rank (HEARTWAVE_RANK_TIMEOUT sets the wait, 0 waits for ever)\n",
-                     c.rank(), c.size(), limit, what);
-        std::fflush(stderr);
-        c.abort(1);
-      }
-    }
   }
 
   bool active() const { return split_.active(); }
@@ -139,7 +110,7 @@ class DeviceSplit {
   gpu::Device& dev_;
   std::unique_ptr<comm::DeviceLink> link_;
   std::string why_not_nccl_;
-  gpu::Event faces_written_, halo_arrived_, queued_;
+  gpu::Event faces_written_, halo_arrived_;
   std::vector<std::vector<unsigned char>> staged_;  // the staged faces: sends, then receives
   struct Pending {
     const gpu::DeviceBuffer* v = nullptr;
