@@ -103,7 +103,8 @@ Plan plan(std::shared_ptr<SimSetup> prepared, const std::string& backend, int de
   // counted from `device` (split_device); auto steps on the cpu where a host has more ranks
   // than GPUs, cuda refuses that.
   const int ranks = comm::world().size();
-  const int local = comm::world().local_size(), gpus = gpu::device_count();
+  // The GPUs are counted only for a split run (a one-rank cpu run never loads the driver here).
+  const int local = comm::world().local_size(), gpus = ranks > 1 && backend != "cpu" ? gpu::device_count() : 0;
   if (ranks > 1 && backend == "auto" && gpu::gpu_status().usable && device + local > gpus) {
     p.backend = Backend::cpu;
     p.backend_note = fmt::format("backend auto: cpu ({} ranks on this host, {} GPU{} from GPU {})", local, gpus,
