@@ -192,8 +192,8 @@ class Runner:
         (d / "case.toml").write_text(case_text)
         return self.run_in(d, ranks, ["case.toml", *extra], expect)
 
-    def run_in(self, d, ranks, args, expect=0):
-        cmd = [self.hw, "run", "--backend", self.backend, "--quiet", *args]
+    def run_in(self, d, ranks, args, expect=0, backend=None):
+        cmd = [self.hw, "run", "--backend", backend or self.backend, "--quiet", *args]
         if ranks > 1:
             cmd = ["mpirun", "-np", str(ranks), "--oversubscribe", *cmd]
         t0 = time.monotonic()
@@ -286,6 +286,13 @@ def check_restart(r: Runner):
         d, _ = r.run(BOX, f"restart-{first}-{second}", first, ["--set", "time.t_end=5"])
         r.run_in(d, second, ["--restart", "out/checkpoint.hwck", "--set", "time.t_end=10"])
         same_outputs(whole, d, f"restart {first} -> {second} ranks against one uninterrupted rank")
+    # Onto another backend: a split run's checkpoint continues on one rank of the reference
+    # engine as the one-rank run's checkpoint does (the canonical state is the same bytes).
+    for first in (1, r.ranks[0]):
+        d, _ = r.run(BOX, f"restart-{first}-reference", first, ["--set", "time.t_end=5"])
+        r.run_in(d, 1, ["--restart", "out/checkpoint.hwck", "--set", "time.t_end=6"], backend="reference")
+    same_outputs(r.work / "restart-1-reference", r.work / f"restart-{r.ranks[0]}-reference",
+                 f"restart {r.ranks[0]} ranks ({r.backend}) -> 1 rank (reference) against 1 -> 1")
 
 
 def children(pid):
