@@ -12,6 +12,7 @@
 #include "live/flat_json.hpp"
 #include "outputs/checkpoint.hpp"
 #include "outputs/maps.hpp"
+#include "outputs/probes.hpp"
 #include "tissue/sinks.hpp"
 
 namespace hw::live {
@@ -178,15 +179,19 @@ void LiveRun::attach_sinks(const std::vector<float>* act) {
   const TissueCase& c = sim_->tissue_case();
   frame_ = sim_->attach_frame(variable_, layout_.cells);
   // The case's probes, or one at the centre; the case's electrodes, or one beside the tissue.
+  // Each at the tissue cell nearest its point, as a run's probes are (the centre of a hollow
+  // heart is no tissue).
   probe_names_.clear();
   std::vector<std::pair<std::string, std::size_t>> reads;
+  const Mask* mask = &sim_->mask();
   for (const Probe& p : c.output.probes) {
     probe_names_.push_back(p.name);
-    reads.emplace_back("V", cell_at(g, p.position));
+    reads.emplace_back("V", io::nearest_tissue_cell(g, mask, p.position, "probe '" + p.name + "'"));
   }
   if (reads.empty()) {
     probe_names_.push_back("centre");
-    reads.emplace_back("V", cell_at(g, {space_.extent[0] / 2, space_.extent[1] / 2, space_.extent[2] / 2}));
+    reads.emplace_back("V", io::nearest_tissue_cell(g, mask, {space_.extent[0] / 2, space_.extent[1] / 2,
+                                                              space_.extent[2] / 2}, "the live view's probe"));
   }
   probes_ = sim_->attach_probes(reads);
   std::vector<io::ElectrodePoint> el;

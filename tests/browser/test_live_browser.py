@@ -188,6 +188,10 @@ def check_volume(hw: str, work: Path, browser, By, ActionChains) -> None:
         pick = js("return hw.volume.pick")
         expect(reply["op"] == "stimulate" and reply["ok"] and pick is not None,
                f"Ctrl-click on the surface stimulates the cell under the pointer (block {pick}): {reply.get('message', '')}")
+        # The default probe of a hollow heart: on the tissue nearest the centre, not in the cavity.
+        wait_for(lambda: js("return hw.status && hw.status.probes.length > 0"), "probe samples", timeout=10)
+        expect(js("return hw.status.probes.every((p) => p[1] !== null)"),
+               f"the centre probe of a hollow shell reads tissue ({js('return hw.status.probes[0]')})")
         severe = [e for e in d.get_log("browser") if e.get("level") == "SEVERE"]
         expect(not severe, f"no console errors in the 3D view ({severe[:3]})")
     finally:
