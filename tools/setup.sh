@@ -7,6 +7,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
+  ccache  # a second build of the same sources (the wheel's, `pip install .`) compiles from its cache
   libxml2-dev libsundials-dev libcli11-dev libfmt-dev libtomlplusplus-dev
   libhdf5-dev libpng-dev zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin  # one run split over ranks (docs/parallel.md); the build works without

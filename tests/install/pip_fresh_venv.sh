@@ -5,7 +5,8 @@
 # `pip wheel .` giving a wheel that a second fresh environment installs and runs from
 # another folder: a user's CellML model compiled at run time against the headers the wheel
 # carries, not the source tree's.
-# The build goes into the repository's build-pip/ (pyproject.toml); a second run only links.
+# The build goes into the repository's build-pip-<tag>/ (pyproject.toml): with ccache the
+# library's objects come from the cache the main build filled; a second run only links.
 # Usage: pip_fresh_venv.sh SOURCE_DIR
 set -euo pipefail
 src=$1

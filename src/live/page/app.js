@@ -304,7 +304,9 @@ hw.renderer = renderer.name;
 // stimulates at the cell it hits. Without WebGL2 the same march runs in JavaScript.
 const volume = (() => {
   let canvas = $('volume');
-  const st = (hw.volume = { drawn: 0, yaw: 0.6, pitch: 0.35, zoom: 1, renderer: '', pick: null });
+  const st = (hw.volume = { drawn: 0, yaw: 0.6, pitch: 0.35, zoom: 1, renderer: '', pick: null, ctrlClicks: 0 });
+  // What a Ctrl-click at (px, py) in [-1, 1] would hit: {v, idx} or null (tests aim with it).
+  st.hit = (px, py) => (data ? march(px, py) : null);
   let panel = null, hello = null, half = [1, 1, 1], data = null, gl = null, prog = null, tex = null, uni = {};
   let lastDraw = 0;
   const kSpan = 1.45;  // half the view's width in box units at zoom 1 (the box's longest half-side is 1)
@@ -460,6 +462,7 @@ const volume = (() => {
     }, { passive: false });
     canvas.addEventListener('click', (ev) => {
       if (!ev.ctrlKey || !panel || !data) return;
+      st.ctrlClicks += 1;
       const r = canvas.getBoundingClientRect();
       const hit = march(((ev.clientX - r.left) / r.width) * 2 - 1, 1 - ((ev.clientY - r.top) / r.height) * 2);
       st.pick = hit ? hit.idx : null;
