@@ -30,6 +30,7 @@ struct BenchNiedererFlags {
   std::string backend = "auto";
   std::string diffusion = "auto";
   std::string precision = "f32";
+  std::string cell_maths = "exact";
   int threads = 0;
   std::string output;
   bool quiet = false;
@@ -41,6 +42,7 @@ int run_bench_niederer(const BenchNiedererFlags& f) {
   opt.threads = f.threads;
   TissueCase c = niederer_case(f.dx, f.dt);
   c.time.precision = f.precision == "f64" ? Precision::f64 : Precision::f32;
+  c.time.tables = f.cell_maths == "tables";
   c.time.diffusion = f.diffusion == "explicit"         ? DiffusionScheme::forward_euler
                      : f.diffusion == "backward-euler" ? DiffusionScheme::backward_euler
                      : f.diffusion == "crank-nicolson" ? DiffusionScheme::crank_nicolson
@@ -51,8 +53,9 @@ int run_bench_niederer(const BenchNiedererFlags& f) {
                        : c.time.diffusion == DiffusionScheme::backward_euler ? "backward-euler"
                                                                              : "crank-nicolson";
   if (!f.quiet)
-    std::cout << fmt::format("N-version benchmark: {}, dt = {} ms, {} cells, {}, {} diffusion, {}\n",
-                             c.grid.str(), f.dt, c.grid.size(), backend_note, scheme, f.precision);
+    std::cout << fmt::format("N-version benchmark: {}, dt = {} ms, {} cells, {}, {} diffusion, {}{}\n",
+                             c.grid.str(), f.dt, c.grid.size(), backend_note, scheme, f.precision,
+                             c.time.tables ? ", cell maths from lookup tables" : "");
   std::cout << std::flush;
   // The run stops once the nine points have activated, well before t_end on a fine grid.
   Progress progress(0, c.time.t_end, stderr, ::isatty(2) != 0, f.quiet, true);
@@ -108,6 +111,10 @@ void add_bench_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_option("--precision", f->precision, "f32 or f64 state")
       ->check(CLI::IsMember({"f32", "f64"}))
+      ->capture_default_str();
+  cmd->add_option("--cell-maths", f->cell_maths,
+                  "tables: functions of V from lookup tables (time.cell_maths; docs/cell-maths.md)")
+      ->check(CLI::IsMember({"exact", "tables"}))
       ->capture_default_str();
   cmd->add_option("--output,-o", f->output, "also write the activation times as CSV");
   cmd->add_flag("--quiet,-q", f->quiet, "no header and no progress");

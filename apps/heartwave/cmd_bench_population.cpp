@@ -32,6 +32,7 @@ struct BenchPopulationFlags {
   double dt = 0.01, bcl = 400;
   int beats = 1;
   std::string precision = "float";
+  std::string cell_maths = "exact";
   std::vector<std::string> vary{"GKr_b=0.5:1.5"};
 };
 
@@ -49,6 +50,7 @@ int run_bench_population(const BenchPopulationFlags& f) {
   o.solver.method = run::parse_integrator(f.integrator);
   o.solver.dt_ms = f.dt;
   o.solver.single_precision = f.precision == "float";
+  o.solver.tables = f.cell_maths == "tables";
 
   // The operations of the kernel as compiled: the model with its fixed parameters folded in.
   const model::Model specialised =
@@ -73,6 +75,9 @@ int run_bench_population(const BenchPopulationFlags& f) {
 
   std::cout << fmt::format("kernel: {}\n", info.kernel);
   std::cout << fmt::format("operations per cell-step (the kernel's model, fixed parameters folded): {}\n", ops.str());
+  if (o.solver.tables)
+    std::cout << "  (these are the exact maths' operations: the kernel looks up functions of V in tables instead, so "
+                 "the roof below is the exact kernel's)\n";
   std::cout << fmt::format("device rates ({}, measured now; per second): {:.3g} flops (2 per FMA)", rates.precision,
                            rates.flops());
   for (const auto& [name, v] : rates.per_second)
@@ -105,6 +110,8 @@ void add_population_bench_subcommand(CLI::App* bench, Action& action) {
   cmd->add_option("--beats", f->beats, "beats")->check(CLI::Range(1, 1000))->capture_default_str();
   cmd->add_option("--precision", f->precision, "float or double")
       ->check(CLI::IsMember({"float", "double"}))->capture_default_str();
+  cmd->add_option("--cell-maths", f->cell_maths, "tables: functions of V from lookup tables (docs/cell-maths.md)")
+      ->check(CLI::IsMember({"exact", "tables"}))->capture_default_str();
   cmd->add_option("--vary", f->vary, "NAME=LO:HI scale factors, Latin hypercube (repeatable)")->capture_default_str();
   cmd->footer(
       "Runs the population with `heartwave sweep`'s GPU kernel, timed on the device, and compares it\n"

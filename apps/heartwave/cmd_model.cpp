@@ -10,6 +10,7 @@
 #include "cell/auto_integrator.hpp"
 #include "cell/json_writer.hpp"
 #include "common.hpp"
+#include "model/passes/tabulate.hpp"
 #include "model/analysis/roles.hpp"
 #include "model/emit/cellml2_printer.hpp"
 #include "model/emit/cpp_printer.hpp"
@@ -72,7 +73,7 @@ StiffnessSection stiffness_at(const std::string& file, const RoleFlags& roles, d
 }
 
 int inspect(const std::string& file, const RoleFlags& roles, bool dump, const std::string& dump_pass,
-            bool json, std::optional<double> dt) {
+            bool json, std::optional<double> dt, bool tables) {
   model::LoadOptions lo;
   lo.roles = roles.overrides();
   lo.keep_model_stimulus = true;  // show the model itself; pacing is reported below
@@ -156,6 +157,21 @@ int inspect(const std::string& file, const RoleFlags& roles, bool dump, const st
       j.end_object().end_object();
     }
     j.end_object();
+    if (tables) {
+      const model::Tabulation t = model::tabulate_voltage_functions(an);
+      j.key("lookup_tables").begin_object();
+      j.key("range_mV").begin_array().value(t.options.v_min_mV).value(t.options.v_max_mV).end_array();
+      j.key("tolerance").value(t.options.tolerance).key("entries").value(static_cast<long long>(t.entries()));
+      if (!t.not_tabulated.empty()) j.key("none_because").value(t.not_tabulated);
+      j.key("functions").begin_array();
+      for (const auto& f : t.functions)
+        j.begin_object().key("function").value(f.label).key("spacing_mV").value(t.groups[std::size_t(f.group)].step * t.v2mV)
+            .key("max_error").value(f.max_error).end_object();
+      j.end_array();
+      j.key("exact").begin_array();
+      for (const auto& s : t.left_exact) j.value(s);
+      j.end_array().end_object();
+    }
     if (stiff) {
       j.key("stiffness").begin_array();
       for (const auto& st : stiff->states)
@@ -214,6 +230,10 @@ int inspect(const std::string& file, const RoleFlags& roles, bool dump, const st
   std::cout << fmt::format("\nwarnings: {}\n", warnings);
   for (const auto& d : lm.notes)
     if (d.severity != Severity::note) std::cout << "  " << d.str() << '\n';
+  if (tables)
+    std::cout << "\n(--tables, --cell-maths tables: the CPU kernel's tables; a GPU kernel's, made after its fixed "
+                 "parameters are compiled in, may hold more)\n"
+              << model::tabulate_voltage_functions(an).report();
   if (stiff) {
     std::cout << fmt::format("\nstiffness along a paced CVODE beat (BCL 1000 ms), at dt {} ms:\n", *dt);
     std::cout << "  state                        most negative df/dy    at (ms)   |df/dy|*dt\n";
@@ -247,6 +267,10 @@ void add_model_commands(CLI::App& app, Action& action) {
     auto* d = cmd->add_option("--dump-ir", *dump, "print the IR after each pass (or only after PASS)")
                   ->expected(0, 1);
     cmd->add_flag("--json", *json, "print as JSON");
+    auto tables = std::make_shared<bool>(false);
+    cmd->add_flag("--tables", *tables,
+                  "also list the functions of V that --cell-maths tables (time.cell_maths = \"tables\") looks "
+                  "up in tables, with each one's measured error");
     auto dt = std::make_shared<std::optional<double>>();
     cmd->add_option("--dt", *dt,
                     "also measure stiffness along a paced beat and the scheme `-i auto` picks at this dt (ms)")
@@ -254,9 +278,10 @@ void add_model_commands(CLI::App& app, Action& action) {
     roles->add_to(*cmd);
     cmd->footer("Examples:\n  heartwave model inspect ../shared/models/cellml/tentusscher_panfilov_2006_epi.cellml\n"
                 "  heartwave model inspect mfhn --dump-ir=cse\n  heartwave model inspect luo_rudy_1991 --json\n"
-                "  heartwave model inspect ohara_rudy_2011_endo --dt 0.02   # stiffness and the scheme to use");
+                "  heartwave model inspect ohara_rudy_2011_endo --dt 0.02   # stiffness and the scheme to use\n"
+                "  heartwave model inspect tentusscher_2006_epi --tables   # what lookup tables replace");
     cmd->callback([=, &action] {
-      action = [=] { return inspect(*file, *roles, d->count() > 0, *dump, *json, *dt); };
+      action = [=] { return inspect(*file, *roles, d->count() > 0, *dump, *json, *dt, *tables); };
     });
   }
   {

@@ -127,6 +127,11 @@ void SimFlags::add_to(CLI::App& app, bool allow_cvode) {
   app.add_option("--precision", precision, "arithmetic of fixed-step integrators")
       ->check(CLI::IsMember({"float", "double"}))
       ->capture_default_str();
+  app.add_option("--cell-maths", cell_maths,
+                 "tables: functions of V from lookup tables, faster and within bounds (APD90 0.1 ms; "
+                 "`heartwave model inspect FILE --tables` lists them); exact: the model's own maths")
+      ->check(CLI::IsMember({"exact", "tables"}))
+      ->capture_default_str();
   app.add_option("--kernel", kernel, "backend: auto (built-in or compiled, else interpreter), interpreter, compiled")
       ->check(CLI::IsMember({"auto", "interpreter", "compiled"}))
       ->capture_default_str();
@@ -173,6 +178,7 @@ run::CellRunOptions run_options(const SimFlags& f) {
   o.stim_start_ms = f.stim_start;
   for (const auto& a : f.params) o.params.push_back(parse_assignment(a));
   o.single_precision = f.precision == "float";
+  o.tables = f.cell_maths == "tables";
   o.kernel = f.kernel;
   o.rtol = f.rtol;
   o.atol = f.atol;

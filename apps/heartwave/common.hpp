@@ -42,6 +42,7 @@ struct SimFlags {
   double stim_start = 0;
   std::vector<std::string> params;
   std::string precision = "double";
+  std::string cell_maths = "exact";  // exact | tables
   std::string kernel = "auto";
   double rtol = 1e-8, atol = 1e-10;
   bool model_stimulus = false;

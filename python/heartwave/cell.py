@@ -41,7 +41,8 @@ def _frame(records: list[dict]):
 
 def _options(model, *, integrator="rl2", dt=0.01, bcl=1000.0, beats=3, stim_amplitude=None,
              stim_duration=None, stim_start=0.0, params=None, precision="double", kernel="auto",
-             rtol=1e-8, atol=1e-10, model_stimulus=False, initial_state=None) -> _core.CellOptions:
+             rtol=1e-8, atol=1e-10, model_stimulus=False, initial_state=None,
+             cell_maths="exact") -> _core.CellOptions:
     source, roles = _source(model)
     o = _core.CellOptions()
     o.model = source
@@ -57,6 +58,7 @@ def _options(model, *, integrator="rl2", dt=0.01, bcl=1000.0, beats=3, stim_ampl
     o.stim_start_ms = _check.number("stim_start", stim_start, nonnegative=True)
     o.params = _check.params(params)
     o.single_precision = _check.choice("precision", precision, ("double", "float")) == "float"
+    o.tables = _check.choice("cell_maths", cell_maths, ("exact", "tables")) == "tables"
     o.kernel = _check.choice("kernel", kernel, ("auto", "interpreter", "compiled"))
     o.rtol = _check.number("rtol", rtol, positive=True)
     o.atol = _check.number("atol", atol, positive=True)
@@ -163,7 +165,8 @@ def pace(model: Model | str, *, bcl: float = 1000.0, beats: int = 3, dt: float =
          stim_duration: float | None = None, stim_start: float = 0.0, params: dict | None = None,
          initial_state=None, record_interval: float = 1.0, algebraics: bool = False,
          kernel: str = "auto", rtol: float = 1e-8, atol: float = 1e-10,
-         model_stimulus: bool = False, until_steady: float | None = None) -> CellResult:
+         model_stimulus: bool = False, until_steady: float | None = None,
+         cell_maths: str = "exact") -> CellResult:
     """Paces one cell and returns its trace and per-beat biomarkers.
 
     model: a Model, a file path or a built-in's name. integrator: fe, rk2, rk4, rl1, rl2, sbe,
@@ -176,13 +179,14 @@ def pace(model: Model | str, *, bcl: float = 1000.0, beats: int = 3, dt: float =
     whose state change (max over states of |x_n - x_(n-1)| / max(|x_n|, |x_(n-1)|) at the
     same phase) is below it, with `beats` as the cap; see steady_beat and state_changes.
     A RuntimeWarning says when the cell did not follow the pacing in its last beats
-    (self-oscillating or blocked). record_interval: ms between trace rows.
+    (self-oscillating or blocked). record_interval: ms between trace rows. cell_maths:
+    "tables" looks up functions of V in tables (docs/cell-maths.md), "exact" computes them.
     The GIL is released while the cell runs.
     """
     o = _options(model, integrator=integrator, dt=dt, bcl=bcl, beats=beats, stim_amplitude=stim_amplitude,
                  stim_duration=stim_duration, stim_start=stim_start, params=params, precision=precision,
                  kernel=kernel, rtol=rtol, atol=atol, model_stimulus=model_stimulus,
-                 initial_state=initial_state if _is_path(initial_state) else None)
+                 initial_state=initial_state if _is_path(initial_state) else None, cell_maths=cell_maths)
     y0 = None
     if initial_state is not None and not _is_path(initial_state):
         y0 = _check.array("initial_state", initial_state).ravel()

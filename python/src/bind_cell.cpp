@@ -189,6 +189,7 @@ void bind_cell(nb::module_& m) {
       .def_rw("stim_start_ms", &run::CellRunOptions::stim_start_ms)
       .def_rw("params", &run::CellRunOptions::params)
       .def_rw("single_precision", &run::CellRunOptions::single_precision)
+      .def_rw("tables", &run::CellRunOptions::tables)
       .def_rw("kernel", &run::CellRunOptions::kernel)
       .def_rw("rtol", &run::CellRunOptions::rtol)
       .def_rw("atol", &run::CellRunOptions::atol)

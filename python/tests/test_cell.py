@@ -16,6 +16,16 @@ def test_pace_matches_cli(cli):
     assert py["Cai" if "Cai" in py.columns else py.columns[2]].shape == py.t.shape
 
 
+def test_lookup_tables_within_their_bounds():
+    exact = hw.pace("luo_rudy_1991", beats=1, record_interval=0.5)
+    tables = hw.pace("luo_rudy_1991", beats=1, record_interval=0.5, cell_maths="tables")
+    assert tables.beats[0].apd90 == pytest.approx(exact.beats[0].apd90, abs=0.1)
+    rrms = np.sqrt(np.sum((tables.V - exact.V) ** 2) / np.sum(exact.V ** 2))
+    assert 0 < rrms <= 1e-3  # not the exact kernel, and within the bound (docs/cell-maths.md)
+    with pytest.raises(ValueError, match="cell_maths"):
+        hw.pace("luo_rudy_1991", beats=1, cell_maths="fast")
+
+
 def test_trace_columns_and_algebraics():
     r = hw.pace("luo_rudy_1991", beats=1, record_interval=0.5, algebraics=True)
     assert r.columns[:2] == ["t", "V"]

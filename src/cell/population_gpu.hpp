@@ -65,9 +65,10 @@ std::vector<std::optional<double>> population_fixed_parameters(const CellSetup& 
 // population_fixed_parameters, as constants), its static description (M of
 // population_k.hpp) and two extern "C" __global__ kernels of a PopulationArgs<real>:
 // hw_population for the launches before the last beat, hw_population_track for the last's.
+// tables: functions of V from lookup tables made from the specialised model.
 gpu::CudaSource population_kernel_source(const model::Model& analysed, const CellSetup& setup,
                                          Integrator method, bool f32,
-                                         const std::vector<std::optional<double>>& fixed);
+                                         const std::vector<std::optional<double>>& fixed, bool tables = false);
 
 // The launches that take one batch of cells through the train, in order, as the cpu's
 // run_chunk steps it (see population_k.hpp); at most max_steps steps each.

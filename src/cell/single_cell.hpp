@@ -25,6 +25,9 @@ struct SolverOptions {
   bool cvode = false;                  // else the fixed-step `method`
   Integrator method = Integrator::rl2;
   bool single_precision = false;       // fixed-step only
+  // Functions of V from lookup tables (model/passes/tabulate.hpp): a CPU kernel is built so
+  // (model::KernelNeeds::tables); the GPU population's printed kernel reads this.
+  bool tables = false;
   double dt_ms = 0.01;                 // step (fixed-step) or sampling interval (CVODE)
   double rtol = 1e-8, atol = 1e-10;    // CVODE
   double max_step_ms = 0.0;            // CVODE; 0 = no limit

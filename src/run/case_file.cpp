@@ -859,6 +859,7 @@ void read_time(Ctx& ctx, Section& root, TissueCase& c) {
                                             : DiffusionScheme::forward_euler;
   if (auto p = s.choice("precision", {"float", "double"}))
     tm.precision = *p == "double" ? Precision::f64 : Precision::f32;
+  if (auto m = s.choice("cell_maths", {"exact", "tables"})) tm.tables = *m == "tables";
   if (auto tol = s.number("cg_tolerance")) {
     if (!(*tol > 0 && *tol < 1)) s.error("cg_tolerance", "time.cg_tolerance must be in (0, 1)", case_code::out_of_range);
     else tm.cg_tolerance = *tol;

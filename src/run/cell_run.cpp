@@ -69,9 +69,10 @@ PreparedCell prepare_cell(const CellRunOptions& o, bool cpu_kernel) {
                                                                       "interpreter or compiled", o.kernel));
   // A run-time compile builds only what this run steps with (CVODE steps nothing).
   const bool f32 = o.single_precision;
-  const model::KernelNeeds needs = is_auto    ? model::KernelNeeds::only({cell::Integrator::rl2, cell::Integrator::grl2}, f32)
+  model::KernelNeeds needs = is_auto    ? model::KernelNeeds::only({cell::Integrator::rl2, cell::Integrator::grl2}, f32)
                                    : is_cvode ? model::KernelNeeds::only({}, false)
                                               : model::KernelNeeds::only({method}, f32);
+  needs.tables = o.tables;
   if (cpu_kernel)
     r.kernel = model::make_kernel(r.loaded.analysed, choice, &r.how, needs);
   else
@@ -88,6 +89,7 @@ PreparedCell prepare_cell(const CellRunOptions& o, bool cpu_kernel) {
   r.solver.cvode = is_cvode;
   r.solver.method = method;
   r.solver.single_precision = f32;
+  r.solver.tables = o.tables;
   r.solver.dt_ms = o.dt_ms;
   if (is_auto) {
     std::unique_ptr<cell::CellKernel> interpreter;

@@ -213,7 +213,8 @@ TissueCase tissue_benchmark_case(const std::string& name, int n) {
 }
 
 BenchResult run_tissue_benchmark(const std::string& name, const BenchOptions& o) {
-  const TissueCase c = tissue_benchmark_case(name, o.n);
+  TissueCase c = tissue_benchmark_case(name, o.n);
+  c.time.tables = o.tables;
   const double seconds_budget = o.seconds, roof_gbs = o.roof_gbs;
   const Backend backend = o.backend;
   SimulationOptions opt;
@@ -265,7 +266,8 @@ BenchResult run_tissue_benchmark(const std::string& name, const BenchOptions& o)
                                           : measure_copy_bandwidth_gbs(o.threads);
   const std::string d = sim.describe();
   const auto p = d.find("diffusion: ");
-  r.notes = fmt::format("{}, {}", c.time.precision == Precision::f32 ? "float" : "double",
+  r.notes = fmt::format("{}{}, {}", c.time.precision == Precision::f32 ? "float" : "double",
+                        c.time.tables ? ", cell maths from lookup tables" : "",
                         p == std::string::npos ? std::string() : d.substr(p + 11, d.find('\n', p) - p - 11));
   // Split: the ranks, what carries the halos and the slabs.
   if (const auto b = d.find("backend: "); world.size() > 1 && b != std::string::npos)

@@ -106,6 +106,9 @@ struct TimeSpec {
   Splitting splitting = Splitting::godunov;
   DiffusionScheme diffusion = DiffusionScheme::forward_euler;
   Precision precision = Precision::f32;
+  // time.cell_maths = "tables": functions of V from lookup tables (model/passes/tabulate.hpp),
+  // within the error bounds docs/verification.md shows; "exact" (default): the model's maths.
+  bool tables = false;
   double cg_tolerance = 1e-8;
   SourceLoc loc;
 };

@@ -515,9 +515,10 @@ void resolve_setup(SimSetup& s, bool cpu_kernels) {
     if (cpu_kernels) {
       std::string how;
       const bool f32 = c.time.precision == Precision::f32;
-      const model::KernelNeeds needs =
+      model::KernelNeeds needs =
           c.time.integrator == "auto" ? model::KernelNeeds::only({cell::Integrator::rl2, cell::Integrator::grl2}, f32)
                                       : model::KernelNeeds::only({s.integrator}, f32);
+      needs.tables = c.time.tables;
       p.kernel = model::make_kernel(lm.analysed, model::KernelChoice::automatic, &how, needs);
       p.how = how;
     }

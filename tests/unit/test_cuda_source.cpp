@@ -89,6 +89,12 @@ TEST(CudaSource, TissueKernelsCompileForSm90) {
   add_box_region(two, "tentusscher_2006_epi", {0, 0, 0}, {1, 1, 1});
   two.time.integrator = "rl2";
   compiles(two, false);
+  // Lookup tables (time.cell_maths = "tables"): the TT06 part reads its rates from a table.
+  two.time.tables = true;
+  const std::string tabled = cuda_kernel_source(make_sim_setup(two, false), true).text;
+  EXPECT_NE(tabled.find("__device__ const float hw_p1_lut0["), std::string::npos);
+  compiles(two, true);
+  compiles(two, false);
   // Implicit diffusion adds the CG kernels; a mask puts them on a cell list.
   TissueCase cn = sheet(10, 8, 6, 0.25, "bueno_orovio_2008_epi");
   cn.geometry.kind = GeometrySpec::Kind::ellipsoid_shell;

@@ -6,6 +6,7 @@
 #include "runtime/integrators.hpp"
 #include "model/emit/identifiers.hpp"
 #include "model/emit/printer_common.hpp"
+#include "model/passes/tabulate.hpp"
 
 namespace hw::model {
 
@@ -235,7 +236,9 @@ static void function(std::ostringstream& out, const std::string& signature,
 
 std::string print_cpp(const Model& m, const CppOptions& opt) {
   const CodeLayout l = make_layout(m);
-  const TargetProfile prof = cpp_profile();
+  TargetProfile prof = cpp_profile();
+  prof.tables = opt.tables && !opt.tables->empty() ? opt.tables : nullptr;
+  prof.table_prefix = "hw";
   const VarNamer names = namer_for(m, l);
   const std::size_t ns = m.states.size(), np = m.parameters.size(), na = m.algebraics.size();
 
@@ -247,6 +250,7 @@ std::string print_cpp(const Model& m, const CppOptions& opt) {
          "#include \"runtime/cell_kernel.hpp\"\n#include \"runtime/integrators.hpp\"\n#include \"core/error.hpp\"\n\n"
       << kSimdMath << "namespace {\n\n"
       << kPowi;
+  if (prof.tables) out << print_tables(*prof.tables, prof, "alignas(64) constexpr ") << "\n";
 
   // Parameters used as exponents (pow_param): see kPowi.
   std::vector<std::uint32_t> exponent_params;

@@ -29,6 +29,9 @@ struct CppOptions {
   // for every integrator in both precisions takes minutes, one or two of them seconds.
   std::uint32_t integrators = ~0u;
   bool single_precision = true, double_precision = true;
+  // Lookup tables of functions of V, made from this very model (their nodes are its
+  // pool's): model/passes/tabulate.hpp. nullptr prints the exact maths.
+  const struct Tabulation* tables = nullptr;
   bool all() const { return integrators == ~0u && single_precision && double_precision; }
 };
 

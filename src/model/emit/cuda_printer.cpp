@@ -5,13 +5,16 @@
 #include "runtime/integrators.hpp"
 #include "model/emit/identifiers.hpp"
 #include "model/emit/printer_common.hpp"
+#include "model/passes/tabulate.hpp"
 
 namespace hw::model {
 
 std::string print_cuda(const Model& m, const CudaOptions& opt) {
   const CodeLayout l = make_layout(m);
   const std::string pre = sanitise_identifier(opt.function_prefix, 64);
-  const TargetProfile prof = cuda_profile(opt.use_float, opt.fast_intrinsics, pre + "_powi");
+  TargetProfile prof = cuda_profile(opt.use_float, opt.fast_intrinsics, pre + "_powi");
+  prof.tables = opt.tables && !opt.tables->empty() ? opt.tables : nullptr;
+  prof.table_prefix = pre;
   const VarNamer names = namer_for(m, l);
   const std::string inl = opt.force_inline ? "__device__ __forceinline__ " : "__device__ __noinline__ ";
   const std::string& real = prof.real;
@@ -36,6 +39,8 @@ std::string print_cuda(const Model& m, const CudaOptions& opt) {
       << "  else if constexpr (N % 2 == 0) { const T h = " << pre
       << "_powi<N / 2>(x); return h * h; }\n"
       << "  else return " << pre << "_powi<N - 1>(x) * x;\n}\n\n";
+
+  if (prof.tables) out << print_tables(*prof.tables, prof, "__device__ const ") << "\n";
 
   const std::string args = real + " t, const " + real + "* y, const " + real + "* p, const " +
                            real + "* c";

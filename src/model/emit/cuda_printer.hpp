@@ -37,6 +37,9 @@ struct CudaOptions {
   // The demo kernel at the end (extern "C" <prefix>_demo_step). A tissue kernel leaves it
   // out: it calls every integrator, so with force_inline it multiplies the compile time.
   bool demo_kernel = true;
+  // Lookup tables of functions of V, made from this very model (their nodes are its
+  // pool's): model/passes/tabulate.hpp. nullptr prints the exact maths.
+  const struct Tabulation* tables = nullptr;
 };
 
 // Throws hw::Error when the model is not analysed (see printer_common.hpp).

@@ -1,6 +1,7 @@
 #include "model/emit/printer_common.hpp"
 
 #include "model/passes/linear_blocks.hpp"
+#include "model/passes/tabulate.hpp"
 #include "model/passes/util.hpp"
 
 #include <cmath>
@@ -111,7 +112,10 @@ struct Printed {
 class StraightLine {
  public:
   StraightLine(const Model& m, const TargetProfile& prof, const VarNamer& names)
-      : m_(m), pool_(m.pool), narrow_(prof), wide_(prof.widened()), names_(names) {}
+      : m_(m), pool_(m.pool), narrow_(prof), wide_(prof.widened()), names_(names) {
+    if (prof.tables)
+      for (const TabulatedFunction& f : prof.tables->functions) tabulated_[f.expr] = &f;
+  }
 
   std::string print(const std::vector<Assignment>& stmts, std::string_view indent) {
     count_uses(stmts);
@@ -162,14 +166,72 @@ class StraightLine {
   }
 
   bool wants_temporary(ExprId id) const {
-    if (is_leaf(id)) return false;
+    if (is_leaf(id) && !lookup(id)) return false;
     if (arms_.count(id) && !is_boolean(pool_.op(id))) return true;
     auto it = uses_.find(id);
     return it != uses_.end() && it->second > 1;
   }
 
+  // The table lookup replacing node id here, or nullptr (never in a wide statement).
+  const TabulatedFunction* lookup(ExprId id) const {
+    if (ctx_ != 0 || tabulated_.empty()) return nullptr;
+    auto it = tabulated_.find(id);
+    return it == tabulated_.end() ? nullptr : it->second;
+  }
+
+  // The index and weight of a table group, once per function, before its first lookup:
+  // V outside the table's range gives a NaN weight, so every lookup is NaN there.
+  void emit_table_index(int g, std::string_view indent, std::ostringstream& out) {
+    if (!indexed_.insert(g).second) return;
+    const Tabulation& t = *narrow_.tables;
+    const TableGroup& grp = t.groups[g];
+    const TargetProfile& p = narrow_;
+    const std::string G = std::to_string(g), x = "lut_x" + G, i = "lut_i" + G, w = "lut_w" + G;
+    const std::string last = p.literal(grp.rows - 1), below_last = p.literal(grp.rows - 2), zero = p.literal(0);
+    out << indent << "const " << p.real << " " << x << " = (" << names_(VarKind::state, t.voltage) << " - "
+        << p.literal(grp.lo) << ") * " << p.literal(1.0 / grp.step) << ";\n";
+    if (p.cuda) {
+      out << indent << "const int " << i << " = static_cast<int>(" << (p.use_float ? "fminf(fmaxf(" : "fmin(fmax(")
+          << x << ", " << zero << "), " << below_last << "));\n";
+      out << indent << "const " << p.real << " " << w << " = (" << x << " >= " << zero << " && " << x << " <= " << last
+          << ") ? " << x << " - static_cast<" << p.real << ">(" << i << ") : " << p.literal(std::nan("")) << ";\n";
+    } else {
+      // Written for GCC's vectoriser (the loop over cells): a clamp by selects, NaN to 0
+      // (std::fmin/fmax on float stop it, and a float beyond int's range converts to
+      // anything), and the NaN outside the range as 0·sqrt(x·(last − x)), negative there:
+      // a select to NaN is control flow it does not if-convert.
+      out << indent << "const int " << i << " = static_cast<int>(!(" << x << " >= " << zero << ") ? " << zero << " : ("
+          << x << " > " << below_last << " ? " << below_last << " : " << x << "));\n";
+      out << indent << "const " << p.real << " " << w << " = (" << x << " - static_cast<" << p.real << ">(" << i
+          << ")) + " << zero << " * std::sqrt(" << x << " * (" << last << " - " << x << "));\n";
+    }
+    out << indent << "const int lut_b" << G << " = " << i << " * " << grp.functions.size() << ";\n";
+  }
+
+  std::string lookup_text(const TabulatedFunction& f) const {
+    const Tabulation& t = *narrow_.tables;
+    const std::string G = std::to_string(f.group);
+    const std::size_t w = t.groups[f.group].functions.size();
+    const auto load = [&](std::size_t k) {
+      const std::string at = "lut_b" + G + " + " + std::to_string(k);
+      return narrow_.cuda ? "__ldg(" + narrow_.table_prefix + "_lut" + G + " + " + at + ")"
+                          : narrow_.real + "(" + narrow_.table_prefix + "_lut" + G + "<" + narrow_.real + ">[" + at + "])";
+    };
+    const std::string a = load(f.column), b = load(f.column + w);
+    return "(" + a + " + lut_w" + G + " * (" + b + " - " + a + "))";
+  }
+
   // Children first, so each temporary only refers to earlier ones.
   void emit_temporaries(ExprId id, std::string_view indent, std::ostringstream& out) {
+    if (const TabulatedFunction* f = lookup(id)) {
+      if (temp_name_[ctx_].count(id) || !visited_[ctx_].insert(id).second) return;
+      emit_table_index(f->group, indent, out);
+      if (!wants_temporary(id)) return;
+      const std::string name = "s" + std::to_string(next_temp_++);
+      out << indent << "const " << prof().real << " " << name << " = " << lookup_text(*f) << ";\n";
+      temp_name_[ctx_][id] = name;
+      return;
+    }
     if (is_leaf(id) || temp_name_[ctx_].count(id) || visited_[ctx_].count(id)) return;
     visited_[ctx_].insert(id);
     for (ExprId a : pool_.args(id)) emit_temporaries(a, indent, out);
@@ -236,6 +298,7 @@ class StraightLine {
         return {"(" + it->second + " ? " + lit(1) + " : " + lit(0) + ")", kAtom};
       return {it->second, kAtom};
     }
+    if (const TabulatedFunction* f = lookup(id)) return {lookup_text(*f), kAtom};
     const Node& n = pool_.node(id);
     if (is_boolean(n.op)) return {"(" + condition(id) + " ? " + lit(1) + " : " + lit(0) + ")", kAtom};
     switch (n.op) {
@@ -305,6 +368,8 @@ class StraightLine {
   std::unordered_map<ExprId, int> uses_;
   std::unordered_set<ExprId> arms_;  // select arms (branch_free profiles only)
   int ctx_ = 0;                      // 0: the kernel's Real; 1: a wide statement (double)
+  std::unordered_map<ExprId, const TabulatedFunction*> tabulated_;
+  std::unordered_set<int> indexed_;  // table groups whose index is computed
   std::unordered_map<ExprId, std::string> temp_name_[2];
   std::unordered_set<ExprId> visited_[2];
   int next_temp_ = 0;
@@ -489,6 +554,32 @@ std::vector<Assignment> algebraics_statements(const Model& m, const CodeLayout& 
     out.push_back({"out[" + std::to_string(k) + "]", kNoExpr,
                    names(VarKind::algebraic, static_cast<std::uint32_t>(k)), ""});
   return out;
+}
+
+std::string print_tables(const Tabulation& t, const TargetProfile& prof, const std::string& qualifier) {
+  std::ostringstream out;
+  const bool f32 = prof.cuda && prof.use_float;
+  // C++: a variable template, so a float kernel gathers floats (a float loop over cells
+  // does not vectorise gathers of doubles).
+  const std::string type = prof.cuda ? prof.real : "T";
+  out << "// Lookup tables of functions of V (model/passes/tabulate.hpp), row-major: row i at\n"
+         "// V = lo + i * step holds every function of the group.\n";
+  for (std::size_t g = 0; g < t.groups.size(); ++g) {
+    const TableGroup& grp = t.groups[g];
+    out << "// table " << g << ": " << grp.rows << " rows from " << grp.lo << " by " << grp.step << ":";
+    for (std::uint32_t f : grp.functions) out << " " << sanitise_comment(t.functions[f].label, 40) << ";";
+    out << "\n" << (prof.cuda ? "" : "template <class T> ") << qualifier << type << " " << prof.table_prefix << "_lut" << g << "[" << grp.values.size()
+        << "] = {";
+    char buf[40];
+    for (std::size_t k = 0; k < grp.values.size(); ++k) {
+      if (k % 8 == 0) out << "\n ";
+      std::snprintf(buf, sizeof buf, f32 ? " %.9g," : " %.17g,",
+                    f32 ? static_cast<double>(static_cast<float>(grp.values[k])) : grp.values[k]);
+      out << buf;
+    }
+    out << "\n};\n";
+  }
+  return out.str();
 }
 
 std::string layout_comment(const Model& m, const CodeLayout& l) {

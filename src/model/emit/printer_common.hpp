@@ -45,6 +45,11 @@ struct TargetProfile {
   // cells that inlines the model has no control flow left for the vectoriser to reject.
   // The values are unchanged (the model is pure; an unused arm may be inf or NaN).
   bool branch_free = false;
+  // Lookup tables (model/passes/tabulate.hpp): the nodes they tabulate print as a lookup in
+  // <table_prefix>_lut<group> (print_tables defines them) instead of their maths. Not in
+  // values computed in double in a float kernel (Algebraic::wide).
+  const struct Tabulation* tables = nullptr;
+  std::string table_prefix = "hw";
 
   std::string literal(double v) const;
   std::string function(Op op) const;
@@ -114,6 +119,10 @@ int block_entries(const Model& m);
 // or "" for C++), `indent` each line.
 std::string block_structure(const Model& m, const std::string& qualifier, const std::string& indent);
 VarNamer namer_for(const Model& m, const CodeLayout& l);
+
+// The arrays of a Tabulation as `qualifier <type> <table_prefix>_lut<g>[] = {...};`, in the
+// profile's precision (the C++ template's Real: double, converted on load).
+std::string print_tables(const struct Tabulation& t, const TargetProfile& prof, const std::string& qualifier);
 
 // A short header comment naming the model and what each array index holds.
 std::string layout_comment(const Model& m, const CodeLayout& l);

@@ -4,6 +4,7 @@
 
 #include "model/emit/cuda_printer.hpp"
 #include "model/passes/specialise.hpp"
+#include "model/passes/tabulate.hpp"
 
 namespace hw::model {
 
@@ -52,8 +53,12 @@ std::string print_tissue_kernels(const TissueKernelSpec& s) {
     co.demo_kernel = false;
     const std::string pre = co.function_prefix;
     t += fmt::format("\n// ---- part {}: model {} ----\n", q, p.model_name);
-    // Parameters that no cell varies are compiled in as constants (model/passes/specialise).
-    t += print_cuda(specialise_parameters(*p.analysed, p.fixed), co);
+    // Parameters that no cell varies are compiled in as constants (model/passes/specialise),
+    // and the tables are made from that model: more of it is a function of V alone then.
+    const Model specialised = specialise_parameters(*p.analysed, p.fixed);
+    const Tabulation tables = s.tables ? tabulate_voltage_functions(specialised) : Tabulation{};
+    co.tables = &tables;
+    t += print_cuda(specialised, co);
     t += fmt::format(
         "struct {0}_M {{\n"
         "  static constexpr int ns = {0}_n_states, np = {0}_n_params, nc = {0}_n_constants, kv = {1};\n"

@@ -49,6 +49,7 @@ struct TissueKernelSpec {
   bool implicit = false; // the CG kernels of implicit diffusion
   bool stimuli = false;  // the step kernels add the stimulus field (the run has stimuli)
   int substeps = 1;
+  bool tables = false;     // functions of V from lookup tables (model/passes/tabulate.hpp)
   std::string integrator;  // the model step's name: step_<integrator>
   std::vector<Part> parts;
 };

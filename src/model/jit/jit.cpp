@@ -23,6 +23,7 @@
 
 #include "core/error.hpp"
 #include "model/emit/cpp_printer.hpp"
+#include "model/passes/tabulate.hpp"
 #include "model/emit/interpreter.hpp"
 #include "model/jit/builtin_registry.hpp"
 #include "core/sha256.hpp"
@@ -362,6 +363,23 @@ std::unique_ptr<CellKernel> make_kernel(const Model& analysed, KernelChoice choi
     auto k = interpreter(analysed);
     say("interpreter");
     return k;
+  }
+  if (needs.tables) {
+    const Tabulation tables = tabulate_voltage_functions(analysed);
+    CppOptions opt;
+    opt.integrators = needs.integrators;
+    opt.single_precision = needs.single_precision;
+    opt.double_precision = needs.double_precision;
+    opt.tables = &tables;
+    try {
+      auto k = compile_cpp_kernel(print_cpp(analysed, opt), cpp_factory_symbol(opt));
+      say(k->describe() + (tables.empty() ? " (no lookup tables: " + tables.not_tabulated + ")"
+                                          : ", " + std::to_string(tables.functions.size()) +
+                                                " functions of V from lookup tables"));
+      return k;
+    } catch (const Error&) {
+      if (choice == KernelChoice::compiled) throw;
+    }
   }
   const std::string source = print_cpp(analysed);
   if (auto k = from_builtin(analysed, sha256_hex(source))) {

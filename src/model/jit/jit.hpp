@@ -41,6 +41,9 @@ enum class KernelChoice { automatic, interpreter, compiled };
 struct KernelNeeds {
   std::uint32_t integrators = ~0u;
   bool single_precision = true, double_precision = true;
+  // Functions of V from lookup tables (model/passes/tabulate.hpp) instead of their maths:
+  // never a built-in (those are exact), and the interpreter stays exact.
+  bool tables = false;
 
   // Just these integrators, in one precision.
   static KernelNeeds only(std::initializer_list<hw::cell::Integrator> methods, bool f32) {

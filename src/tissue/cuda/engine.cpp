@@ -290,9 +290,10 @@ class CudaEngine final : public Engine {
                                      : "; batches of steps without a stimulus run as CUDA graphs";
     for (const auto& k : kernels_) {
       const gpu::KernelResources r = gpu::kernel_resources(k.fn());
-      info.part_kernels.push_back(fmt::format("printed CUDA via NVRTC ({} registers{}; blocks {})", r.registers,
+      info.part_kernels.push_back(fmt::format("printed CUDA via NVRTC ({} registers{}; blocks {}){}", r.registers,
                                               r.local_bytes ? fmt::format(", {} B local", r.local_bytes) : "",
-                                              k.tuner.describe()));
+                                              k.tuner.describe(),
+                                              s_.time.tables ? ", functions of V from lookup tables" : ""));
     }
     if (implicit_) info.cg_iterations = implicit_->mean_iterations();
     return info;

@@ -1,0 +1,135 @@
+// Lookup tables of functions of V (model/passes/tabulate.hpp): what the pass finds, the
+// error it measures against an independent check, and what the printers make of it.
+//
+// The end-to-end bounds on every shared model and the stiff set are in
+// test_tables_bounds.cpp; the GPU kernels' in tests/gpu.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "model/emit/cpp_printer.hpp"
+#include "model/emit/cuda_printer.hpp"
+#include "model/load.hpp"
+#include "model/passes/eval.hpp"
+#include "model/passes/specialise.hpp"
+#include "model/passes/tabulate.hpp"
+#include "test_tissue_util.hpp"
+#include "tissue/simulation.hpp"
+#include "verify_support.hpp"
+
+namespace {
+
+using namespace hw::model;
+
+LoadedModel load(const std::string& name) { return load_model(name, LoadOptions{}); }
+
+// Linear interpolation in a group, written here from the Tabulation's numbers alone.
+double look_up(const Tabulation& t, const TabulatedFunction& f, double v) {
+  const TableGroup& g = t.groups[std::size_t(f.group)];
+  const double x = (v - g.lo) / g.step;
+  const int i = std::min(static_cast<int>(std::floor(x)), g.rows - 2);
+  const std::size_t w = g.functions.size();
+  const double a = g.values[std::size_t(i) * w + std::size_t(f.column)];
+  const double b = g.values[std::size_t(i + 1) * w + std::size_t(f.column)];
+  return a + (x - i) * (b - a);
+}
+
+TEST(Tables, TenTusscherRatesAreTabulatedWithinTheTolerance) {
+  const LoadedModel lm = load("tentusscher_2006_epi");
+  const Model& m = lm.analysed;
+  const Tabulation t = tabulate_voltage_functions(m);
+  ASSERT_FALSE(t.empty()) << t.not_tabulated;
+  EXPECT_GE(t.functions.size(), 12u) << t.report();
+  // At random voltages (not the pass's own check points), against the exact expression.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> v_of(t.options.v_min_mV / t.v2mV, t.options.v_max_mV / t.v2mV);
+  std::vector<double> y(m.states.size(), 0.0), p(m.parameters.size(), 0.0);
+  for (const TabulatedFunction& f : t.functions) {
+    const Tape exact(m, f.expr);
+    const TableGroup& g = t.groups[std::size_t(f.group)];
+    std::vector<double> mags;
+    for (int r = 0; r < g.rows; ++r) mags.push_back(std::fabs(g.values[std::size_t(r) * g.functions.size() + std::size_t(f.column)]));
+    std::sort(mags.begin(), mags.end());
+    const double scale = mags[mags.size() / 2];  // the median, as the pass's floor
+    double worst = 0;
+    for (int k = 0; k < 2000; ++k) {
+      const double v = v_of(rng);
+      y[t.voltage] = v;
+      const double e = exact(0, y.data(), p.data());
+      worst = std::max(worst, std::fabs(look_up(t, f, v) - e) / std::max(std::fabs(e), t.options.floor * scale));
+    }
+    // The pass checks quarter points of every interval; random points may land a little
+    // worse than those (the error's maximum in an interval is near, not at, its middle).
+    EXPECT_LE(worst, 1.5 * t.options.tolerance) << f.label << " (pass measured " << f.max_error << ")";
+  }
+  // Every tabulated node is a function of V alone: moving any other state changes nothing.
+  for (const TabulatedFunction& f : t.functions) {
+    const Tape exact(m, f.expr);
+    std::vector<double> y1(m.states.size(), 0.3), y2(m.states.size(), 0.7);
+    y1[t.voltage] = y2[t.voltage] = -20;
+    EXPECT_EQ(exact(0, y1.data(), p.data()), exact(0, y2.data(), p.data())) << f.label;
+  }
+}
+
+TEST(Tables, JumpsAreSplitIntoTheirSmoothParts) {
+  // TT06's h and j gates switch formula at V = -40 mV: the switch itself is no table's. Their
+  // rates read the parameter shift_INa_inact, so only a kernel with it compiled in (the GPU's)
+  // sees them as functions of V alone.
+  const LoadedModel lm = load("tentusscher_2006_epi");
+  std::vector<std::optional<double>> fixed;
+  for (const Parameter& p : lm.analysed.parameters) fixed.emplace_back(p.value);
+  const Tabulation t = tabulate_voltage_functions(specialise_parameters(lm.analysed, fixed));
+  bool split = false;
+  for (const std::string& s : t.left_exact) split = split || s.find("jump") != std::string::npos;
+  EXPECT_TRUE(split) << t.report();
+}
+
+TEST(Tables, DimensionlessModelsHaveNone) {
+  const LoadedModel lm = load("aliev_panfilov_1996");
+  const Tabulation t = tabulate_voltage_functions(lm.analysed);
+  EXPECT_TRUE(t.empty());
+  EXPECT_NE(t.not_tabulated.find("dimensionless"), std::string::npos) << t.not_tabulated;
+}
+
+TEST(Tables, PrintersLookUpInsteadOfComputing) {
+  const LoadedModel lm = load("tentusscher_2006_epi");
+  const Model sm = specialise_parameters(lm.analysed, std::vector<std::optional<double>>(lm.analysed.parameters.size()));
+  const Tabulation t = tabulate_voltage_functions(sm);
+  ASSERT_FALSE(t.empty());
+  CppOptions co;
+  const std::string exact = print_cpp(sm, co);
+  co.tables = &t;
+  const std::string tabled = print_cpp(sm, co);
+  EXPECT_NE(tabled.find("template <class T> alignas(64) constexpr T hw_lut0["), std::string::npos);
+  EXPECT_NE(tabled.find("lut_w0"), std::string::npos);
+  EXPECT_EQ(exact.find("hw_lut0"), std::string::npos);
+  const auto count = [](const std::string& s, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_LT(count(tabled, "std::exp("), count(exact, "std::exp(")) << "tables replace exponentials of V";
+  CudaOptions cu;
+  cu.tables = &t;
+  const std::string cuda = print_cuda(sm, cu);
+  EXPECT_NE(cuda.find("__device__ const float hw_model_lut0["), std::string::npos);
+  EXPECT_NE(cuda.find("__ldg(hw_model_lut0 + lut_b0"), std::string::npos);
+}
+
+TEST(Tables, TissueWithinOneDtAndHalfAPercentOfCv) {
+  using namespace hw::tissue;
+  for (Precision p : {Precision::f64, Precision::f32}) {
+    const hw::tissue::testing::TablesInTissue r = hw::tissue::testing::tables_in_tissue(Backend::cpu, p);
+    const double dcv = std::fabs(r.cv_tables - r.cv_exact) / r.cv_exact;
+    std::printf("[measured] lookup tables in tissue, cpu, %s: %zu of %zu cells activated, activation within "
+                "%.3g ms (dt %g), CV %.4f vs %.4f m/s (%.3g %%)\n",
+                p == Precision::f64 ? "double" : "float", r.activated, r.cells, r.max_dact, r.dt, r.cv_tables,
+                r.cv_exact, 100 * dcv);
+    EXPECT_EQ(r.activated, r.cells);
+    EXPECT_LE(r.max_dact, r.dt);
+    EXPECT_LE(dcv, 0.005);
+  }
+}
+
+}  // namespace

@@ -1,0 +1,106 @@
+// The accuracy bounds of lookup tables (time.cell_maths = "tables", --cell-maths tables) on
+// every shared CellML model and the stiff set: one paced beat at BCL 1000 ms with GRL2 at
+// dt 0.01 ms in double, the run-time compiled kernel with tables against the same kernel
+// printed exactly. Bounds (issue 29): last-beat APD90 within 0.1 ms, RRMS of V ≤ 0.1 %.
+//
+// What the two share: the model's analysed IR, the integrator (runtime/integrators.hpp) and
+// the compiler; the tables' values come from the pass's own evaluation of the IR (the tape
+// of passes/eval.hpp), the exact kernel's from the printed maths. Each model prints a
+// `HW_TABLES` line (functions tabulated, entries, errors) that the verification doc reads.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "cell/single_cell.hpp"
+#include "model/jit/jit.hpp"
+#include "model/load.hpp"
+#include "model/passes/tabulate.hpp"
+#include "verify_support.hpp"
+
+namespace {
+
+using namespace hw::verify;
+using hw::cell::Integrator;
+
+std::vector<std::string> model_files() {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fs::path(HW_TEST_DATA_DIR) / "data" / "stiff", ec))
+    if (e.path().extension() == ".cellml") files.push_back(e.path().string());
+  for (const auto& name : shared_model_names()) files.push_back((shared_models_dir() / (name + ".cellml")).string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+struct Beat {
+  Trace trace;
+  double apd90 = NAN;
+};
+
+Beat run(const hw::cell::CellKernel& k, const hw::cell::CellSetup& s, const hw::cell::StimulusTrain& train) {
+  hw::cell::SolverOptions solver;
+  solver.method = Integrator::grl2;
+  solver.dt_ms = 0.01;
+  hw::cell::TraceOptions t;
+  t.interval_ms = kGridMs;
+  const auto res = hw::cell::run_single_cell(k, s, train, solver, t);
+  Beat b;
+  for (std::size_t row = 0; row < res.trace.rows(); ++row) {
+    b.trace.t.push_back(res.trace.at(row, 0));
+    b.trace.v.push_back(res.trace.at(row, 1));
+  }
+  if (!res.beats.empty()) b.apd90 = res.beats.back().apd90;
+  return b;
+}
+
+class TablesBounds : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TablesBounds, OneBeatWithinTheBoundsOfTheExactModel) {
+  const fs::path file = GetParam();
+  const std::string model = file.stem().string();
+  if (!fs::exists(file)) GTEST_SKIP() << file << " not found (../shared absent?)";
+  hw::model::LoadOptions lo;
+  if (model == "fitzhugh_nagumo_1961") lo.roles.stimulus_current = "I";  // see verify_support.hpp
+  const auto lm = hw::model::load_model(file.string(), lo);
+  const hw::model::Tabulation t = hw::model::tabulate_voltage_functions(lm.analysed);
+  if (t.empty()) {
+    const std::string why = t.not_tabulated.empty() ? "no function of V alone worth a table" : t.not_tabulated;
+    std::printf("HW_TABLES model=%s functions=0 why=\"%s\"\n", model.c_str(), why.c_str());
+    GTEST_SKIP() << model << ": no tables (" << why << ")";
+  }
+  hw::cell::CellSetup setup = hw::cell::make_cell_setup(lm.analysed, lm.stimulus);
+  if (model == "noble_1962") setup.set_stimulus_magnitude(0);  // self-oscillating
+  const auto train = hw::cell::StimulusTrain::periodic(kBclMs, 1, lm.stimulus.default_duration_ms.value_or(1.0));
+  // The exact kernel as test_stiff_set.cpp builds it (one run-time compile serves both).
+  auto needs = hw::model::KernelNeeds::only({Integrator::rl2, Integrator::grl2}, false);
+  needs.single_precision = true;
+  const auto exact = hw::model::make_kernel(lm.analysed, hw::model::KernelChoice::automatic, nullptr, needs);
+  auto tabled_needs = hw::model::KernelNeeds::only({Integrator::grl2}, false);
+  tabled_needs.tables = true;
+  std::string how;
+  const auto tabled = hw::model::make_kernel(lm.analysed, hw::model::KernelChoice::compiled, &how, tabled_needs);
+  ASSERT_NE(how.find("lookup tables"), std::string::npos) << how;
+
+  const Beat ref = run(*exact, setup, train), got = run(*tabled, setup, train);
+  const double e = rrms(got.trace, ref.trace);
+  EXPECT_LE(e, 1e-3) << model << ": RRMS(V) of the tables against the exact model\n" << t.report();
+  const double d = std::fabs(got.apd90 - ref.apd90);
+  if (!unpaced(model) && std::isfinite(ref.apd90))
+    EXPECT_LE(d, 0.1) << model << ": APD90 " << got.apd90 << " ms with tables, " << ref.apd90 << " exact\n" << t.report();
+  double worst = 0;
+  for (const auto& f : t.functions) worst = std::max(worst, f.max_error);
+  std::printf("HW_TABLES model=%s functions=%zu groups=%zu entries=%zu worst_table_error=%.2e "
+              "apd90_diff_ms=%.4f rrms=%.3e apd90=%.3f\n",
+              model.c_str(), t.functions.size(), t.groups.size(), t.entries(), worst, d, e, ref.apd90);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, TablesBounds, ::testing::ValuesIn(model_files()), [](const auto& info) {
+  std::string n = fs::path(info.param).stem().string();
+  for (char& ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return n;
+});
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(TablesBounds);
+
+}  // namespace
