@@ -82,13 +82,16 @@ std::array<int, 3> grid_ijk(const Grid& g, std::size_t c) {
 }
 
 void throw_numerical_error(const Grid& g, std::size_t cell, const std::string& variable, double t,
-                           double dt) {
+                           double dt, bool tables) {
   const auto ijk = grid_ijk(g, cell);
   throw NumericalError(
       fmt::format("numerical error: {} is not finite at t = {} ms in cell ({}, {}, {}); "
                   "the state of t = {} ms is kept (smaller dt, more ode_substeps or a "
-                  "smaller stimulus may help)",
-                  variable, t + dt, ijk[0], ijk[1], ijk[2], t),
+                  "smaller stimulus may help{})",
+                  variable, t + dt, ijk[0], ijk[1], ijk[2], t,
+                  tables ? "; with time.cell_maths = \"tables\" a V outside -150 ... 100 mV also gives this: "
+                           "\"exact\" computes it there"
+                         : ""),
       t + dt, ijk, variable);
 }
 

@@ -151,6 +151,6 @@ std::string failing_variable(const SimSetup& s, std::size_t cell, int k);
 std::array<int, 3> grid_ijk(const Grid& g, std::size_t n);
 // The NaN-policy error for cell n (grid index) and variable at the end of the step from t.
 [[noreturn]] void throw_numerical_error(const Grid& g, std::size_t cell, const std::string& variable,
-                                        double t, double dt);
+                                        double t, double dt, bool tables = false);
 
 }  // namespace hw::tissue

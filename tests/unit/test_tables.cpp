@@ -118,18 +118,27 @@ TEST(Tables, PrintersLookUpInsteadOfComputing) {
 }
 
 TEST(Tables, TissueWithinOneDtAndHalfAPercentOfCv) {
+  hw::tissue::testing::expect_tables_within_bounds_in_tissue(hw::tissue::Backend::cpu, "cpu");
+}
+
+TEST(Tables, VoltageOutsideTheTablesStopsTheRunAndSaysWhy) {
   using namespace hw::tissue;
-  for (Precision p : {Precision::f64, Precision::f32}) {
-    const hw::tissue::testing::TablesInTissue r = hw::tissue::testing::tables_in_tissue(Backend::cpu, p);
-    const double dcv = std::fabs(r.cv_tables - r.cv_exact) / r.cv_exact;
-    std::printf("[measured] lookup tables in tissue, cpu, %s: %zu of %zu cells activated, activation within "
-                "%.3g ms (dt %g), CV %.4f vs %.4f m/s (%.3g %%)\n",
-                p == Precision::f64 ? "double" : "float", r.activated, r.cells, r.max_dact, r.dt, r.cv_tables,
-                r.cv_exact, 100 * dcv);
-    EXPECT_EQ(r.activated, r.cells);
-    EXPECT_LE(r.max_dact, r.dt);
-    EXPECT_LE(dcv, 0.005);
+  TissueCase c = hw::tissue::testing::sheet(6, 4, 1, 0.25, "tentusscher_2006_epi");
+  c.time.tables = true;
+  c.initial.push_back(hw::tissue::testing::box_initial({0, 0, 0}, {0.5, 0.5, 0.25}, "V", 180));  // beyond 100 mV
+  SimulationOptions o;
+  o.backend = Backend::cpu;
+  Simulation sim(c, o);
+  try {
+    sim.step();
+    FAIL() << "a V of 180 mV has no table value";
+  } catch (const NumericalError& e) {
+    EXPECT_NE(std::string(e.what()).find("cell_maths"), std::string::npos) << e.what();
+    EXPECT_EQ(e.cell[0], 0) << e.what();
   }
+  c.time.tables = false;  // the exact maths steps it
+  Simulation exact(c, o);
+  EXPECT_NO_THROW(exact.step());
 }
 
 }  // namespace

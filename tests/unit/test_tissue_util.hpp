@@ -1,8 +1,11 @@
 // Shared helpers for the tissue tests: random fields, random anisotropic setups, norms.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <random>
 #include <string>
@@ -199,32 +202,36 @@ inline ActivationRun run_with_activation(const TissueCase& c, Backend b, double 
 // Lookup tables (time.cell_maths = "tables") against the exact maths in tissue, issue 29's
 // bounds: a ten Tusscher strip 20 mm long, paced at its left end; every activation time
 // within one dt of the exact run's, and the conduction velocity between x = 5 and 15 mm
-// within 0.5 %. The same numbers from the cpu engine (a CI test) and the GPU's (tests/gpu).
-struct TablesInTissue {
-  double max_dact = 0, cv_exact = 0, cv_tables = 0, dt = 0;
-  std::size_t activated = 0, cells = 0;
-};
-inline TablesInTissue tables_in_tissue(Backend b, Precision p) {
-  TissueCase c = sheet(80, 3, 1, 0.25, "tentusscher_2006_epi");
-  c.time.precision = p;
-  c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.75, 0.75, 0.25}));
-  const ActivationRun exact = run_with_activation(c, b, 45, 2);
-  c.time.tables = true;
-  const ActivationRun tables = run_with_activation(c, b, 45, 2);
-  TablesInTissue r;
-  r.dt = c.time.dt;
-  r.cells = exact.act.size();
-  for (std::size_t n = 0; n < exact.act.size(); ++n) {
-    if (std::isnan(exact.act[n]) != std::isnan(tables.act[n])) r.max_dact = INFINITY;
-    if (std::isnan(exact.act[n])) continue;
-    ++r.activated;
-    r.max_dact = std::max(r.max_dact, std::fabs(exact.act[n] - tables.act[n]));
+// within 0.5 %. The same check of the cpu engine (a CI test) and the GPU's (tests/gpu), in
+// both precisions; prints "[measured]" lines for docs/verification.md.
+inline void expect_tables_within_bounds_in_tissue(Backend b, const char* engine) {
+  for (Precision p : {Precision::f64, Precision::f32}) {
+    TissueCase c = sheet(80, 3, 1, 0.25, "tentusscher_2006_epi");
+    c.time.precision = p;
+    c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.75, 0.75, 0.25}));
+    const ActivationRun exact = run_with_activation(c, b, 45, 2);
+    c.time.tables = true;
+    const ActivationRun tables = run_with_activation(c, b, 45, 2);
+    double max_dact = 0;
+    std::size_t activated = 0;
+    for (std::size_t n = 0; n < exact.act.size(); ++n) {
+      if (std::isnan(exact.act[n]) != std::isnan(tables.act[n])) max_dact = INFINITY;
+      if (std::isnan(exact.act[n])) continue;
+      ++activated;
+      max_dact = std::max(max_dact, std::fabs(exact.act[n] - tables.act[n]));
+    }
+    // Cells (20, 1) and (60, 1): centres 10 mm apart on the middle row.
+    const auto cv = [&](const std::vector<double>& act) { return 10.0 / (act[80 + 60] - act[80 + 20]); };
+    const double cv_exact = cv(exact.act), cv_tables = cv(tables.act);
+    const double dcv = std::fabs(cv_tables - cv_exact) / cv_exact;
+    std::printf("[measured] lookup tables in tissue, %s, %s: %zu of %zu cells activated, activation within "
+                "%.3g ms (dt %g), CV %.4f vs %.4f m/s (%.3g %%)\n",
+                engine, p == Precision::f64 ? "double" : "float", activated, exact.act.size(), max_dact, c.time.dt,
+                cv_tables, cv_exact, 100 * dcv);
+    EXPECT_EQ(activated, exact.act.size());
+    EXPECT_LE(max_dact, c.time.dt);
+    EXPECT_LE(dcv, 0.005);
   }
-  // Cells (20, 1) and (60, 1): centres 10 mm apart on the middle row.
-  const auto cv = [&](const std::vector<double>& act) { return 10.0 / (act[80 + 60] - act[80 + 20]); };
-  r.cv_exact = cv(exact.act);
-  r.cv_tables = cv(tables.act);
-  return r;
 }
 
 inline double max_abs(const Field<double>& f) {

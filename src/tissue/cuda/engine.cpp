@@ -397,7 +397,7 @@ class CudaEngine final : public Engine {
     reset_failure();
     const std::string variable =
         split_.active() && !split_.agrees_on_device() ? agreed_variable_ : failing_variable(s_, cell, k);
-    throw_numerical_error(s_.geo.grid, cell, variable, double(f[1]) * s_.time.dt, s_.time.dt);
+    throw_numerical_error(s_.geo.grid, cell, variable, double(f[1]) * s_.time.dt, s_.time.dt, s_.time.tables);
   }
 
   // Split, one step queued (step n): every rank takes the lowest failing cell of any rank
