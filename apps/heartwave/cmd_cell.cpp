@@ -300,9 +300,15 @@ void add_sweep_command(CLI::App& app, Action& action) {
                                         : read_sweep_rows(*resume, p.setup, design);
       const std::vector<std::size_t> left = cells_left(design, kept);
       // Split: rank r runs the r-th of `size` equal shares of the cells left, on GPU r of its host.
+      // On the cpu the shares are whole chunks of the population's batches (opt.chunk cells):
+      // a cell's lane in the vectorised loop, and so the last bits of its numbers (a vector
+      // exp and a scalar one differ there), are then those of the one-rank run.
       const std::size_t R = std::size_t(world.size()), me = std::size_t(world.rank());
-      const std::vector<std::size_t> mine(left.begin() + std::ptrdiff_t(me * left.size() / R),
-                                          left.begin() + std::ptrdiff_t((me + 1) * left.size() / R));
+      const std::size_t unit = gpu ? 1 : std::max<std::size_t>(1, opt.chunk);
+      const std::size_t units = (left.size() + unit - 1) / unit;
+      const auto edge = [&](std::size_t r) { return std::min(left.size(), (r * units / R) * unit); };
+      const std::vector<std::size_t> mine(left.begin() + std::ptrdiff_t(edge(me)),
+                                          left.begin() + std::ptrdiff_t(edge(me + 1)));
       const cell::PopulationDesign todo = subset(design, mine);
       if (R > 1 && gpu) {
         if (world.local_size() > gpu::device_count())

@@ -43,18 +43,22 @@ void diffusion4_apply(const tissue::Grid& g, double sigma, const double* v, doub
 }  // namespace reference
 
 namespace cpu {
+// Each writes out on the (j, k) rows r0 ≤ r = j + k·ny < r1 only (a split run's slab: the
+// rows around it must hold their values in v); r1 = SIZE_MAX: every row.
+inline constexpr std::size_t kAllRows = ~std::size_t(0);
 // σ uniform and diagonal (w[a] = σ_aa/h_a², 0 on inactive axes), no mask.
 template <class Real>
 void diffusion2_uniform_apply(const tissue::Grid& g, std::array<double, 3> w, const Real* v,
-                              Real* out, Real alpha, Real beta);
-// v, out and c in layout's storage; stored cells off tissue get out = β·v.
+                              Real* out, Real alpha, Real beta, std::size_t r0 = 0, std::size_t r1 = kAllRows);
+// v, out and c in layout's storage; stored cells off tissue get out = β·v (the leading
+// padding with row 0).
 template <class Real, class Coef>
 void diffusion2_links_apply(const tissue::Grid& g, const tissue::RowLayout& layout,
                             const LinkCoeffs<Coef>& c, const Real* v, Real* out, Real alpha,
-                            Real beta);
+                            Real beta, std::size_t r0 = 0, std::size_t r1 = kAllRows);
 template <class Real>
 void diffusion4_apply(const tissue::Grid& g, double sigma, const Real* v, Real* out, Real alpha,
-                      Real beta);
+                      Real beta, std::size_t r0 = 0, std::size_t r1 = kAllRows);
 }  // namespace cpu
 
 }  // namespace hw::kernels

@@ -126,6 +126,20 @@ void DiffusionOperator::apply(const Field<float>& v, Field<float>& out, float al
   do_apply(v.data(), out.data(), alpha, beta);
 }
 
+void DiffusionOperator::apply_rows(const Field<double>& v, Field<double>& out, double alpha, double beta,
+                                   std::size_t r0, std::size_t r1) const {
+  if (v.size() != layout().size() || out.size() != v.size() || &v == &out)
+    throw Error("diffusion: apply_rows() needs two distinct fields of the layout's size");
+  do_apply_rows(v.data(), out.data(), alpha, beta, r0, r1);
+}
+
+void DiffusionOperator::apply_rows(const Field<float>& v, Field<float>& out, float alpha, float beta,
+                                   std::size_t r0, std::size_t r1) const {
+  if (v.size() != layout().size() || out.size() != v.size() || &v == &out)
+    throw Error("diffusion: apply_rows() needs two distinct fields of the layout's size");
+  do_apply_rows(v.data(), out.data(), alpha, beta, r0, r1);
+}
+
 namespace {
 
 // The oracle: plain double loops straight from σ and the mask.
@@ -172,19 +186,28 @@ class CpuDiffusion final : public DiffusionOperator {
 
  protected:
   template <class Real>
-  void run(const Real* v, Real* out, Real alpha, Real beta) const {
+  void run(const Real* v, Real* out, Real alpha, Real beta, std::size_t r0 = 0,
+           std::size_t r1 = kernels::cpu::kAllRows) const {
     if (setup_.order == StencilOrder::fourth)
-      kernels::cpu::diffusion4_apply(grid(), setup_.sigma.uniform_value()[0], v, out, alpha, beta);
+      kernels::cpu::diffusion4_apply(grid(), setup_.sigma.uniform_value()[0], v, out, alpha, beta, r0, r1);
     else if (uniform_)
-      kernels::cpu::diffusion2_uniform_apply(grid(), w_, v, out, alpha, beta);
+      kernels::cpu::diffusion2_uniform_apply(grid(), w_, v, out, alpha, beta, r0, r1);
     else
-      kernels::cpu::diffusion2_links_apply(grid(), layout(), links_, v, out, alpha, beta);
+      kernels::cpu::diffusion2_links_apply(grid(), layout(), links_, v, out, alpha, beta, r0, r1);
   }
   void do_apply(const double* v, double* out, double alpha, double beta) const override {
     run(v, out, alpha, beta);
   }
   void do_apply(const float* v, float* out, float alpha, float beta) const override {
     run(v, out, alpha, beta);
+  }
+  void do_apply_rows(const double* v, double* out, double alpha, double beta, std::size_t r0,
+                     std::size_t r1) const override {
+    run(v, out, alpha, beta, r0, r1);
+  }
+  void do_apply_rows(const float* v, float* out, float alpha, float beta, std::size_t r0,
+                     std::size_t r1) const override {
+    run(v, out, alpha, beta, r0, r1);
   }
 
  private:

@@ -59,6 +59,13 @@ class DiffusionOperator {
              double beta = 0.0) const;
   void apply(const Field<float>& v, Field<float>& out, float alpha = 1.0f,
              float beta = 0.0f) const;
+  // The same on the (j, k) rows r0 ≤ r < r1 of out only (a split run's slab; v must hold
+  // the rows the stencil reaches around them). out keeps its size. A backend without a
+  // ranged kernel (the reference) applies the whole field.
+  void apply_rows(const Field<double>& v, Field<double>& out, double alpha, double beta, std::size_t r0,
+                  std::size_t r1) const;
+  void apply_rows(const Field<float>& v, Field<float>& out, float alpha, float beta, std::size_t r0,
+                  std::size_t r1) const;
 
   const Grid& grid() const { return setup_.grid; }
   const Mask* mask() const { return setup_.mask.empty() ? nullptr : &setup_.mask; }
@@ -75,6 +82,12 @@ class DiffusionOperator {
   DiffusionOperator(DiffusionSetup s, Backend b);
   virtual void do_apply(const double* v, double* out, double alpha, double beta) const = 0;
   virtual void do_apply(const float* v, float* out, float alpha, float beta) const = 0;
+  virtual void do_apply_rows(const double* v, double* out, double alpha, double beta, std::size_t, std::size_t) const {
+    do_apply(v, out, alpha, beta);
+  }
+  virtual void do_apply_rows(const float* v, float* out, float alpha, float beta, std::size_t, std::size_t) const {
+    do_apply(v, out, alpha, beta);
+  }
 
   DiffusionSetup setup_;
   Backend backend_;

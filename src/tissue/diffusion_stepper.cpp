@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "parallel/team.hpp"
+#include "tissue/split.hpp"
 
 namespace hw::tissue {
 
@@ -85,31 +86,141 @@ DiffusionStepper<Real>::DiffusionStepper(const DiffusionOperator& op, double chi
   if (scheme != DiffusionScheme::forward_euler) {
     // diag(Φ − θ·a·L) = w_n − θ·a·L_nn ≥ w_n > 0.
     const double theta = scheme == DiffusionScheme::backward_euler ? 1.0 : 0.5;
-    Field<double> d(n);
-    for (std::size_t i = 0; i < n; ++i) d[i] = w[i] - theta * a_ * op.diagonal()[i];
-    jacobi_ = std::make_unique<JacobiPreconditioner<Real>>(d);
+    inv_diag_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) inv_diag_[i] = Real(1.0 / (w[i] - theta * a_ * op.diagonal()[i]));
   }
+  bounds_.resize(layout.rows() + 1);
+  for (std::size_t r = 1; r < layout.rows(); ++r) bounds_[r] = layout.first(r);
+  bounds_[layout.rows()] = n;
 }
 
 template <class Real>
-void DiffusionStepper<Real>::Shifted::apply(const Field<Real>& x, Field<Real>& y) const {
-  if (!w) {
-    op->apply(x, y, coef, Real(1));
-    return;
+std::size_t DiffusionStepper<Real>::row_begin() const {
+  return split_ && split_->active() ? split_->row_begin() : 0;
+}
+
+template <class Real>
+std::size_t DiffusionStepper<Real>::row_end() const {
+  return split_ && split_->active() ? split_->row_end() : bounds_.size() - 1;
+}
+
+template <class Real>
+void DiffusionStepper<Real>::exchange(Field<Real>& v) {
+  if (!split_ || !split_->active()) return;
+  split_->start_halo(v.data(), op_.layout());
+  split_->finish_halo();
+}
+
+// The operations of pcg() (pcg.hpp) over this rank's rows [r0, r1) of the layout: vector
+// updates cell by cell, the operator on those rows after the halo of what it reads, and
+// every sum row by row, the rows' sums gathered from every rank and added in row order.
+// A sum so taken does not depend on the rank count nor on the team size.
+template <class Real>
+class DiffusionStepper<Real>::RowCg {
+ public:
+  RowCg(DiffusionStepper& s, Real coef, const Field<Real>& b, Field<Real>& x)
+      : s_(s), coef_(coef), b_(b), x_(x), r0_(s.row_begin()), r1_(s.row_end()), lo_(s.bounds_[r0_]),
+        hi_(s.bounds_[r1_]), r_(b.size()), z_(b.size()), p_(b.size()), q_(b.size()),
+        sums_(2 * (s.bounds_.size() - 1), 0.0) {}
+
+  double rhs_norm2() {
+    const Real* b = b_.data();
+    return sum<1>([&](std::size_t i, double* a) { a[0] += double(b[i]) * double(b[i]); })[0];
   }
-  // y = coef·L x + Φ x
-  op->apply(x, y, coef, Real(0));
-  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(x.size());
+  void zero_solution() { cells([&](std::size_t i) { x_[i] = Real(0); }); }
+  double residual() {
+    apply(x_, q_);
+    return sum<1>([&](std::size_t i, double* a) {
+      r_[i] = b_[i] - q_[i];
+      a[0] += double(r_[i]) * double(r_[i]);
+    })[0];
+  }
+  double start() {
+    const Real* inv = s_.inv_diag_.data();
+    return sum<1>([&](std::size_t i, double* a) {
+      z_[i] = inv[i] * r_[i];
+      p_[i] = z_[i];
+      a[0] += double(r_[i]) * double(z_[i]);
+    })[0];
+  }
+  double apply_direction() {
+    apply(p_, q_);
+    return sum<1>([&](std::size_t i, double* a) { a[0] += double(p_[i]) * double(q_[i]); })[0];
+  }
+  std::array<double, 2> update(double alpha_d) {
+    const Real alpha = Real(alpha_d);
+    const Real* inv = s_.inv_diag_.data();
+    return sum<2>([&](std::size_t i, double* a) {
+      x_[i] += alpha * p_[i];
+      r_[i] -= alpha * q_[i];
+      z_[i] = inv[i] * r_[i];
+      a[0] += double(r_[i]) * double(r_[i]);
+      a[1] += double(r_[i]) * double(z_[i]);
+    });
+  }
+  void direction(double beta_d) {
+    const Real beta = Real(beta_d);
+    cells([&](std::size_t i) { p_[i] = z_[i] + beta * p_[i]; });
+  }
+
+ private:
+  // y = (Φ − θ·a·L) v on these rows.
+  void apply(Field<Real>& v, Field<Real>& y) {
+    s_.exchange(v);
+    const bool w = !s_.w_.empty();
+    s_.op_.apply_rows(v, y, coef_, w ? Real(0) : Real(1), r0_, r1_);
+    if (w) {
+      const Real* wp = s_.w_.data();
+      cells([&](std::size_t i) { y[i] += wp[i] * v[i]; });
+    }
+  }
+  template <class F>
+  void cells(F f) {
+    const std::ptrdiff_t lo = std::ptrdiff_t(lo_), hi = std::ptrdiff_t(hi_);
+#pragma omp parallel for schedule(static) num_threads(par::team()) if (hi - lo >= kernels::kMinParallelCells)
+    for (std::ptrdiff_t i = lo; i < hi; ++i) f(std::size_t(i));
+  }
+  // K sums of f over the cells, each taken per row, then over the rows in order.
+  template <int K, class F>
+  std::array<double, K> sum(F f) {
+    const std::vector<std::size_t>& bd = s_.bounds_;
+    const long a = long(r0_), b = long(r1_);
+#pragma omp parallel for schedule(static) num_threads(par::team()) if (hi_ - lo_ >= std::size_t(kernels::kMinParallelCells))
+    for (long r = a; r < b; ++r) {
+      double acc[K] = {};
+      for (std::size_t i = bd[std::size_t(r)]; i < bd[std::size_t(r) + 1]; ++i) f(i, acc);
+      for (int k = 0; k < K; ++k) sums_[std::size_t(r) * K + std::size_t(k)] = acc[k];
+    }
+    if (s_.split_ && s_.split_->active()) s_.split_->gather_row_values(sums_.data(), K);
+    std::array<double, K> total{};
+    const std::size_t rows = bd.size() - 1;
+    for (std::size_t r = 0; r < rows; ++r)
+      for (int k = 0; k < K; ++k) total[std::size_t(k)] += sums_[r * K + std::size_t(k)];
+    return total;
+  }
+
+  DiffusionStepper& s_;
+  Real coef_;
+  const Field<Real>& b_;
+  Field<Real>& x_;
+  std::size_t r0_, r1_, lo_, hi_;
+  Field<Real> r_, z_, p_, q_;
+  std::vector<double> sums_;
+};
+
+template <class Real>
+void DiffusionStepper<Real>::apply_weighted(Field<Real>& x, Field<Real>& y, Real c) {
+  exchange(x);
+  if (y.size() != x.size()) y.resize(x.size());
+  op_.apply_rows(x, y, c, w_.empty() ? Real(1) : Real(0), row_begin(), row_end());
+  if (w_.empty()) return;
+  // y = c·L x + Φ x
+  const std::ptrdiff_t lo = std::ptrdiff_t(bounds_[row_begin()]), hi = std::ptrdiff_t(bounds_[row_end()]);
   const Real* xp = x.data();
-  const Real* wp = w->data();
+  const Real* wp = w_.data();
   Real* yp = y.data();
-#pragma omp parallel for schedule(static) num_threads(par::team()) if (n >= kernels::kMinParallelCells)
-  for (std::ptrdiff_t i = 0; i < n; ++i) yp[i] += wp[i] * xp[i];
-}
-
-template <class Real>
-void DiffusionStepper<Real>::apply_weighted(const Field<Real>& x, Field<Real>& y, Real c) const {
-  Shifted{&op_, c, w_.empty() ? nullptr : &w_}.apply(x, y);
+#pragma omp parallel for schedule(static) num_threads(par::team()) if (hi - lo >= kernels::kMinParallelCells)
+  for (std::ptrdiff_t i = lo; i < hi; ++i) yp[i] += wp[i] * xp[i];
 }
 
 template <class Real>
@@ -132,18 +243,22 @@ void DiffusionStepper<Real>::step(Field<Real>& v) {
       }
       std::swap(v.vec(), work_.vec());
       return;
-    case DiffusionScheme::backward_euler:
+    case DiffusionScheme::backward_euler: {
       // (Φ − a·L) V⁺ = Φ V, starting from V
       rhs_ = v;
       if (w)
         for (std::size_t i = 0; i < v.size(); ++i) rhs_[i] *= w_[i];
-      last_ = cg_solve(Shifted{&op_, Real(-a_), w}, rhs_, v, *jacobi_, cg_);
+      RowCg ops(*this, Real(-a_), rhs_, v);
+      last_ = pcg(ops, cg_);
       break;
-    case DiffusionScheme::crank_nicolson:
+    }
+    case DiffusionScheme::crank_nicolson: {
       // (Φ − a/2·L) V⁺ = (Φ + a/2·L) V
       apply_weighted(v, rhs_, Real(0.5 * a_));
-      last_ = cg_solve(Shifted{&op_, Real(-0.5 * a_), w}, rhs_, v, *jacobi_, cg_);
+      RowCg ops(*this, Real(-0.5 * a_), rhs_, v);
+      last_ = pcg(ops, cg_);
       break;
+    }
   }
   ++solves_;
   iterations_ += last_.iterations;

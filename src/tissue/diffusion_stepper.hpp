@@ -21,12 +21,15 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "tissue/cg.hpp"
 #include "tissue/diffusion.hpp"
 
 namespace hw::tissue {
+
+class Split;  // tissue/split.hpp
 
 // Largest dt (ms) for which forward Euler is stable for this operator: 2·χ·Cm / bound,
 // bound = DiffusionOperator::spectral_bound() ≥ λ_max(−L). +infinity when L = 0.
@@ -57,21 +60,24 @@ class DiffusionStepper {
 
   // Advances v (in op.layout() storage) by one dt in place.
   void step(Field<Real>& v);
+  // A split run (tissue/split.hpp): the implicit solve then works on this rank's rows only,
+  // exchanging the halo rows of what the stencil reads, and v holds the new values on those
+  // rows only. Every sum of the CG is taken row by row and the rows' sums are added in row
+  // order after every rank has them all, split or not, so N ranks follow one rank's
+  // iterations bit for bit (docs/parallel.md).
+  void share(Split* split) { split_ = split; }
   // CG statistics of the last implicit step.
   const CgResult& last_solve() const { return last_; }
   // Mean CG iterations per implicit step so far (0 before the first).
   double mean_iterations() const { return solves_ > 0 ? double(iterations_) / double(solves_) : 0.0; }
 
  private:
-  // y = (Φ − θ·a·L) x, the operator CG sees (Φ = I when w is null).
-  struct Shifted {
-    const DiffusionOperator* op;
-    Real coef;           // −θ·a
-    const Field<Real>* w;  // diagonal of Φ, or null
-    void apply(const Field<Real>& x, Field<Real>& y) const;
-  };
-  // y = c·L x + Φ x
-  void apply_weighted(const Field<Real>& x, Field<Real>& y, Real c) const;
+  class RowCg;  // the CG's operations over this rank's rows (diffusion_stepper.cpp)
+  // y = c·L x + Φ x on this rank's rows (Φ = I when w_ is empty); x's halo exchanged first.
+  void apply_weighted(Field<Real>& x, Field<Real>& y, Real c);
+  void exchange(Field<Real>& v);
+  std::size_t row_begin() const;
+  std::size_t row_end() const;
 
   const DiffusionOperator& op_;
   double a_;
@@ -79,7 +85,9 @@ class DiffusionStepper {
   CgOptions cg_;
   Field<Real> work_, rhs_;
   Field<Real> w_, inv_w_;  // Φ's diagonal (implicit) or its inverse (explicit); empty: Φ = I
-  std::unique_ptr<JacobiPreconditioner<Real>> jacobi_;
+  Field<Real> inv_diag_;   // Jacobi: 1 / diag(Φ − θ·a·L)
+  std::vector<std::size_t> bounds_;  // row r in storage [bounds_[r], bounds_[r + 1]) (padding with row 0)
+  Split* split_ = nullptr;
   CgResult last_;
   long solves_ = 0, iterations_ = 0;
 };

@@ -124,6 +124,18 @@ class Split {
     row_ranges(L, sizeof(Real), off, cnt);
     comm_->allgather(v, off, cnt);
   }
+  // Every rank's rows of a per-row array (per_row values of T for each row): the CG's row
+  // sums (diffusion_stepper.cpp).
+  template <class T>
+  void gather_row_values(T* a, std::size_t per_row) const {
+    if (!comm_) return;
+    std::vector<std::size_t> off, cnt;
+    for (const Slab& s : dec_.slabs) {
+      off.push_back(s.row_begin * per_row * sizeof(T));
+      cnt.push_back((s.row_end - s.row_begin) * per_row * sizeof(T));
+    }
+    comm_->allgather(a, off, cnt);
+  }
   // Every rank's cells of one of part p's state arrays (n values, compact order).
   template <class T>
   void gather_part(T* y, const Part& p) const {

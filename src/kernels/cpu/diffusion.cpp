@@ -53,25 +53,27 @@ namespace cpu {
 // one body for the stencil, so the fused and unfused paths cannot drift apart.
 template <class Real>
 void diffusion2_uniform_apply(const tissue::Grid& g, std::array<double, 3> w, const Real* v,
-                              Real* out, Real alpha, Real beta) {
-  const int ny = g.ny(), nz = g.nz();
-#pragma omp parallel for collapse(2) schedule(static) num_threads(par::team()) if (long(g.size()) >= kMinParallelCells)
-  for (int k = 0; k < nz; ++k)
-    for (int j = 0; j < ny; ++j)
-      diffusion2_uniform_row(g, w, j, k, v, out + g.index(0, j, k), alpha, beta);
+                              Real* out, Real alpha, Real beta, std::size_t r0, std::size_t r1) {
+  const long ny = g.ny(), a = long(r0), b = long(std::min(r1, std::size_t(g.ny()) * std::size_t(g.nz())));
+#pragma omp parallel for schedule(static) num_threads(par::team()) if (long(g.size()) >= kMinParallelCells)
+  for (long r = a; r < b; ++r) {
+    const int j = int(r % ny), k = int(r / ny);
+    diffusion2_uniform_row(g, w, j, k, v, out + g.index(0, j, k), alpha, beta);
+  }
 }
 
 template <class Real, class Coef>
 void diffusion2_links_apply(const tissue::Grid& g, const tissue::RowLayout& layout,
                             const LinkCoeffs<Coef>& cf, const Real* v, Real* out, Real alpha,
-                            Real beta) {
+                            Real beta, std::size_t r0, std::size_t r1) {
   const int ny = g.ny();
-  const long rows = long(layout.rows());
+  const long a = long(r0), rows = long(std::min(r1, layout.rows()));
   // Off the tissue L v = 0: out = β·v on the padding and on each row's stored cells
   // outside its tissue range, the stencil on the tissue range.
-  for (std::size_t s = 0; s < layout.pad; ++s) out[s] = beta * v[s];
+  if (r0 == 0)
+    for (std::size_t s = 0; s < layout.pad; ++s) out[s] = beta * v[s];
 #pragma omp parallel for schedule(static) num_threads(par::team()) if (long(layout.size()) >= kMinParallelCells)
-  for (long r = 0; r < rows; ++r) {
+  for (long r = a; r < rows; ++r) {
     const std::size_t b = layout.base[r];
     const int lo = int(layout.lo[r]), hi = int(layout.hi[r]);
     int tlo = int(layout.tlo[r]), thi = int(layout.thi[r]);
@@ -85,7 +87,7 @@ void diffusion2_links_apply(const tissue::Grid& g, const tissue::RowLayout& layo
 
 template <class Real>
 void diffusion4_apply(const tissue::Grid& g, double sigma, const Real* v, Real* out, Real alpha,
-                      Real beta) {
+                      Real beta, std::size_t r0, std::size_t r1) {
   // Index tables per axis: neighbour at offsets −2, −1, +1, +2 after mirroring / wrapping.
   std::array<std::vector<int>, 3> tab;
   for (int a = 0; a < 3; ++a) {
@@ -98,10 +100,11 @@ void diffusion4_apply(const tissue::Grid& g, double sigma, const Real* v, Real* 
   }
   Real c12[3];
   for (int a = 0; a < 3; ++a) c12[a] = g.active(a) ? Real(sigma / (12.0 * g.h[a] * g.h[a])) : Real(0);
-  const int nx = g.nx(), ny = g.ny(), nz = g.nz();
-#pragma omp parallel for collapse(2) schedule(static) num_threads(par::team()) if (long(g.size()) >= kMinParallelCells)
-  for (int k = 0; k < nz; ++k)
-    for (int j = 0; j < ny; ++j) {
+  const int nx = g.nx(), ny = g.ny();
+  const long ra = long(r0), rb = long(std::min(r1, std::size_t(g.ny()) * std::size_t(g.nz())));
+#pragma omp parallel for schedule(static) num_threads(par::team()) if (long(g.size()) >= kMinParallelCells)
+  for (long r = ra; r < rb; ++r) {
+      const int j = int(r % ny), k = int(r / ny);
       const std::size_t base = g.index(0, j, k);
       const Real* v0 = v + base;
       const int* ty = &tab[1][4 * static_cast<std::size_t>(j)];
@@ -127,20 +130,20 @@ void diffusion4_apply(const tissue::Grid& g, double sigma, const Real* v, Real* 
 }
 
 template void diffusion2_uniform_apply<float>(const tissue::Grid&, std::array<double, 3>,
-                                              const float*, float*, float, float);
+                                              const float*, float*, float, float, std::size_t, std::size_t);
 template void diffusion2_uniform_apply<double>(const tissue::Grid&, std::array<double, 3>,
-                                               const double*, double*, double, double);
+                                               const double*, double*, double, double, std::size_t, std::size_t);
 template void diffusion2_links_apply<float, double>(const tissue::Grid&, const tissue::RowLayout&,
                                                     const LinkCoeffs<double>&, const float*,
-                                                    float*, float, float);
+                                                    float*, float, float, std::size_t, std::size_t);
 template void diffusion2_links_apply<double, double>(const tissue::Grid&,
                                                      const tissue::RowLayout&,
                                                      const LinkCoeffs<double>&, const double*,
-                                                     double*, double, double);
+                                                     double*, double, double, std::size_t, std::size_t);
 template void diffusion4_apply<float>(const tissue::Grid&, double, const float*, float*, float,
-                                      float);
+                                      float, std::size_t, std::size_t);
 template void diffusion4_apply<double>(const tissue::Grid&, double, const double*, double*,
-                                       double, double);
+                                       double, double, std::size_t, std::size_t);
 
 }  // namespace cpu
 }  // namespace hw::kernels

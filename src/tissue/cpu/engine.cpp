@@ -86,6 +86,9 @@ class CpuEngine final : public Engine {
         const CgOptions cg = cg_options(s.time.cg_tolerance, sizeof(Real) == 4);
         stepper_ = std::make_unique<DiffusionStepper<Real>>(*op_, s.chi, s.cm, s.time.dt,
                                                             s.time.diffusion, cg, s.phi);
+        // Split: the CG works on this rank's rows with sums that do not depend on the rank
+        // count (diffusion_stepper.hpp).
+        stepper_->share(&split_);
       }
     }
   }
@@ -268,13 +271,17 @@ class CpuEngine final : public Engine {
       if (r1 - r0 > g) pass(src.data(), dst.data(), true, h, t, fail, std::max(r0 + g, r1 - g), r1);
       return;
     }
-    // The whole-field operators read the whole of V.
-    split_.gather_rows(src.data(), layout_);
     if (stepper_) {
-      // Implicit, Φ-weighted with a phase field (diffusion_stepper.hpp).
+      // Implicit, Φ-weighted with a phase field (diffusion_stepper.hpp): on this rank's rows,
+      // the stepper exchanging the halos it needs.
       dst.vec() = src.vec();
       stepper_->step(dst);
-    } else if (!inv_phi_.empty()) {
+      pass(dst.data(), dst.data(), false, h, t, fail, split_.row_begin(), split_.row_end());
+      return;
+    }
+    // The whole-field operators read the whole of V.
+    split_.gather_rows(src.data(), layout_);
+    if (!inv_phi_.empty()) {
       // Phase field: V* = V + a·(L_{φσ} V)/φ on tissue (1/φ = 0 off tissue: V* = V there).
       op_->apply(src, dst, Real(alpha), Real(0));
       const long N = long(src.size());
