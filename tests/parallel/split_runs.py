@@ -160,6 +160,10 @@ FOURTH = IMPLICIT.replace('diffusion = "crank-nicolson"', 'diffusion = "explicit
 HEART_IMPLICIT = HEART.replace('splitting = "strang"', 'splitting = "strang"\ndiffusion = "crank-nicolson"\n'
                                'precision = "double"\ncg_tolerance = 1e-10').replace("dt = 0.02", "dt = 0.1")
 
+# The shell with a phase-field boundary (explicit): V + a·(L_{φσ} V)/φ, a whole-field
+# operator on the cpu applied to each rank's rows.
+HEART_PHASE = HEART.replace('radii_inner = [3.5, 3.5, 4.0]', 'radii_inner = [3.5, 3.5, 4.0]\nphase_field = true')
+
 # Two planes across y: at most two slabs.
 THIN = """
 [grid]
@@ -444,6 +448,7 @@ def main():
             "heart": lambda: check_same_as_one_rank(r, HEART, "heart"),
             "implicit": lambda: (check_same_as_one_rank(r, IMPLICIT, "implicit"),
                                  check_same_as_one_rank(r, HEART_IMPLICIT, "implicit-heart"),
+                                 check_same_as_one_rank(r, HEART_PHASE, "phase-field"),
                                  check_same_as_one_rank(r, FOURTH, "fourth-order")),
             "restart": lambda: check_restart(r),
             "faults": lambda: check_faults(r),

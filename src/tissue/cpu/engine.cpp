@@ -279,22 +279,25 @@ class CpuEngine final : public Engine {
       pass(dst.data(), dst.data(), false, h, t, fail, split_.row_begin(), split_.row_end());
       return;
     }
-    // The whole-field operators read the whole of V.
-    split_.gather_rows(src.data(), layout_);
+    // The fourth-order stencil and the phase field's division: on this rank's rows, after the
+    // halo rows the stencil reaches (two for fourth order) are exchanged.
+    const std::size_t r0 = split_.row_begin(), r1 = split_.row_end();
+    split_.start_halo(src.data(), layout_);
+    split_.finish_halo();
     if (!inv_phi_.empty()) {
       // Phase field: V* = V + a·(L_{φσ} V)/φ on tissue (1/φ = 0 off tissue: V* = V there).
-      op_->apply(src, dst, Real(alpha), Real(0));
-      const long N = long(src.size());
+      op_->apply_rows(src, dst, Real(alpha), Real(0), r0, r1);
+      const long a = long(r0 == 0 ? 0 : layout_.first(r0)), b = long(layout_.first(r1));
       const Real* ip = inv_phi_.data();
       const Real* sv = src.data();
       Real* dv = dst.data();
-#pragma omp parallel for num_threads(team_) if (N >= long(kernels::kMinParallelCells))
-      for (long n = 0; n < N; ++n) dv[n] = sv[n] + dv[n] * ip[n];
+#pragma omp parallel for num_threads(team_) if (b - a >= long(kernels::kMinParallelCells))
+      for (long n = a; n < b; ++n) dv[n] = sv[n] + dv[n] * ip[n];
     } else {
       // V* = V + a·L V
-      op_->apply(src, dst, Real(alpha), Real(1));
+      op_->apply_rows(src, dst, Real(alpha), Real(1), r0, r1);
     }
-    pass(dst.data(), dst.data(), false, h, t, fail, split_.row_begin(), split_.row_end());
+    pass(dst.data(), dst.data(), false, h, t, fail, r0, r1);
   }
 
   std::size_t rows() const { return std::size_t(s_.geo.grid.ny()) * std::size_t(s_.geo.grid.nz()); }
