@@ -81,6 +81,51 @@ directory = "out"
 """
 
 
+def gallery_shot(hw: str, folder: Path, png: Path, browser, ready, case_text=None, case=None, threads=1,
+                 size=None) -> None:
+    """heartwave live on a case, a page that waits for ready(driver), then its screenshot."""
+    folder.mkdir()
+    p, url = start_live(hw, case_text, folder, case=case, threads=threads, timeout=300)
+    try:
+        d = browser()
+        if size:
+            d.set_window_size(*size)
+        d.get(url)
+        ready(d)
+        d.save_screenshot(str(png))
+        print(f"     screenshot {png}")
+        d.quit()
+    finally:
+        p.terminate()
+        p.wait(timeout=20)
+
+
+def gallery_shots(hw: str, work: Path, gallery: Path, browser) -> None:
+    """The screenshots of docs/gallery.md beyond the sheet's: the slab's scroll wave and, where
+    ../shared is present, the rabbit ventricles (examples/rabbit_layers.toml) on this
+    machine's cores as the wave leaves the apex."""
+    def scroll(d):
+        wait_for(lambda: d.execute_script("return window.hw && hw.header && hw.header.t > 60"), "the scroll wave",
+                 timeout=120)
+        time.sleep(1)
+
+    gallery_shot(hw, work / "scroll", gallery / "live_scroll.png", browser, scroll, case_text=SCROLL)
+    rabbit = Path(__file__).resolve().parents[2] / "examples" / "rabbit_layers.toml"
+    if not (rabbit.exists() and (Path(__file__).resolve().parents[3] / "shared" / "geometry").exists()):
+        return
+
+    def heart(d):
+        wait_for(lambda: d.execute_script("return window.hw && hw.volume && hw.volume.drawn >= 2"), "the rabbit's surface",
+                 timeout=120)
+        t0 = d.execute_script("return hw.header.t")
+        wait_for(lambda: d.execute_script("return hw.header.t") > t0 + 20, "20 ms of the rabbit", timeout=600, every=1)
+        expect(True, f"the rabbit live in the browser: t {t0:.1f} -> {d.execute_script('return hw.header.t'):.1f} ms, "
+                     f"{d.execute_script('return hw.volume.renderer')}")
+
+    gallery_shot(hw, work / "rabbit", gallery / "live_rabbit.png", browser, heart, case=rabbit,
+                 threads=os.cpu_count() or 1, size=(1400, 1100))
+
+
 def skip(why: str) -> int:
     print(f"SKIP: {why}")
     return SKIP
@@ -405,44 +450,7 @@ def main() -> int:
         finally:
             d.quit()
         if a.gallery:
-            (work / "scroll").mkdir()
-            p3, url3 = start_live(a.heartwave, SCROLL, work / "scroll")
-            try:
-                d = browser()
-                d.get(url3)
-                wait_for(lambda: d.execute_script("return window.hw && hw.header && hw.header.t > 60"), "the scroll wave", timeout=120)
-                time.sleep(1)
-                d.save_screenshot(str(Path(a.gallery) / "live_scroll.png"))
-                print(f"     screenshot {Path(a.gallery) / 'live_scroll.png'}")
-                d.quit()
-            finally:
-                p3.terminate()
-                p3.wait(timeout=20)
-            # The rabbit ventricles (examples/rabbit_layers.toml, ../shared) on this machine's
-            # cores: the heart's surface as the wave leaves the apex.
-            rabbit = Path(__file__).resolve().parents[2] / "examples" / "rabbit_layers.toml"
-            shared = Path(__file__).resolve().parents[3] / "shared" / "geometry"
-            if rabbit.exists() and shared.exists():
-                (work / "rabbit").mkdir()
-                p4, url4 = start_live(a.heartwave, None, work / "rabbit", case=rabbit, threads=os.cpu_count() or 1,
-                                      timeout=300)
-                try:
-                    d = browser()
-                    d.set_window_size(1400, 1100)
-                    d.get(url4)
-                    wait_for(lambda: d.execute_script("return window.hw && hw.volume && hw.volume.drawn >= 2"),
-                             "the rabbit's surface", timeout=120)
-                    t0 = d.execute_script("return hw.header.t")
-                    wait_for(lambda: d.execute_script("return hw.header.t") > t0 + 20, "20 ms of the rabbit", timeout=600,
-                             every=1)
-                    expect(True, f"the rabbit live in the browser: t {t0:.1f} -> {d.execute_script('return hw.header.t'):.1f} "
-                                 f"ms, {d.execute_script('return hw.volume.renderer')}")
-                    d.save_screenshot(str(Path(a.gallery) / "live_rabbit.png"))
-                    print(f"     screenshot {Path(a.gallery) / 'live_rabbit.png'}")
-                    d.quit()
-                finally:
-                    p4.terminate()
-                    p4.wait(timeout=20)
+            gallery_shots(a.heartwave, work, Path(a.gallery), browser)
         return 0
     except Failure as e:
         print(f"FAIL {e}")
