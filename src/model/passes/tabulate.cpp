@@ -167,12 +167,6 @@ std::string label_of(const Model& m, ExprId e) {
 
 }  // namespace
 
-const TabulatedFunction* Tabulation::find(ExprId e) const {
-  for (const TabulatedFunction& f : functions)
-    if (f.expr == e) return &f;
-  return nullptr;
-}
-
 std::size_t Tabulation::entries() const {
   std::size_t n = 0;
   for (const TableGroup& g : groups) n += g.values.size();

@@ -75,8 +75,6 @@ struct Tabulation {
   std::string not_tabulated;            // why the model has no tables at all (or "")
 
   bool empty() const { return functions.empty(); }
-  // The function tabulating node e, or nullptr.
-  const TabulatedFunction* find(ExprId e) const;
   // Total table entries (each a Real of the kernel).
   std::size_t entries() const;
   // Several lines: the range, the groups, each function with its error.
