@@ -150,7 +150,8 @@ int run_load_bench(const LoadBenchFlags& f) {
 // Called by add_bench_command (cmd_bench.cpp) with its `bench` command.
 void add_tissue_bench_subcommands(CLI::App* bench, Action& action) {
   std::vector<std::string> names = hw::tissue::tissue_benchmark_names();
-  const auto gpu_names = hw::tissue::gpu_benchmark_names();
+  auto gpu_names = hw::tissue::gpu_benchmark_names();
+  for (const auto& n : hw::tissue::large_gpu_benchmark_names()) gpu_names.push_back(n);
   for (const auto& n : gpu_names) names.push_back(n);
   // The GPU sizes take minutes on a cpu: their examples ask for the GPU.
   const auto gpu_case = [gpu_names](const std::string& n) {

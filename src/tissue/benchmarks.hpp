@@ -45,6 +45,8 @@ std::vector<std::string> tissue_benchmark_names();
 // fibres), ord-pig128 (O'Hara-Rudy in the 128³ pig phase field) and ord-heart (the same heart
 // resampled to 0.25 mm: 6.6 M cells).
 std::vector<std::string> gpu_benchmark_names();
+// GPU cases too large for `bench all` (karma3d-1024); each runs by its name.
+std::vector<std::string> large_gpu_benchmark_names();
 
 // The case behind a name; n > 0 replaces the cells per axis (Niederer: cells along x, the
 // spacing 20 mm / n) so tests can run the same set-up tiny. InputError for an unknown name.

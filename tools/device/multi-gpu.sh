@@ -8,7 +8,7 @@
 # Usage (on the device, after tools/device/pack.sh here, carry .devrun):
 #   bash tools/device/multi-gpu.sh [CHECKS] [BENCH_CASES] [SECONDS]
 #   CHECKS: split_runs.py's checks, comma-separated, or "none" (default all of them);
-#   BENCH_CASES: comma-separated `heartwave bench` cases, or "none"
+#   BENCH_CASES: comma-separated `heartwave bench` cases (CASE@1+4: on those GPU counts only), or "none"
 #   (default karma3d-256,karma3d-512,karma3d-weak,rabbit-tt06,ord-heart); CPU_RANKS=N adds
 #   niederer-0.05 on the cpu as N ranks against N threads.
 set -u
@@ -68,10 +68,14 @@ fi
 table="$OUT/bench-table.txt"
 : > "$table"
 if [ "$cases" != none ]; then
-  for c in ${cases//,/ }; do
-    for g in $counts; do
+  for spec in ${cases//,/ }; do
+    # CASE@2+4 runs CASE on those GPU counts only (karma3d-1024@4: its set-up of 10⁹ cells
+    # takes a minute or two on the host, so it is not run on every count).
+    c=${spec%@*} these=$counts limit=100
+    [ "$spec" != "$c" ] && these=${spec#*@} && these=${these//+/ } && limit=400
+    for g in $these; do
       log="$OUT/bench-$c-$g.log"
-      timeout 100 "$hw" bench "$c" --gpus "$g" --seconds "$seconds" > "$log" 2>&1 || echo "rc $? ($log)" >> "$log"
+      timeout $limit "$hw" bench "$c" --gpus "$g" --seconds "$seconds" > "$log" 2>&1 || echo "rc $? ($log)" >> "$log"
       roof=$(awk '/copy roof/{print $3}' "$log")
       row=$(awk -v c="$c" '$1 == c' "$log")
       echo "$c gpus=$g roof_GBs=$roof | $row" >> "$table"
