@@ -15,6 +15,7 @@ out=${OUT:-/tmp}
 secs=${1:-3}
 cases=${2:-rabbit-tt06,ord-heart,tt06-3d-256}
 bin=.devrun/bin
+export HEARTWAVE_SHARED_DIR="$PWD/.devrun/root/shared"
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
 : > "$out/table.txt"
 if [ -x $bin/heartwave_gpu_tests ]; then
