@@ -6,6 +6,8 @@
 // in alternating rounds so that a machine's changing load falls on each alike.
 //
 //   bench_live CASE [--seconds S] [--rounds R] [--threads T] [--backend cpu|cuda] [--set KEY=VALUE]...
+//              [--describe 1]   (the last round also prints the engine's description and where
+//                                the live loop's time went)
 //
 // The client is a thread of this process reading and dropping the messages (what a browser
 // does besides drawing): the server's and the stepping's work are what is measured.
@@ -44,7 +46,7 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 // The case stepped as `heartwave run` steps it, with the observers its [output] asks for
 // that live where V lives (the activation map's sink) and its probes read at their
 // interval, but no view: the run without the live view.
-double bare(const hw::tissue::TissueCase& c, const hw::tissue::SimulationOptions& so, double seconds) {
+double bare(const hw::tissue::TissueCase& c, const hw::tissue::SimulationOptions& so, double seconds, bool describe) {
   hw::tissue::Simulation sim(c, so);
   std::shared_ptr<hw::tissue::ActivationSink> maps;
   if (c.output.activation_map) {
@@ -68,14 +70,17 @@ double bare(const hw::tissue::TissueCase& c, const hw::tissue::SimulationOptions
     sim.run_until(sim.time() + every);
     probes->read(got);
   }
-  return double(sim.steps_done()) / seconds_since(t0);
+  const double rate = double(sim.steps_done()) / seconds_since(t0);
+  if (describe) std::printf("  without the view: %s\n", sim.describe().c_str());
+  return rate;
 }
 
 struct LiveRate {
   double steps_per_s = 0, frames_per_s = 0, frame_kb = 0;
 };
 
-LiveRate live(const hw::tissue::TissueCase& c, const hw::tissue::SimulationOptions& so, double seconds, bool watched) {
+LiveRate live(const hw::tissue::TissueCase& c, const hw::tissue::SimulationOptions& so, double seconds, bool watched,
+              bool describe) {
   hw::live::LiveOptions o;
   o.sim = so;
   hw::live::Hub hub;
@@ -115,6 +120,13 @@ LiveRate live(const hw::tissue::TissueCase& c, const hw::tissue::SimulationOptio
   r.steps_per_s = double(run.simulation().steps_done()) / wall;
   r.frames_per_s = double(frames) / wall;
   r.frame_kb = frames ? double(frame_bytes) / double(frames) / 1024 : 0;
+  if (describe) {
+    const auto& p = run.profile();
+    std::printf("  live, %s: %.2f of %.2f s in %ld stepping calls (%.1f steps each), %.2f s in %ld frames; %s\n",
+                watched ? "watched" : "unwatched", p.step_s, wall, p.step_calls,
+                p.step_calls ? double(p.steps) / double(p.step_calls) : 0.0, p.frame_s, p.frames,
+                run.simulation().describe().c_str());
+  }
   return r;
 }
 
@@ -130,6 +142,7 @@ int main(int argc, char** argv) {
   int rounds = 3, threads = 1;
   std::string backend = "cpu";
   std::vector<std::string> sets;
+  bool describe = false;
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     if (k == "--seconds") seconds = std::stod(argv[i + 1]);
@@ -137,6 +150,7 @@ int main(int argc, char** argv) {
     else if (k == "--threads") threads = std::stoi(argv[i + 1]);
     else if (k == "--set") sets.push_back(argv[i + 1]);
     else if (k == "--backend") backend = argv[i + 1];
+    else if (k == "--describe") describe = std::string(argv[i + 1]) != "0";
   }
   try {
     const hw::tissue::TissueCase c = hw::io::read_case_file(argv[1], sets);
@@ -149,9 +163,11 @@ int main(int argc, char** argv) {
     std::printf("%-6s %14s %16s %16s %10s %10s\n", "round", "run steps/s", "live, unwatched", "live, watched", "frames/s", "frame KB");
     double sb = 0, su = 0, sw = 0;
     for (int r = 0; r < rounds; ++r) {
-      const double b = bare(c, so, seconds);
-      const LiveRate u = live(c, so, seconds, false);
-      const LiveRate w = live(c, so, seconds, true);
+      // The last round also says where the time went (printed above its row).
+      const bool last = r + 1 == rounds && describe;
+      const double b = bare(c, so, seconds, last);
+      const LiveRate u = live(c, so, seconds, false, last);
+      const LiveRate w = live(c, so, seconds, true, last);
       sb += b;
       su += u.steps_per_s;
       sw += w.steps_per_s;

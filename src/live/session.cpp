@@ -517,6 +517,9 @@ void LiveRun::serve(const std::function<bool()>& stop) {
       const long done = sim_->steps_done() - before;
       if (paused_) single_steps_ = std::max(0L, single_steps_ - done);
       const double wall = std::chrono::duration<double>(Clock::now() - w0).count();
+      ++profile_.step_calls;
+      profile_.steps += done;
+      profile_.step_s += wall;
       if (wall < 0.004 && batch < 4096) batch *= 2;
       if (wall > 0.016 && batch > 1) batch /= 2;
       if (sim_->time() >= next_probe_t_ - 1e-6 * sim_->dt()) sample_probes();
@@ -538,7 +541,10 @@ void LiveRun::serve(const std::function<bool()>& stop) {
       rate_wall_ = now;
     }
     if (hub_->watchers() > 0 && now >= next_frame) {
+      const auto f0 = Clock::now();
       publish(dirty);
+      ++profile_.frames;
+      profile_.frame_s += std::chrono::duration<double>(Clock::now() - f0).count();
       dirty = false;
       // At most fps frames a second, and fewer where a frame costs more than its share of
       // the stepping thread (a large heart on the cpu): the view slows, not the run.

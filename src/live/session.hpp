@@ -72,6 +72,13 @@ class LiveRun {
   void end_log();
 
   const tissue::Simulation& simulation() const { return *sim_; }
+  // Where serve()'s wall time went (bench_live prints it): stepping calls, the steps they
+  // ran and their seconds; frames made and their seconds.
+  struct Profile {
+    long step_calls = 0, steps = 0, frames = 0;
+    double step_s = 0, frame_s = 0;
+  };
+  const Profile& profile() const { return profile_; }
   const ControlSpace& space() const { return space_; }
   bool paused() const { return paused_; }
   // The page's first message: grid, layout, controls, fields, probes, electrodes.
@@ -126,6 +133,7 @@ class LiveRun {
   double steps_per_s_ = 0, realtime_ = 0;
   std::uint64_t frames_ = 0;
   double frame_cost_ = 0;  // seconds per frame, smoothed
+  Profile profile_;
   std::chrono::steady_clock::time_point next_ecg_{};
   long ecg_calls_ = 0;
   std::string last_reply_;
