@@ -93,6 +93,11 @@ TEST(CudaSource, TissueKernelsCompileForSm90) {
   two.time.tables = true;
   const std::string tabled = cuda_kernel_source(make_sim_setup(two, false), true).text;
   EXPECT_NE(tabled.find("__device__ const float hw_p1_lut0["), std::string::npos);
+  // Karma's V is dimensionless: no table, so no hw_p0_lut, which the engine's description
+  // reads to say so.
+  TissueCase karma = f4;
+  karma.time.tables = true;
+  EXPECT_EQ(cuda_kernel_source(make_sim_setup(karma, false), true).text.find("hw_p0_lut"), std::string::npos);
   compiles(two, true);
   compiles(two, false);
   // Implicit diffusion adds the CG kernels; a mask puts them on a cell list.

@@ -65,6 +65,7 @@ struct PartKernels {
   std::vector<void*> fns;                      // one per offered variant, in the table's order
   std::vector<const KernelVariant*> variants;  // the variant of each of fns
   gpu::BlockTuner tuner;                       // the variant and block shape
+  bool tables = false;                         // its source reads lookup tables of V
   void* fn() const { return fns[std::size_t(tuner.launch().variant)]; }
   const KernelVariant& variant() const { return *variants[std::size_t(tuner.launch().variant)]; }
 };
@@ -91,7 +92,8 @@ CompiledKernels compile_kernels(gpu::Device& dev, const SimSetup& s, const RowLa
   CompiledKernels out;
   const std::string arch = dev.info().arch();
   const bool f32 = sizeof(Real) == 4;
-  out.image = gpu::compile_cuda(cuda_kernel_source(s, f32, cuda::kThreads, {}, asked), arch);
+  const gpu::CudaSource source = cuda_kernel_source(s, f32, cuda::kThreads, {}, asked);
+  out.image = gpu::compile_cuda(source, arch);
   out.module = gpu::Module(dev, out.image.image);
   std::vector<int> caps(s.parts.size(), 0);
   bool any = false;
@@ -114,6 +116,9 @@ CompiledKernels compile_kernels(gpu::Device& dev, const SimSetup& s, const RowLa
   out.parts.resize(s.parts.size());
   for (std::size_t q = 0; q < s.parts.size(); ++q) {
     PartKernels& k = out.parts[q];
+    // The printer names a part's tables hw_p<q>_lut<g>; a model with no function of V worth
+    // a table (or a dimensionless V) has none.
+    k.tables = source.text.find(fmt::format("hw_p{}_lut", q)) != std::string::npos;
     k.variants = cuda::offered_variants(cuda::part_context(s, layout, s.parts[q], caps[q]), asked);
     // A window thread steps a column through every layer: it cannot stop at a slab's faces.
     if (split) std::erase_if(k.variants, [](const KernelVariant* v) { return v->window; });
@@ -293,7 +298,9 @@ class CudaEngine final : public Engine {
       info.part_kernels.push_back(fmt::format("printed CUDA via NVRTC ({} registers{}; blocks {}){}", r.registers,
                                               r.local_bytes ? fmt::format(", {} B local", r.local_bytes) : "",
                                               k.tuner.describe(),
-                                              s_.time.tables ? ", functions of V from lookup tables" : ""));
+                                              !s_.time.tables ? ""
+                                              : k.tables      ? ", functions of V from lookup tables"
+                                                              : ", no lookup tables (no function of V worth one)"));
     }
     if (implicit_) info.cg_iterations = implicit_->mean_iterations();
     return info;
