@@ -576,6 +576,17 @@ void resolve_setup(SimSetup& s, bool cpu_kernels) {
       throw InputError({case_code::problem(gr.loc, fmt::format("gradient: no model region that owns cells has a parameter \"{}\"",
                                                                gr.param), case_code::unknown_name)});
   }
+  for (Part& p : s.parts) {
+    p.uniform.assign(std::size_t(p.np), std::nullopt);
+    for (int k = 0; k < p.np; ++k) {
+      if (!p.per_cell) {
+        p.uniform[std::size_t(k)] = p.params[std::size_t(k)];
+        continue;
+      }
+      const double* v = p.pcell.data() + std::size_t(k) * p.n;
+      if (std::all_of(v, v + p.n, [&](double x) { return x == v[0]; })) p.uniform[std::size_t(k)] = v[0];
+    }
+  }
 
   // Stimuli: cells per part and the rate dV/dt = amplitude/(χ Cm) in model units.
   for (std::size_t q = 0; q < c.stimuli.size(); ++q) {

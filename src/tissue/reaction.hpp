@@ -55,6 +55,10 @@ struct Part {
   std::vector<double> params;            // uniform values (region params and scales applied)
   bool per_cell = false;                 // gradients: np·n values in pcell, parameter-major
   std::vector<double> pcell;
+  // Per parameter: its value where every cell has the same one (what a kernel may compile in
+  // as a constant), else nullopt. Set with pcell and kept after the simulation frees pcell,
+  // for a kernel compiled again mid-run (the GPU's, at the first stimulus added live).
+  std::vector<std::optional<double>> uniform;
 
   std::size_t grid_index(std::size_t i) const { return identity ? i : cells[i]; }
   std::size_t row_begin(std::size_t r, int nx) const {

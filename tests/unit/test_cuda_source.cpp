@@ -112,3 +112,24 @@ TEST(CudaSource, TissueKernelsCompileForSm90) {
   EXPECT_NE(src.text.find("hw_cg_apply"), std::string::npos);
   EXPECT_FALSE(hw::gpu::compile_cuda(src, "sm_90").image.empty());
 }
+
+// The GPU engine prints its kernels again when the first stimulus is added to a run that had
+// none (a click in the live view), after the simulation has freed the per-cell parameters:
+// the source must come out the same from what the set-up keeps (Part::uniform).
+TEST(CudaSource, ThePrintedSourceNeedsNoPerCellParametersAfterSetUp) {
+  TissueCase c = sheet(8, 6, 4, 0.25, "tentusscher_2006_epi");
+  ParameterGradient gr;
+  gr.param = "g_Ks";
+  gr.axis = 0;
+  gr.from = 0.8;
+  gr.to = 1.2;
+  c.gradients.push_back(gr);
+  SimSetup s = make_sim_setup(c, false);
+  ASSERT_TRUE(s.parts[0].per_cell);
+  const std::string before = cuda_kernel_source(s, true).text;
+  for (Part& p : s.parts) {
+    p.pcell.clear();
+    p.pcell.shrink_to_fit();
+  }
+  EXPECT_EQ(cuda_kernel_source(s, true).text, before);
+}

@@ -8,7 +8,7 @@
 # Open MPI's launcher comes along whenever a binary links libmpi (see below); unpack.sh then
 # writes .devrun/bin/mpirun.
 #
-# Usage: bash tools/device/pack.sh NAME=BINARY [NAME=BINARY ...]   (HW_PACK_NO_SHARED=1: without ../shared;
+# Usage: bash tools/device/pack.sh NAME=BINARY [NAME=BINARY ...]   (HW_PACK_NO_SHARED=1: without ../shared; HW_PACK_NO_STRIP=1: symbols kept;
 #   HW_PACK_MPI=0: without mpirun, =1: with it even when no binary links libmpi)
 #   e.g. bash tools/device/pack.sh heartwave=build/apps/heartwave/heartwave
 # On the device: bash tools/device/unpack.sh, then .devrun/bin/NAME runs the binary through
@@ -26,7 +26,8 @@ carry_libs() {
 for pair in "$@"; do
   name=${pair%%=*} bin=${pair#*=}
   cp "$bin" ".devrun/stage/exe/$name"
-  strip ".devrun/stage/exe/$name" 2>/dev/null || true
+  # HW_PACK_NO_STRIP=1 keeps the symbols (a backtrace under cuda-gdb on the device).
+  [ "${HW_PACK_NO_STRIP:-0}" = 1 ] || strip ".devrun/stage/exe/$name" 2>/dev/null || true
   carry_libs "$bin"
 done
 # Open MPI's mpirun (Debian's openmpi-bin 4.1, PMIx 4 from libpmix2). libmpi loads its

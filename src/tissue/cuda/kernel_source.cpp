@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "device/embedded.hpp"
 #include "model/emit/tissue_kernel_printer.hpp"
 
@@ -54,15 +56,13 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
     sp.identity = p.identity;
     sp.per_cell = p.per_cell;
     // Parameters that no cell varies are compiled in as constants (model/passes/specialise).
-    sp.fixed.resize(std::size_t(p.np));
-    for (int k = 0; k < p.np; ++k) {
-      if (!p.per_cell) {
-        sp.fixed[std::size_t(k)] = p.params[std::size_t(k)];
-        continue;
-      }
-      const double* v = p.pcell.data() + std::size_t(k) * p.n;
-      if (std::all_of(v, v + p.n, [&](double x) { return x == v[0]; })) sp.fixed[std::size_t(k)] = v[0];
-    }
+    // From Part::uniform, not pcell: a kernel compiled again mid-run comes after the
+    // simulation has freed pcell.
+    if (p.uniform.size() != std::size_t(p.np))
+      throw Error(fmt::format("CUDA kernel source: part {} ({}) has no uniform-parameter list; its set-up did not come "
+                              "from make_sim_setup",
+                              q, p.model));
+    sp.fixed = p.uniform;
     const int cap = q < caps.size() ? caps[q] : 0;
     for (const cuda::KernelVariant* v : cuda::offered_variants(cuda::part_context(s, layout, p, cap), asked))
       sp.kernels.push_back(cuda::kernel_of(*v, threads, cap));
