@@ -1,7 +1,8 @@
 // A click in the live view on the GPU (issue 27): the rabbit ventricles of
 // examples/rabbit_layers.toml on the cuda backend, quiescent (its pacing taken out), take a
 // `stimulate` control at a point of the wall, as the page's Ctrl-click on the 3D view sends
-// it; a few ms later V has risen there and not yet at a cell 15 mm or more away. The cpu's
+// it; a few ms later V has risen there and not yet at a cell 15 mm or more away, and a
+// frame made before the click reads the same V after it. The cpu's
 // twin is tests/unit/test_live_session.cpp (a sheet); the browser's, tests/browser. Skips
 // without a GPU or without ../shared.
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -19,6 +21,7 @@
 #include "outputs/probes.hpp"
 #include "run/case_file.hpp"
 #include "tissue/simulation.hpp"
+#include "tissue/sinks.hpp"
 
 using namespace hw::tissue;
 
@@ -63,8 +66,16 @@ TEST(CudaLive, AClickOnTheRabbitStartsAWaveThere) {
   ASSERT_GT(std::hypot(p[0] - q[0], p[1] - q[1], p[2] - q[2]), 15.0);
   ASSERT_TRUE(run.run_to_step(sim.steps_done() + 50));  // 1 ms at rest
   EXPECT_LT(sim.voltage_at(at), -70.0);
+  // A frame sink made before the click (the page's view) is read after it: the click made
+  // the engine compile its kernels again, the frame's gather kernel with them.
+  const auto frame = sim.attach_frame("V", {at, far});
   EXPECT_EQ(run.submit(fmt::format(R"({{"op":"stimulate","x":{},"y":{},"z":{}}})", p[0], p[1], p[2])), "");
   ASSERT_TRUE(run.run_to_step(sim.steps_done() + 250));  // 5 ms
   EXPECT_GT(sim.voltage_at(at), 0.0) << "V at the clicked cell 5 ms after the click";
   EXPECT_LT(sim.voltage_at(far), -70.0) << "V 15 mm or more away: the wave cannot be there yet";
+  std::vector<float> seen;
+  frame->read(seen);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], float(sim.voltage_at(at)));
+  EXPECT_EQ(seen[1], float(sim.voltage_at(far)));
 }

@@ -224,7 +224,10 @@ class EcgSumsSink final : public EcgSink {
 template <class Real>
 class DeviceFrame final : public FrameSink {
  public:
-  DeviceFrame(gpu::Device& dev, const SimSetup& s, const DeviceFields<Real>& f, const int& current, void* fn,
+  // `fn`: the engine's gather kernel, by reference: the engine compiles its kernels again
+  // mid-run (the first stimulus added to a run that had none, a live click), and the old
+  // module's function is gone then.
+  DeviceFrame(gpu::Device& dev, const SimSetup& s, const DeviceFields<Real>& f, const int& current, void* const& fn,
               const std::vector<ProbeRead>& reads)
       : dev_(dev), f_(f), cur_(current), fn_(fn), count_(reads.size()) {
     if (!fn_) throw Error("live frame: the CUDA engine's kernels are not compiled yet");
@@ -284,7 +287,7 @@ class DeviceFrame final : public FrameSink {
   gpu::Device& dev_;
   const DeviceFields<Real>& f_;
   const int& cur_;
-  void* fn_;
+  void* const& fn_;
   std::size_t count_;
   std::vector<Source> sources_;
   gpu::DeviceBuffer out_;
