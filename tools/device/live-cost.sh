@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What watching costs the stepping (docs/benchmarks.md, "The live view"), on the device: the
 # GPU's live frame (CudaLiveFrame, the slices and the volume) first, then bench_live on the
-# GPU for the 2D spiral and the rabbit, and on the host's CPU (a quiet machine, 4 threads)
-# for the spiral. Each bench_live row alternates the run without the view, the live run
+# GPU for the 2D spiral and the rabbit, and on the host's CPU (a quiet machine) for the
+# spiral (4 threads) and the rabbit (8 threads). Each bench_live row alternates the run without the view, the live run
 # unwatched and watched by one WebSocket client reading every frame.
 #
 # Usage (on the device; pack heartwave, bench_live and heartwave_gpu_tests here, carry .devrun):
@@ -31,3 +31,4 @@ run() {  # name, then bench_live's arguments
 run spiral2d-cuda examples/spiral2d.toml --backend cuda
 run rabbit-cuda examples/rabbit_layers.toml --backend cuda
 run spiral2d-cpu4 examples/spiral2d.toml --backend cpu --threads 4
+run rabbit-cpu8 examples/rabbit_layers.toml --backend cpu --threads 8
