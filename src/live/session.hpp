@@ -100,6 +100,8 @@ class LiveRun {
   void apply(const Control& c);
   void log_line(const std::string& json);
   void sample_probes();
+  // One pseudo-ECG sample into the plot; its cost in seconds.
+  double sample_ecg();
   void publish(bool frame_now);
   std::string refuse(const std::string& text, const std::string& why, const std::string& id);
 
@@ -135,7 +137,6 @@ class LiveRun {
   double frame_cost_ = 0;  // seconds per frame, smoothed
   Profile profile_;
   std::chrono::steady_clock::time_point next_ecg_{};
-  long ecg_calls_ = 0;
   std::string last_reply_;
 };
 
