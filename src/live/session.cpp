@@ -200,9 +200,9 @@ void LiveRun::attach_sinks(const std::vector<float>* act) {
   electrode_names_.clear();
   for (const auto& e : el) electrode_names_.push_back(e.name);
   ecg_ = std::make_unique<io::PseudoEcg>(g, el);
-  // The first sample builds the host engines' operator (0.5 s for the rabbit on 8 threads):
-  // made here, with the simulation, so that it is set-up time and not a stall of the
-  // stepping the first time someone watches.
+  // The first sample builds the host engines' operator (about 0.4 s for the rabbit on two
+  // cores): made here, with the simulation, so that it is set-up time and not a stall of
+  // the stepping the first time someone watches.
   if (hub_) sample_ecg();
   // The activation map follows V after every step: shown when the case asks for one (as its
   // run would make it), so that watching costs the stepping no more than the run does.
