@@ -936,6 +936,12 @@ void read_output(Ctx& ctx, Section& root, TissueCase& c) {
   nonneg("field_interval", o.field_interval);
   if (auto f = s.choice("format", {"vtk", "hdf5"})) o.format = *f == "hdf5" ? OutputSpec::Format::hdf5 : OutputSpec::Format::vtk;
   o.probes = read_points(ctx, s, "probes", "probe");
+  // Probes trace output.fields' variables: with none they would record only the time.
+  if (!o.probes.empty() && o.variables.empty())
+    s.error("probes",
+            "output.probes trace the variables of output.fields, which names none: add one (fields = [\"V\"]; "
+            "field_interval = 0 still writes no field series) or remove the probes",
+            case_code::out_of_range);
   if (auto v = s.number("probe_interval")) {
     if (!(*v > 0)) s.error("probe_interval", "output.probe_interval must be > 0 ms", case_code::out_of_range);
     else o.probe_interval = *v;

@@ -142,3 +142,26 @@ TEST(CaseProblems, CodesAreUniqueAndInOrder) {
     EXPECT_GT(std::string(info.meaning).size(), 10u);
   }
 }
+
+TEST(CaseProblems, ProbesWithNoFieldToTraceAreRefusedBeforeTheRun) {
+  // An empty output.fields (a run that writes no field) with probes: before, the run went to
+  // its end and then failed drawing probes.png with nothing in it.
+  const char* toml = R"([grid]
+size = [10, 10]
+spacing = 0.5
+[[model]]
+name = "aliev_panfilov_1996"
+[time]
+dt = 0.02
+t_end = 10
+[output]
+fields = []
+probes = [{ name = "p", position = [1, 1] }]
+)";
+  const auto d = problems_of([&] { hw::io::parse_case(toml, "probes.toml"); });
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_NE(d[0].message.find("output.probes trace the variables of output.fields"), std::string::npos) << d[0].message;
+  EXPECT_EQ(d[0].loc.line, 11);  // the probes line
+  // Probes with the default fields, and an empty fields without probes, are fine.
+  EXPECT_NO_THROW(hw::io::parse_case(std::string(toml).replace(std::string(toml).find("fields = []\n"), 12, ""), "p.toml"));
+}
