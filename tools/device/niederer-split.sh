@@ -9,7 +9,7 @@ export PATH=$PWD/.devrun/bin:$PATH NCCL_NVLS_ENABLE=0 HEARTWAVE_PROGRESS=0
 hw=.devrun/bin/heartwave
 nvidia-smi -L | head -4
 for g in 1 2 4; do
-  /usr/bin/time -f "  wall %e s" timeout 150 $hw run examples/niederer.toml --backend cuda --gpus $g --set grid.spacing=0.05 --set time.dt=0.01 --set time.t_end=50 --set output.directory=$OUT/n$g --overwrite > $OUT/n$g.log 2>&1
+  timeout 150 $hw run examples/niederer.toml --backend cuda --gpus $g --set grid.spacing=0.05 --set time.dt=0.01 --set time.t_end=50 --set output.directory=$OUT/n$g --overwrite > $OUT/n$g.log 2>&1
   echo "$g GPU(s): rc=$? $(grep -E 'done:' $OUT/n$g.log | tail -1)"; tail -1 $OUT/n$g.log
 done
 for g in 2 4; do for f in maps.vti probes.csv maps_summary.csv; do cmp -s $OUT/n1/$f $OUT/n$g/$f && echo "$g GPUs: $f identical to 1 GPU" || echo "$g GPUs: $f DIFFERS"; done; done
