@@ -22,20 +22,12 @@
 
 namespace fs = std::filesystem;
 
+using hw::gpu_testing::shared_dir;
+using hw::gpu_testing::test_data_dir;
+
 namespace {
 
 constexpr int kCells = 256;
-
-std::string shared_dir() {
-  if (const char* e = std::getenv("HEARTWAVE_SHARED_DIR"); e && *e) return e;
-  return HW_SHARED_DIR;
-}
-
-// tests/ of the checkout (the device machine runs a copy of it: gpu-check.sh says where).
-std::string test_data_dir() {
-  if (const char* e = std::getenv("HEARTWAVE_TEST_DATA_DIR"); e && *e) return e;
-  return HW_TEST_DATA_DIR;
-}
 
 // Built-ins, the shared CellML models, four of the stiff set with Markov chains (the
 // implicit block path of grl1/grl2; Iyer 2004's chains have up to 13 states; Decker 2009

@@ -25,16 +25,10 @@
 
 using namespace hw::tissue;
 
-namespace {
+using hw::gpu_testing::shared_dir;
+using hw::gpu_testing::test_data_dir;
 
-std::string shared_dir() {
-  if (const char* e = std::getenv("HEARTWAVE_SHARED_DIR"); e && *e) return e;
-  return HW_SHARED_DIR;
-}
-std::string test_data_dir() {
-  if (const char* e = std::getenv("HEARTWAVE_TEST_DATA_DIR"); e && *e) return e;
-  return HW_TEST_DATA_DIR;
-}
+namespace {
 
 // The centre of cell n, in mm (what the page sends for a point on it).
 std::array<double, 3> centre_of(const Grid& g, std::size_t n) {
