@@ -17,6 +17,7 @@ GPU per rank (one rank: the unsplit CUDA engine) and, for faults, more ranks tha
 """
 import argparse
 import os
+import re
 import shutil
 import signal
 import struct
@@ -361,6 +362,37 @@ def check_faults(r: Runner):
     print(f"  rank 1 stopped: mpirun exited {mp.returncode} after {time.monotonic() - t0:.1f} s: {line}")
 
 
+def check_interrupt(r: Runner):
+    """Ctrl-C on mpirun: every rank stops at the same step with one checkpoint, as one rank
+    does, and that checkpoint continues on one rank to the bits of an uninterrupted run."""
+    d = r.work / "interrupt"
+    shutil.rmtree(d, ignore_errors=True)
+    d.mkdir()
+    case = BOX.replace("t_end = 10", "t_end = 100000").replace("field_interval = 2.5", "field_interval = 50")
+    (d / "case.toml").write_text(case)
+    n = r.ranks[0]
+    mp = subprocess.Popen(["mpirun", "-np", str(n), "--oversubscribe", r.hw, "run", "--backend", r.backend, "--quiet",
+                           "case.toml"], cwd=d, env=r.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (d / "out" / "probes.csv").exists():
+        time.sleep(0.2)
+    t0 = time.monotonic()
+    mp.send_signal(signal.SIGINT)
+    try:
+        out, err = mp.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        mp.kill()
+        sys.exit("FAIL: Ctrl-C on mpirun: the ranks did not stop")
+    said = re.search(r"stopped by signal \d+ at t = ([0-9.]+) ms; checkpoint out/checkpoint.hwck", out + err)
+    if said is None or not (d / "out" / "checkpoint.hwck").exists():
+        sys.exit(f"FAIL: Ctrl-C on mpirun (exit {mp.returncode}): no checkpoint line\n{out}\n{err[-2000:]}")
+    print(f"  Ctrl-C on mpirun, {n} ranks: exit {mp.returncode} after {time.monotonic() - t0:.1f} s: {said.group(0)}")
+    t_end = f"{float(said.group(1)) + 2:.6g}"
+    r.run_in(d, 1, ["--restart", "out/checkpoint.hwck", "--set", f"time.t_end={t_end}"])
+    whole, _ = r.run(case, "interrupt-whole", 1, ["--set", f"time.t_end={t_end}"])
+    same_outputs(whole, d, f"interrupted on {n} ranks, continued on 1, against one uninterrupted rank")
+
+
 def signal_rank_1(r: Runner, name, sig, env):
     """Starts the box on 2 ranks for long, sends rank 1 `sig` once it writes, and waits for mpirun."""
     d = r.work / name
@@ -450,7 +482,7 @@ def main():
                                  check_same_as_one_rank(r, HEART_IMPLICIT, "implicit-heart"),
                                  check_same_as_one_rank(r, HEART_PHASE, "phase-field"),
                                  check_same_as_one_rank(r, FOURTH, "fourth-order")),
-            "restart": lambda: check_restart(r),
+            "restart": lambda: (check_restart(r), check_interrupt(r)),
             "faults": lambda: check_faults(r),
             "ranks-flag": lambda: check_ranks_flag(r),
             "sweep": lambda: check_sweep(r),
