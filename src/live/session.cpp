@@ -68,14 +68,19 @@ std::size_t cell_at(const Grid& g, const std::array<double, 3>& x) {
 
 std::string numbers_json(const std::vector<double>& v) {
   std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i)
-    s += (i ? "," : "") + (std::isfinite(v[i]) ? fmt::format("{:.6g}", v[i]) : std::string("null"));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) s += ',';
+    s += std::isfinite(v[i]) ? fmt::format("{:.6g}", v[i]) : std::string("null");
+  }
   return s + "]";
 }
 
 std::string names_json(const std::vector<std::string>& v) {
   std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + json_quote(v[i]);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) s += ',';
+    s += json_quote(v[i]);
+  }
   return s + "]";
 }
 
@@ -169,7 +174,8 @@ void LiveRun::build(const Settings& s) {
     }
   }
   for (const std::string& st : sim_->state_names()) space_.variables.push_back(st);
-  if (std::find(space_.variables.begin(), space_.variables.end(), variable_) == space_.variables.end()) variable_ = "V";
+  if (std::find(space_.variables.begin(), space_.variables.end(), variable_) == space_.variables.end())
+    variable_ = std::string("V");  // not = "V": GCC 12's -Wrestrict false positive
   if (layout_.cells.empty()) layout_ = make_layout(g, centre_);
   attach_sinks(had ? &maps.act : nullptr);
 }
@@ -241,8 +247,16 @@ std::string LiveRun::hello_json() const {
 
 std::string LiveRun::status_json() {
   std::string probes = "[", ecg = "[";
-  for (std::size_t i = 0; i < probe_samples_.size(); ++i) probes += (i ? "," : "") + numbers_json(probe_samples_[i]);
-  for (std::size_t i = 0; i < ecg_samples_.size(); ++i) ecg += (i ? "," : "") + numbers_json(ecg_samples_[i]);
+  // Appended piece by piece: `(i ? "," : "") + a_string` makes GCC 12 warn (-Wrestrict, a
+  // false positive in its inlined string insert).
+  for (std::size_t i = 0; i < probe_samples_.size(); ++i) {
+    if (i) probes += ',';
+    probes += numbers_json(probe_samples_[i]);
+  }
+  for (std::size_t i = 0; i < ecg_samples_.size(); ++i) {
+    if (i) ecg += ',';
+    ecg += numbers_json(ecg_samples_[i]);
+  }
   probe_samples_.clear();
   ecg_samples_.clear();
   return fmt::format(
@@ -406,7 +420,10 @@ void LiveRun::apply(const Control& c) {
       const auto it = saves_.find(c.name);
       if (it == saves_.end()) {
         std::string names;
-        for (const auto& [n, _] : saves_) names += (names.empty() ? "" : ", ") + n;
+        for (const auto& [n, _] : saves_) {
+          if (!names.empty()) names += ", ";
+          names += n;
+        }
         throw Error(fmt::format("no checkpoint '{}' saved in this run (saved: {})", c.name, names.empty() ? "none" : names));
       }
       const Saved& sv = *it->second;
