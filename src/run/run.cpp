@@ -67,6 +67,9 @@ std::vector<std::string> Plan::describe() const {
   if (memory.snapshots > 0)
     l.push_back(fmt::format("            up to {} of field outputs in flight (copies written while the steps go on)",
                             format_bytes(double(memory.snapshots))));
+  if (memory.checkpoint > 0)
+    l.push_back(fmt::format("            {} more while a checkpoint is written (the state in double, and its bytes)",
+                            format_bytes(double(memory.checkpoint))));
   if (stable_dt > 0) l.push_back(fmt::format("  stability explicit diffusion needs dt ≤ {:.4g} ms", stable_dt));
   l.push_back("  " + backend_note);
   if (backend == Backend::cuda)

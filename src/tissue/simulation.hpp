@@ -195,9 +195,10 @@ class Simulation {
 // the set-up holds until the engine has built its own arrays, then frees.
 struct MemoryEstimate {
   std::size_t run = 0;
-  std::size_t setup = 0;      // freed before the first step
-  std::size_t snapshots = 0;  // field outputs in flight while stepping (on the GPU, device and pinned host)
-  std::size_t peak() const { return run + std::max(setup, snapshots); }
+  std::size_t setup = 0;       // freed before the first step
+  std::size_t snapshots = 0;   // field outputs in flight while stepping (on the GPU, device and pinned host)
+  std::size_t checkpoint = 0;  // a checkpoint being written: the canonical state (double) and its bytes
+  std::size_t peak() const { return run + std::max({setup, snapshots, checkpoint}); }
 };
 MemoryEstimate estimate_memory(const TissueCase& c);
 
