@@ -20,12 +20,29 @@
 #include "device/device.hpp"
 #include "parallel/competing_load.hpp"
 #include "parallel/team.hpp"
+#include "run/run.hpp"
 #include "tissue/benchmarks.hpp"
 #include "tissue/engine.hpp"
+#include "tissue/simulation.hpp"
 
 namespace hw::cli {
 
 namespace {
+
+// A case larger than the host's free memory (karma3d-1024 on a workstation: about 47 GB on
+// the host for each rank at its peak) would be killed by the kernel part-way through its
+// set-up: refused here, with what it needs, as `heartwave run` refuses one.
+void check_host_memory(const std::string& name) {
+  const std::size_t available = run::available_memory_bytes();
+  if (available == 0) return;
+  const std::size_t ranks = std::size_t(std::max(1, comm::world().local_size()));
+  const std::size_t need = tissue::estimate_memory(tissue::tissue_benchmark_case(name, 0)).peak() * ranks;
+  if (need > available)
+    throw InputError(SourceLoc{}, fmt::format("benchmark {} needs {:.1f} GB of host memory ({} rank(s) on this host, "
+                                              "each holding the whole grid) but {:.1f} GB is available (MemAvailable): "
+                                              "run it on a larger machine",
+                                              name, double(need) / 1e9, ranks, double(available) / 1e9));
+}
 
 struct TissueBenchFlags {
   int threads = 2;
@@ -66,6 +83,7 @@ int run_tissue_bench(const std::string& what, const TissueBenchFlags& f) {
   for (const std::string& n : names) {
     BenchResult r;
     try {
+      check_host_memory(n);
       r = run_tissue_benchmark(n, {.backend = backend, .threads = f.threads, .seconds = f.seconds, .roof_gbs = roof,
                                    .tables = f.cell_maths == "tables"});
     } catch (const InputError& e) {

@@ -39,15 +39,6 @@ std::string c_directory(const Impl& r) {
   return r.scratch.dir.empty() ? r.c.output.directory : r.user_directory;
 }
 
-std::size_t available_memory_bytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key, unit;
-  std::size_t kb = 0;
-  while (in >> key >> kb >> unit)
-    if (key == "MemAvailable:") return kb * 1024;
-  return 0;
-}
-
 std::string format_bytes(double b) {
   const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
   int u = 0;
@@ -56,6 +47,15 @@ std::string format_bytes(double b) {
 }
 
 }  // namespace
+
+std::size_t available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key, unit;
+  std::size_t kb = 0;
+  while (in >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024;
+  return 0;
+}
 
 std::vector<std::string> Plan::describe() const {
   std::vector<std::string> l;

@@ -44,6 +44,8 @@ struct Plan {
 // The GPU this rank runs on: `device` (--device) on one rank; split, one GPU per rank of a
 // host, counted from `device` by the rank's place on its host.
 int split_device(int device);
+// MemAvailable of /proc/meminfo in bytes; 0 where unknown.
+std::size_t available_memory_bytes();
 Plan plan(const tissue::TissueCase& c, const std::string& backend, int device = 0);
 // The same from a set-up already prepared (tissue::prepare_setup), as `run --check` has.
 Plan plan(std::shared_ptr<tissue::SimSetup> prepared, const std::string& backend, int device = 0);
