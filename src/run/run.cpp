@@ -62,8 +62,9 @@ std::vector<std::string> Plan::describe() const {
   l.push_back(fmt::format("  memory    {} ({} bytes) needed, {} available", format_bytes(double(memory.peak())),
                           memory.peak(), host_available ? format_bytes(double(host_available)) : "unknown"));
   if (memory.setup > 0)
-    l.push_back(fmt::format("            {} while running; {} of box-sized set-up data is freed before the first step",
-                            format_bytes(double(memory.run)), format_bytes(double(memory.setup))));
+    l.push_back(fmt::format("            {} ({} bytes) while running; {} of set-up data (the initial state in double "
+                            "among it) is freed before the first step",
+                            format_bytes(double(memory.run)), memory.run, format_bytes(double(memory.setup))));
   if (memory.snapshots > 0)
     l.push_back(fmt::format("            up to {} of field outputs in flight (copies written while the steps go on)",
                             format_bytes(double(memory.snapshots))));

@@ -169,22 +169,32 @@ TEST_F(RunCliTest, NanStopsWithTimeCellVariableAfterSavingTheLastGoodState) {
 
 TEST_F(RunCliTest, Karma3dPrintsItsMemoryEstimateWithoutRunning) {
   const fs::path karma = fs::path(HW_TEST_DATA_DIR).parent_path() / "examples" / "karma3d.toml";
-  const auto estimate = [&](const std::string& extra) {
-    EXPECT_EQ(run("run '" + karma.string() + "' --check --backend cpu" + extra), 0) << out_;
-    EXPECT_NE(out_.find("256x256x256"), std::string::npos) << out_;
-    const auto at = out_.find("memory");
-    EXPECT_NE(at, std::string::npos) << out_;
+  // The bytes in brackets after `key` in the plan's lines.
+  const auto bytes_after = [&](const std::string& key) {
+    const auto at = out_.find(key);
+    EXPECT_NE(at, std::string::npos) << key << " in:\n" << out_;
     return at == std::string::npos ? 0.0 : std::strtod(out_.c_str() + out_.find('(', at) + 1, nullptr);
   };
-  // 256³ cells, float: two copies of E and one of n = 12 B per cell ≈ 201 MB (seed 004: 192 MiB).
-  const double state = estimate(" --set output.field_interval=0 --set output.png_interval=0");
-  std::cout << "karma3d memory estimate without outputs: " << state << " bytes\n";
-  EXPECT_GE(state, 256.0 * 256 * 256 * 12);
-  EXPECT_LE(state, 210e6);
-  // With its outputs (V in fields and pictures): up to four copies of V in flight besides.
-  const double with = estimate("");
+  const auto check = [&](const std::string& extra) {
+    EXPECT_EQ(run("run '" + karma.string() + "' --check --backend cpu" + extra), 0) << out_;
+    EXPECT_NE(out_.find("256x256x256"), std::string::npos) << out_;
+  };
+  const double cells = 256.0 * 256 * 256;
+  check(" --set output.field_interval=0 --set output.png_interval=0");
+  // Running, float: two copies of E and one of n = 12 B per cell ≈ 201 MB (seed 004: 192
+  // MiB). At the peaks, the state in double (16 B per cell) twice besides.
+  const auto run_at = out_.find(" bytes) while running");
+  ASSERT_NE(run_at, std::string::npos) << out_;
+  const double running = std::strtod(out_.c_str() + out_.rfind('(', run_at) + 1, nullptr), need = bytes_after("memory");
+  std::cout << "karma3d memory estimate without outputs: " << running << " bytes running, " << need << " at the peak\n";
+  EXPECT_GE(running, cells * 12);
+  EXPECT_LE(running, 210e6);
+  EXPECT_DOUBLE_EQ(need - running, cells * 32);
+  // With its outputs (V in fields and pictures): up to four copies of V in flight (268 MB),
+  // fewer than a checkpoint's transient (537 MB): the peak stays.
+  check("");
   EXPECT_NE(out_.find("field outputs in flight"), std::string::npos) << out_;
-  EXPECT_DOUBLE_EQ(with - state, 4.0 * 256 * 256 * 256 * 4);
+  EXPECT_DOUBLE_EQ(bytes_after("memory"), need);
 }
 
 }  // namespace
