@@ -1,7 +1,5 @@
 #include "tissue/cuda/kernel_source.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 
 #include "device/embedded.hpp"
