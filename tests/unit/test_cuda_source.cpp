@@ -52,6 +52,7 @@ TEST(CudaSource, TissueKernelsCompileForSm90) {
     EXPECT_EQ(cuda_kernel_source(make_sim_setup(other, false), true).text.find("_tower("), std::string::npos);
     if (!strang) {  // the CG kernels, whose loop runs on the device (kernels/cuda/diffusion_cg.cuh)
       EXPECT_NE(cuda_kernel_source(make_sim_setup(other, false), true).text.find("hw_cg_direction("), std::string::npos);
+      EXPECT_NE(cuda_kernel_source(make_sim_setup(other, false), true).text.find("hw_cg_finish("), std::string::npos);
       compiles(other, true);
       compiles(other, false);
     }

@@ -4,6 +4,8 @@
 # Crank-Nicolson, each in float and double, for each binary given (the first is the one to
 # judge; a second, e.g. the commit before, is the baseline in the same run). Logs to $OUT,
 # a table last: binary, diffusion, precision, wall s, steps, ms/step, CG iterations/step.
+# CG_GUESSES (default "extrapolate"): the CG's first guesses to run Crank-Nicolson with
+# (HEARTWAVE_CG_GUESS: none, last, extrapolate), each a row.
 # Usage (on the device): bash tools/device/cg-bench.sh DT BINARY [BASELINE]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,27 +16,34 @@ shift
 bin=.devrun/bin
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 if [ -x $bin/heartwave_gpu_tests ]; then
-  $bin/heartwave_gpu_tests --gtest_filter='CudaTissue.ImplicitDiffusion:CudaTissue.FourthOrderStencil' \
+  $bin/heartwave_gpu_tests --gtest_filter='CudaTissue.ImplicitDiffusion:CudaTissue.FourthOrderStencil:CudaTissue.ImplicitRestart*' \
     > "$out/gpu-tests.log" 2>&1
   echo "gpu tests rc=$? $(grep -c '^\[       OK' "$out/gpu-tests.log") ok" | tee -a "$out/table.txt"
-  compute-sanitizer --tool memcheck $bin/heartwave_gpu_tests --gtest_filter='CudaTissue.ImplicitDiffusion' \
+  compute-sanitizer --tool memcheck $bin/heartwave_gpu_tests --gtest_filter='CudaTissue.ImplicitDiffusion:CudaTissue.ImplicitRestart*' \
     > "$out/memcheck.log" 2>&1
   echo "memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)" | tee -a "$out/table.txt"
 fi
 cells=3360000
 bins=("$@")
 for b in "${bins[@]}"; do
-  for run in "explicit f32" "crank-nicolson f32" "explicit f64" "crank-nicolson f64"; do
+  runs=("explicit f32 -" "explicit f64 -")
+  for g in ${CG_GUESSES:-extrapolate}; do runs+=("crank-nicolson f32 $g" "crank-nicolson f64 $g"); done
+  for run in "${runs[@]}"; do
     set -- $run
-    log="$out/niederer-$b-$1-$2.log"
-    timeout 150 $bin/$b bench niederer --dx 0.05 --dt "$dt" --diffusion "$1" --precision "$2" --backend cuda -q \
+    log="$out/niederer-$b-$1-$2-$3.log"
+    HEARTWAVE_CG_GUESS=$([ "$3" = - ] && echo extrapolate || echo "$3") \
+      timeout 150 $bin/$b bench niederer --dx 0.05 --dt "$dt" --diffusion "$1" --precision "$2" --backend cuda -q \
       > "$log" 2>&1
     rc=$?
-    awk -v b="$b" -v d="$1" -v p="$2" -v rc=$rc -v cells=$cells '
+    awk -v b="$b" -v d="$1" -v p="$2" -v g="$3" -v rc=$rc -v cells=$cells '
       /^wall time/ {w=$3; cs=$5; it="-"; if (match($0, /[0-9.]+ CG iterations/)) it=substr($0, RSTART, RLENGTH-14);
-                    steps=cs*w/cells; printf "%-14s %-15s %-4s %8.2f s %7.0f steps %8.3f ms/step  CG it/step %s  rc %s\n", b, d, p, w, steps, 1000*w/steps, it, rc}
-      END {if (w == "") printf "%-14s %-15s %-4s failed rc %s\n", b, d, p, rc}' "$log" | tee -a "$out/table.txt"
+                    steps=cs*w/cells; printf "%-14s %-15s %-4s %-11s %8.2f s %7.0f steps %8.3f ms/step  CG it/step %s  rc %s\n", b, d, p, g, w, steps, 1000*w/steps, it, rc}
+      END {if (w == "") printf "%-14s %-15s %-4s %-11s failed rc %s\n", b, d, p, g, rc}' "$log" | tee -a "$out/table.txt"
   done
+  # The activation times at the nine points, for each run (they must agree within the CG's tolerance).
+  for f in "$out"/niederer-$b-*.log; do
+    echo "$(basename "$f" .log): $(awk 'NF == 4 && $4 ~ /^[0-9.]+$/ {printf "%s ", $4}' "$f")"
+  done | tee "$out/activation-$b.txt"
 done
 # The run's wall-time estimate on the GPU with a cold kernel cache (compilation and tuning
 # in its first steps): the printed "expected wall time" against the process's wall time.

@@ -29,7 +29,14 @@ struct CgArgs {
   Real a;
   const Real* w;         // Φ's diagonal on tissue (phase field), or null (Φ = I)
   unsigned long long n;  // stored cells (element-wise kernels)
-  Real* xv;              // the solution; V on entry
+  // The unknown is the increment d = V⁺ − V (A d = b − A V), from a first guess predicted
+  // from the last solves' increments: d₀ = c1·prev + c2·prev2 (c1 = c2 = 0: d₀ = 0).
+  const Real* v;         // V, which the rhs is made from (read only)
+  Real* d;               // the increment solved for
+  const Real* prev;      // the last solve's increment
+  const Real* prev2;     // the one before it
+  Real c1, c2;
+  Real* xv;              // V⁺ = V + d (written by the last launch, hw_cg_finish)
   Real* r;
   Real* z;
   Real* p;

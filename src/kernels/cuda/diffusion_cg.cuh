@@ -36,8 +36,12 @@ __device__ __forceinline__ void cg_apply(const PartArgs<Real>& a, const CgArgs<R
   CgScalars& sc = *g.sc;
   if (sc.done) return;
   if (g.first && (sc.bb == 0.0 || sc.rr_start <= g.tol2 * sc.bb)) {
-    // pcg()'s tests before the loop: b = 0 has x = 0; x₀ = V may already be within tolerance.
-    if (sc.bb == 0.0 && inside) g.xv[row_base<Real, V>(a, int(j), int(k)) + i] = Real(0);
+    // pcg()'s tests before the loop: b = 0 has x = 0 (d = −V); the first guess may already
+    // be within tolerance.
+    if (sc.bb == 0.0 && inside) {
+      const unsigned s = row_base<Real, V>(a, int(j), int(k)) + i;
+      g.d[s] = -g.v[s];
+    }
     if (first_thread()) sc.done = 1, sc.rr_last = sc.bb == 0.0 ? 0.0 : sc.rr_start;
     return;
   }
@@ -59,11 +63,12 @@ __device__ __forceinline__ void cg_apply(const PartArgs<Real>& a, const CgArgs<R
   block_reduce<1>(xy, out);
 }
 
-// A solve's first launch, from x₀ = V (in g.xv): the rhs b = Φ V + (1 − θ)·a·L V
-// (backward Euler θ = 1, Crank-Nicolson ½), whose norm it sums, and the first residual
-// r = b − (Φ − θ·a·L) V = a·L V in the same pass (the backends' pcg() forms b − A x₀; the two
-// agree to rounding); z = M⁻¹ r, p = z. Sums bb, rr_start, rz[0]. Why one kernel: the rhs,
-// A x₀, the residual and the preconditioned start were four passes over memory a step.
+// A solve's first launch: the rhs b = Φ V + (1 − θ)·a·L V (backward Euler θ = 1,
+// Crank-Nicolson ½) from V (g.v), whose norm it sums; the first guess of the increment,
+// d₀ = c1·prev + c2·prev2; and the first residual r = b − A (V + d₀) = a·L V − A d₀ in the same
+// pass (the backends' pcg() forms b − A x₀; the two agree to rounding); z = M⁻¹ r, p = z. Sums
+// bb, rr_start, rz[0]. Why one kernel: the rhs, A x₀, the residual and the preconditioned
+// start were four passes over memory a step.
 template <class Real, class V>
 __device__ __forceinline__ void cg_begin(const PartArgs<Real>& a, const CgArgs<Real>& g) {
   unsigned c, i, j, k;
@@ -71,11 +76,22 @@ __device__ __forceinline__ void cg_begin(const PartArgs<Real>& a, const CgArgs<R
   if (locate<Real, V>(a, c, i, j, k)) {
     const unsigned s0 = row_base<Real, V>(a, int(j), int(k));
     const unsigned s = s0 + i;
-    const Real x = g.xv[s];
-    const Real lx = laplacian<Real, V>(a, g.xv, i, j, k, s0);
-    const Real b = (g.w ? g.w[s] : Real(1)) * x + g.rhs_coef * lx;
-    const Real r = g.a * lx;
+    const Real x = g.v[s];
+    const Real lx = laplacian<Real, V>(a, g.v, i, j, k, s0);
+    const Real w = g.w ? g.w[s] : Real(1);
+    const Real b = w * x + g.rhs_coef * lx;
+    Real d = 0, ld = 0;  // d₀ and L d₀
+    if (g.c1 != Real(0)) {
+      d = g.c1 * g.prev[s];
+      ld = g.c1 * laplacian<Real, V>(a, g.prev, i, j, k, s0);
+    }
+    if (g.c2 != Real(0)) {
+      d += g.c2 * g.prev2[s];
+      ld += g.c2 * laplacian<Real, V>(a, g.prev2, i, j, k, s0);
+    }
+    const Real r = g.a * lx - (w * d + g.coef * ld);
     const Real z = g.inv_diag[s] * r;
+    g.d[s] = d;
     g.r[s] = r;
     g.z[s] = z;
     g.p[s] = z;
@@ -93,7 +109,7 @@ __device__ __forceinline__ void cg_begin(const PartArgs<Real>& a, const CgArgs<R
   for (unsigned long long s = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; s < (n); \
        s += (unsigned long long)gridDim.x * blockDim.x)
 
-// α = rz[slot] / pq[slot] (p·A p ≤ 0: breakdown, stop); x += α p; r −= α q; z = M⁻¹ r;
+// α = rz[slot] / pq[slot] (p·A p ≤ 0: breakdown, stop); d += α p; r −= α q; z = M⁻¹ r;
 // rr[slot] += r·r; rz[1 − slot] += r·z.
 template <class Real>
 __device__ __forceinline__ void cg_update(const CgArgs<Real>& g) {
@@ -108,7 +124,7 @@ __device__ __forceinline__ void cg_update(const CgArgs<Real>& g) {
   const Real alpha = Real(sc.rz[g.slot] / pq);
   double sums[2] = {0, 0};  // r·r, r·z
   HW_CG_FOR_EACH(s, g.n) {
-    g.xv[s] += alpha * g.p[s];
+    g.d[s] += alpha * g.p[s];
     const Real r = g.r[s] - alpha * g.q[s];
     g.r[s] = r;
     const Real z = g.inv_diag[s] * r;
@@ -134,6 +150,12 @@ __device__ __forceinline__ void cg_direction(const CgArgs<Real>& g) {
   if (first_thread()) sc.pq[next] = 0, sc.rr[next] = 0, sc.rr_last = sc.rr[g.slot];
   const Real beta = Real(sc.rz[next] / sc.rz[g.slot]);
   HW_CG_FOR_EACH(s, g.n) g.p[s] = g.z[s] + beta * g.p[s];
+}
+
+// A solve's last launch, after the loop: V⁺ = V + d over the storage (zeros stay zeros).
+template <class Real>
+__device__ __forceinline__ void cg_finish(const CgArgs<Real>& g) {
+  HW_CG_FOR_EACH(s, g.n) g.xv[s] = g.v[s] + g.d[s];
 }
 
 }  // namespace hw::cuda

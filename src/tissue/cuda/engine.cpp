@@ -110,7 +110,7 @@ CompiledKernels compile_kernels(gpu::Device& dev, const SimSetup& s, const RowLa
   out.stimulus = m.function("hw_stimulus");
   if (s.time.diffusion != DiffusionScheme::forward_euler)
     out.cg = {m.function("hw_cg_begin"), m.function("hw_cg_apply"), m.function("hw_cg_update"),
-              m.function("hw_cg_direction")};
+              m.function("hw_cg_direction"), m.function("hw_cg_finish")};
   const Grid& g = s.geo.grid;
   const std::array<unsigned, 3> n{unsigned(g.nx()), unsigned(g.ny()), unsigned(g.nz())};
   out.parts.resize(s.parts.size());
@@ -267,6 +267,7 @@ class CudaEngine final : public Engine {
     // Both fields: cells stored off the tissue never change, and the first step reads V_cur.
     for (int k = 0; k < 2; ++k) f_.v(k).upload(host_v_.data(), host_v_.size() * sizeof(Real));
     halo_block_ = {};  // the tower's halo slots are the old V's
+    if (implicit_) implicit_->forget_history();  // its guesses came from the old run
     gathered_ = true;  // every rank loaded the whole state
   }
 
@@ -530,8 +531,7 @@ class CudaEngine final : public Engine {
         split_.split().row_ranges(f_.layout(), sizeof(Real), off, cnt);
         split_.gather(*from, 0, off, cnt);
       }
-      gpu::copy_device(on_, next.ptr(), from->ptr(), f_.layout().size() * sizeof(Real));
-      implicit_->solve(next, fail_.ptr());
+      implicit_->solve(*from, next, fail_.ptr());
       pass(next, next, false, h, second, stim, n, &cur);
       if (split_.active() && split_.agrees_on_device()) split_.agree_on_device(fail_.ptr());
       return;

@@ -6,12 +6,26 @@
 // iterations instead of twice per iteration (docs/benchmarks.md, "Implicit diffusion on
 // the GPU"). The rhs (backward Euler Φ V, Crank-Nicolson (Φ + a/2·L) V) and the first
 // residual are made in one pass (hw_cg_begin).
+//
+// The first guess (a warm start): the solve is for the increment d = V⁺ − V, started from
+// a prediction made from the last solves' increments, not from zero. A front moves a small
+// part of a cell per step, so the increment changes little from one step to the next, and the
+// first residual is smaller than V's own by the same factor; the stopping test,
+// ‖b − A V⁺‖ ≤ tol·‖b‖, is the same whatever the guess. A run that loads a state starts
+// again from a zero guess, so a restarted run repeats itself bit for bit and agrees with the
+// run it was saved from within the CG tolerance.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "core/error.hpp"
 #include "device/device.hpp"
 #include "kernels/cuda/cg_args.hpp"
 #include "tissue/cuda/fields.hpp"
@@ -23,7 +37,7 @@ namespace hw::tissue::cuda {
 
 // The CG kernels of the module (hw_cg_*).
 struct CgKernels {
-  void *begin = nullptr, *apply = nullptr, *update = nullptr, *direction = nullptr;
+  void *begin = nullptr, *apply = nullptr, *update = nullptr, *direction = nullptr, *finish = nullptr;
 };
 
 template <class Real>
@@ -51,19 +65,26 @@ class DeviceImplicit {
     // write tissue cells only, and the element-wise ones keep zeros zero.
     const std::vector<Real> zero(S, Real(0));
     for (auto* b : {&r_, &z_, &p_, &q_}) *b = f.put(zero, "the CG vectors");
+    for (auto& b : increments_) b = f.put(zero, "the CG's increments");
     scalars_ = gpu::DeviceBuffer(dev, sizeof(hw::cuda::CgScalars), "the CG scalars");
   }
 
   void set_kernels(const CgKernels& k) { k_ = k; }
 
-  // V⁺ in place of v (which holds V on entry, the first iterate); hw::Error when CG does
-  // not converge.
-  void solve(const gpu::DeviceBuffer& v, gpu::DevicePtr fail) {
-    const CgResult r = run(v, fail);
+  // V⁺ = V + d into out from V in v (two different fields); hw::Error when CG does not
+  // converge.
+  void solve(const gpu::DeviceBuffer& v, const gpu::DeviceBuffer& out, gpu::DevicePtr fail) {
+    const CgResult r = run(v, out, fail);
     ++solves_;
     iterations_ += r.iterations;
+    history_ = std::min(history_ + 1, 2);
+    head_ = (head_ + 1) % 3;  // this solve's increment is now the last one
     require_converged(r, opt_);
   }
+
+  // Forgets the increments of the solves before (a state was loaded): the next solve starts
+  // from a zero guess.
+  void forget_history() { history_ = 0; }
 
   // Mean CG iterations per solve so far (0 before the first).
   double mean_iterations() const { return solves_ > 0 ? double(iterations_) / double(solves_) : 0.0; }
@@ -73,7 +94,7 @@ class DeviceImplicit {
   // then iterations in chunks, reading the scalars back once per chunk. The first chunk is
   // as long as the last solve took (steps in a row need about as many), later ones a
   // quarter of that; iterations queued past convergence return at once.
-  CgResult run(const gpu::DeviceBuffer& v, gpu::DevicePtr fail) {
+  CgResult run(const gpu::DeviceBuffer& v, const gpu::DeviceBuffer& out, gpu::DevicePtr fail) {
     const auto ptr = [](const gpu::DeviceBuffer& b) { return reinterpret_cast<Real*>(b.ptr()); };
     hw::cuda::CgArgs<Real> g{};
     g.coef = Real(-theta_ * a_);
@@ -82,7 +103,15 @@ class DeviceImplicit {
     g.n = f_.layout().size();
     g.w = w_.empty() ? nullptr : ptr(w_);
     g.inv_diag = ptr(inv_diag_);
-    g.xv = ptr(v);
+    g.v = ptr(v);
+    g.xv = ptr(out);
+    // increments_[head_] is solved for; the two before it in the ring are the last solves'.
+    g.d = ptr(increments_[head_]);
+    g.prev = ptr(increments_[(head_ + 2) % 3]);
+    g.prev2 = ptr(increments_[(head_ + 1) % 3]);
+    const auto [c1, c2] = guess_coefficients();
+    g.c1 = Real(c1);
+    g.c2 = Real(c2);
     g.r = ptr(r_);
     g.z = ptr(z_);
     g.p = ptr(p_);
@@ -107,12 +136,32 @@ class DeviceImplicit {
       scalars_.download(&sc, sizeof sc);
       if (sc.done || queued >= opt_.max_iter) break;
     }
+    elementwise(k_.finish, g);
     CgResult r;
     r.iterations = sc.iterations;
     r.converged = sc.done == 1;
     r.rel_residual = sc.bb > 0 ? std::sqrt(sc.rr_last / sc.bb) : 0.0;
     last_iterations_ = sc.iterations;
     return r;
+  }
+
+  // d₀ = c1·prev + c2·prev2, as far as the history since the last load allows: the last
+  // increment after one solve, 2·last − the one before after two (guess_, from
+  // HEARTWAVE_CG_GUESS: "extrapolate", the default; "last"; or "none", a zero guess).
+  std::pair<double, double> guess_coefficients() const {
+    if (guess_ == Guess::none || history_ == 0) return {0.0, 0.0};
+    if (guess_ == Guess::last || history_ == 1) return {1.0, 0.0};
+    return {2.0, -1.0};
+  }
+
+  enum class Guess { none, last, extrapolate };
+  static Guess guess_from_environment() {
+    const char* e = std::getenv("HEARTWAVE_CG_GUESS");
+    const std::string m = e ? e : "";
+    if (m == "none") return Guess::none;
+    if (m == "last") return Guess::last;
+    if (m.empty() || m == "extrapolate") return Guess::extrapolate;
+    throw Error(fmt::format("HEARTWAVE_CG_GUESS={}: not a first guess of the CG; say none, last or extrapolate", m));
   }
 
   void stencil(void* fn, hw::cuda::CgArgs<Real>& g, gpu::DevicePtr fail) {
@@ -133,6 +182,9 @@ class DeviceImplicit {
   double theta_ = 1, a_ = 0;
   CgOptions opt_;
   gpu::DeviceBuffer inv_diag_, w_, r_, z_, p_, q_, scalars_;
+  gpu::DeviceBuffer increments_[3];  // a ring: this solve's, the last one's, the one before
+  Guess guess_ = guess_from_environment();
+  int head_ = 0, history_ = 0;       // this solve's slot; how many increments are known (≤ 2)
   int last_iterations_ = 0;
   long solves_ = 0, iterations_ = 0;
 };
