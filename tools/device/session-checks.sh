@@ -5,6 +5,7 @@
 # on tools/device/sanitizer_box.toml with Crank-Nicolson in float and double, and
 # examples/rabbit_mesh.toml run whole on the GPU.
 # Usage (on the device, .devrun carried): bash tools/device/session-checks.sh
+#   (RABBIT=0: without the rabbit example; CG_GUESSES: as cg-bench.sh)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 bash tools/device/unpack.sh >/dev/null
@@ -23,6 +24,7 @@ for tool in racecheck initcheck; do
     echo "$tool CN $prec rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool-$prec.log" | tail -1)" >> "$out/table.txt"
   done
 done
+[ "${RABBIT:-1}" = 0 ] && { nvidia-smi --query-gpu=name --format=csv,noheader >> "$out/table.txt"; tail -12 "$out/cg-bench.log"; cat "$out/table.txt"; exit 0; }
 start=$(date +%s%N)
 timeout 120 $bin/heartwave run examples/rabbit_mesh.toml --backend cuda --overwrite \
   --set "geometry.file=\"$HEARTWAVE_SHARED_DIR/geometry/rabbit_ventricles_ucsd_chaste/UCSD_heart.face\"" \

@@ -36,4 +36,59 @@ __device__ __forceinline__ void block_reduce(double (&x)[N], double* const (&out
   }
 }
 
+// Stores the launch's sum of x[q] (over every thread of every block) in *out[q] (q < N), in
+// an order that does not depend on which block ends first, so a run repeats itself bit for
+// bit (atomics to one double add in the order the blocks finish). Each block writes its sum
+// to partials[q·capacity + block]; the last block to finish (a ticket, the CUDA samples'
+// threadFenceReduction) adds them in block order with a fixed tree and stores the totals.
+// The result depends on the launch's shape only. Every thread of the block must call it,
+// last in its kernel; blocks are whole warps and at most `capacity`; *ticket is 0 before
+// the launch, and again after it.
+template <int N>
+__device__ __forceinline__ void block_reduce_ordered(double (&x)[N], double* const (&out)[N], double* partials,
+                                                     unsigned long long capacity, unsigned* ticket) {
+  __shared__ double warp_sums[N][32];
+  __shared__ bool last;
+  const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
+  const unsigned warps = (threads + 31) / 32;
+  const unsigned long long b = blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+  const unsigned long long blocks = (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
+  // The sum over the block of v (one per thread), in thread 0; the same tree every time.
+  auto sum_block = [&](double (&v)[N]) {
+    for (int q = 0; q < N; ++q) {
+      double u = v[q];
+      for (int o = 16; o > 0; o >>= 1) u += __shfl_down_sync(0xffffffffu, u, o);
+      if ((t & 31) == 0) warp_sums[q][t >> 5] = u;
+    }
+    __syncthreads();
+    if (t < 32)
+      for (int q = 0; q < N; ++q) {
+        double u = t < warps ? warp_sums[q][t] : 0.0;
+        for (int o = 16; o > 0; o >>= 1) u += __shfl_down_sync(0xffffffffu, u, o);
+        v[q] = u;
+      }
+    __syncthreads();  // warp_sums may be written again
+  };
+  sum_block(x);
+  if (t == 0) {
+    for (int q = 0; q < N; ++q) partials[q * capacity + b] = x[q];
+    __threadfence();  // the partials are visible before the ticket says so
+    last = atomicAdd(ticket, 1u) == blocks - 1;
+  }
+  __syncthreads();
+  if (last) {
+    double v[N];
+    for (int q = 0; q < N; ++q) {
+      v[q] = 0.0;
+      for (unsigned long long i = t; i < blocks; i += threads) v[q] += __ldcg(&partials[q * capacity + i]);
+    }
+    sum_block(v);
+    if (t == 0) {
+      for (int q = 0; q < N; ++q) *out[q] = v[q];
+      *ticket = 0;
+    }
+  }
+}
+
 }  // namespace hw::cuda

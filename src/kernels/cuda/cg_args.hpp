@@ -5,10 +5,9 @@
 namespace hw::cuda {
 
 // The scalars of one solve, kept on the device so that an iteration needs no host round
-// trip: each kernel reads the reductions the one before it finished and adds its own.
+// trip: each kernel reads the reductions the one before it finished and stores its own.
 // Reductions that an iteration reads and the next one writes alternate between two slots
-// (slot = iteration parity), and each is zeroed by a kernel that does not read it, one
-// launch before it is summed into (diffusion_cg.cuh says which).
+// (slot = iteration parity).
 struct CgScalars {
   double bb;         // ‖b‖²
   double rr_start;   // ‖b − A x₀‖²
@@ -18,6 +17,7 @@ struct CgScalars {
   double rr_last;    // ‖r‖² when the solve stopped (for the report)
   int done;          // 0 running; 1 converged; 2 breakdown (p·A p ≤ 0)
   int iterations;
+  unsigned ticket;   // block_reduce_ordered's count of the blocks done (0 between launches)
 };
 
 // The system is (Φ − θ·a·L) x = (Φ + (1 − θ)·a·L) V with a = dt/(χ·Cm): backward Euler θ = 1,
@@ -43,6 +43,8 @@ struct CgArgs {
   Real* q;
   const Real* inv_diag;  // 1 / diag(Φ − θ·a·L)
   CgScalars* sc;
+  double* partials;      // the blocks' partial sums (block_reduce_ordered), 3 × capacity
+  unsigned long long capacity;
   double tol2;           // rel_tol²: converged when ‖r‖² ≤ tol2·‖b‖²
   int slot;              // the iteration's parity
   int first;             // the first iteration (it makes the tests before the loop)

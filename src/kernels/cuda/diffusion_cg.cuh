@@ -13,6 +13,7 @@
 // is three launches, apply → update → direction; each reads the sums the previous launch
 // completed, so every thread computes the same α, β and stopping test from them, and once
 // a solve has stopped (sc->done) the iterations the host queued past it return at once.
+// The sums are made in block order (block_reduce_ordered): a run repeats itself bit for bit.
 #pragma once
 
 #include "kernels/cuda/block_sum.cuh"
@@ -27,8 +28,7 @@ __device__ __forceinline__ bool first_thread() {
 }
 
 // An iteration's q = A p = coef·L p + w∘p (coef = −θ·a) on tissue cells; sums p·q into
-// pq[slot] and zeroes rz[1 − slot] (the previous direction read it, the coming update sums
-// into it). The first iteration's also makes pcg()'s tests before the loop.
+// pq[slot]. The first iteration's also makes pcg()'s tests before the loop.
 template <class Real, class V>
 __device__ __forceinline__ void cg_apply(const PartArgs<Real>& a, const CgArgs<Real>& g) {
   unsigned c, i, j, k;
@@ -46,10 +46,7 @@ __device__ __forceinline__ void cg_apply(const PartArgs<Real>& a, const CgArgs<R
     return;
   }
   // rr_last holds the last residual the loop has seen, so a breakdown reports it: here r₀.
-  if (first_thread()) {
-    sc.rz[1 - g.slot] = 0;
-    if (g.first) sc.rr_last = sc.rr_start;
-  }
+  if (g.first && first_thread()) sc.rr_last = sc.rr_start;
   double xy[1] = {0};
   if (inside) {
     const unsigned s0 = row_base<Real, V>(a, int(j), int(k));
@@ -60,7 +57,7 @@ __device__ __forceinline__ void cg_apply(const PartArgs<Real>& a, const CgArgs<R
     xy[0] = double(x) * double(y);
   }
   double* const out[1] = {&g.sc->pq[g.slot]};
-  block_reduce<1>(xy, out);
+  block_reduce_ordered<1>(xy, out, g.partials, g.capacity, &g.sc->ticket);
 }
 
 // A solve's first launch: the rhs b = Φ V + (1 − θ)·a·L V (backward Euler θ = 1,
@@ -100,11 +97,11 @@ __device__ __forceinline__ void cg_begin(const PartArgs<Real>& a, const CgArgs<R
     sums[2] = double(r) * double(z);
   }
   double* const out[3] = {&g.sc->bb, &g.sc->rr_start, &g.sc->rz[0]};
-  block_reduce<3>(sums, out);
+  block_reduce_ordered<3>(sums, out, g.partials, g.capacity, &g.sc->ticket);
 }
 
 // The element-wise kernels stride over the storage with a grid of a few blocks per SM
-// (tissue/cuda/implicit.hpp), so that each block's one atomic per sum covers many cells.
+// (tissue/cuda/implicit.hpp), so that each block's partial sum covers many cells.
 #define HW_CG_FOR_EACH(s, n) \
   for (unsigned long long s = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; s < (n); \
        s += (unsigned long long)gridDim.x * blockDim.x)
@@ -133,11 +130,10 @@ __device__ __forceinline__ void cg_update(const CgArgs<Real>& g) {
     sums[1] += double(r) * double(z);
   }
   double* const out[2] = {&sc.rr[g.slot], &sc.rz[1 - g.slot]};
-  block_reduce<2>(sums, out);
+  block_reduce_ordered<2>(sums, out, g.partials, g.capacity, &g.sc->ticket);
 }
 
-// Converged (rr[slot] ≤ tol2·bb): done. Else β = rz[1 − slot] / rz[slot]; p = z + β p, and
-// pq and rr of the next slot are zeroed (this launch reads neither).
+// Converged (rr[slot] ≤ tol2·bb): done. Else β = rz[1 − slot] / rz[slot]; p = z + β p.
 template <class Real>
 __device__ __forceinline__ void cg_direction(const CgArgs<Real>& g) {
   CgScalars& sc = *g.sc;
@@ -147,7 +143,7 @@ __device__ __forceinline__ void cg_direction(const CgArgs<Real>& g) {
     if (first_thread()) sc.done = 1, sc.rr_last = sc.rr[g.slot];
     return;
   }
-  if (first_thread()) sc.pq[next] = 0, sc.rr[next] = 0, sc.rr_last = sc.rr[g.slot];
+  if (first_thread()) sc.rr_last = sc.rr[g.slot];
   const Real beta = Real(sc.rz[next] / sc.rz[g.slot]);
   HW_CG_FOR_EACH(s, g.n) g.p[s] = g.z[s] + beta * g.p[s];
 }

@@ -152,7 +152,10 @@ class CudaEngine final : public Engine {
              comm::Communicator* comm)
       : s_(s), opt_(opt), dev_(std::move(dev)), on_(dev_->compute()), f_((check(s), *dev_), s, opt.kernel),
         stim_(*dev_), sinks_(*this, *dev_, s, f_, cur_), split_(comm, s, *dev_) {
-    if (split_.active()) sinks_.set_gather([this] { gather(); }, [this](const gpu::DeviceBuffer& b) { gather_grid(b); });
+    if (split_.active()) {
+      sinks_.set_gather([this] { gather(); }, [this](const gpu::DeviceBuffer& b) { gather_grid(b); });
+      sinks_.set_split(&split_.split());
+    }
     load(initial_state(s));
     if (s.time.diffusion != DiffusionScheme::forward_euler)
       implicit_ = std::make_unique<cuda::DeviceImplicit<Real>>(*dev_, s, f_);
@@ -202,22 +205,17 @@ class CudaEngine final : public Engine {
     return double(x);
   }
 
+  // The cells' V through a DeviceProbes (one wait; split, read by their owners, no gather),
+  // kept while the same cells are asked for again.
   void voltages_at(const std::vector<std::size_t>& cells, std::vector<double>& out) const override {
-    // Each value copied on the device, in order after the queued steps, into one small
-    // buffer, then one read: one wait for the host instead of one per cell.
-    gather();
-    if (probe_buf_.bytes() < cells.size() * sizeof(Real))
-      probe_buf_ = gpu::DeviceBuffer(*dev_, cells.size() * sizeof(Real), "the probe values");
-    const gpu::DeviceBuffer& v = f_.v(cur_);
-    for (std::size_t q = 0; q < cells.size(); ++q)
-      if (is_tissue(&s_.geo.mask, cells[q]))
-        gpu::copy_device(dev_->compute(), probe_buf_.ptr() + q * sizeof(Real),
-                         v.ptr() + f_.layout().index(cells[q]) * sizeof(Real), sizeof(Real));
-    std::vector<Real> x(cells.size());
-    probe_buf_.download(x.data(), x.size() * sizeof(Real));
-    out.resize(cells.size());
-    for (std::size_t q = 0; q < cells.size(); ++q)
-      out[q] = is_tissue(&s_.geo.mask, cells[q]) ? double(x[q]) : std::numeric_limits<double>::quiet_NaN();
+    if (!probe_reads_ || cells != probe_cells_) {
+      std::vector<ProbeRead> reads(cells.size());
+      for (std::size_t q = 0; q < cells.size(); ++q) reads[q].cell = cells[q];
+      probe_reads_ = std::make_unique<cuda::DeviceProbes<Real>>(*dev_, s_, f_, cur_,
+                                                                split_.active() ? &split_.split() : nullptr, reads);
+      probe_cells_ = cells;
+    }
+    probe_reads_->read(out);
   }
 
   void state(std::size_t q, int k, Field<float>& out) const override {
@@ -701,7 +699,8 @@ class CudaEngine final : public Engine {
   gpu::DeviceBuffer fail_;
   std::unique_ptr<gpu::Timer> tuner_timer_;  // times the block shapes under trial
   void* ecg_fn_ = nullptr;
-  mutable gpu::DeviceBuffer probe_buf_;  // voltages_at's values
+  mutable std::unique_ptr<cuda::DeviceProbes<Real>> probe_reads_;  // voltages_at's, for probe_cells_
+  mutable std::vector<std::size_t> probe_cells_;
   void* stim_fn_ = nullptr;  // hw_stimulus
   bool compiled_for_stimuli_ = false;  // the step kernels add the stimulus field
   gpu::CompiledImage image_;

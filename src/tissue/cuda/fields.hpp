@@ -87,34 +87,51 @@ class DeviceFields {
   // (built on first use). Blocks of whole warps: the kernels sum over warps.
   template <class Extra>
   void launch_over_tissue(const gpu::Stream& on, void* fn, hw::cuda::PartArgs<Real>& a, Extra* extra) {
-    constexpr unsigned tb = 256;
     void* args[] = {&a, extra};
+    if (!all_tissue_box()) {
+      tissue_list();
+      a.cells = reinterpret_cast<const unsigned*>(tissue_cells_.ptr());
+      a.n = tissue_ncells_;
+    }
+    const auto [grid, block] = tissue_launch_shape();
+    gpu::launch(on, fn, grid, block, args);
+  }
+
+  // The blocks of a launch over the tissue (launch_over_tissue): the CG sizes its partial
+  // sums by it.
+  unsigned long long tissue_launch_blocks() {
+    const auto [grid, block] = tissue_launch_shape();
+    return (unsigned long long)grid[0] * grid[1] * grid[2];
+  }
+
+ private:
+  // Blocks of 256 threads: on a whole box, rows of 32, 64, 128 or 256 cells, whichever pads
+  // nx least (the N-version slab's 400: 32, 4 % padding, where 256 left 22 % of the threads
+  // idle in the CG's stencil); on a masked grid, over the list of tissue cells.
+  std::pair<gpu::Dim3, gpu::Dim3> tissue_launch_shape() {
+    constexpr unsigned tb = 256;
     if (all_tissue_box()) {
       const Grid& gr = s_.geo.grid;
-      // The row width of 32, 64, 128 or 256 cells that pads nx least (the N-version slab's
-      // 400: 32, 4 % padding, where 256 left 22 % of the threads idle in the CG's stencil).
       unsigned bx = 32;
       const auto padded = [&](unsigned w) { return (unsigned(gr.nx()) + w - 1) / w * w; };
       for (unsigned w = 64; w <= tb; w *= 2)
         if (padded(w) < padded(bx)) bx = w;
       const unsigned by = tb / bx;
-      gpu::launch(on, fn, {(unsigned(gr.nx()) + bx - 1) / bx, (unsigned(gr.ny()) + by - 1) / by, unsigned(gr.nz())},
-                  {bx, by, 1}, args);
-      return;
+      return {{(unsigned(gr.nx()) + bx - 1) / bx, (unsigned(gr.ny()) + by - 1) / by, unsigned(gr.nz())}, {bx, by, 1}};
     }
-    if (tissue_cells_.empty()) {
-      std::vector<std::uint32_t> cells;
-      for (std::size_t n = 0; n < s_.geo.grid.size(); ++n)
-        if (is_tissue(&s_.geo.mask, n)) cells.push_back(std::uint32_t(n));
-      tissue_cells_ = put(cells, "the tissue cell list");
-      tissue_ncells_ = cells.size();
-    }
-    a.cells = reinterpret_cast<const unsigned*>(tissue_cells_.ptr());
-    a.n = tissue_ncells_;
-    gpu::launch(on, fn, {unsigned((tissue_ncells_ + tb - 1) / tb), 1, 1}, {tb, 1, 1}, args);
+    tissue_list();
+    return {{unsigned((tissue_ncells_ + tb - 1) / tb), 1, 1}, {tb, 1, 1}};
   }
 
- private:
+  void tissue_list() {
+    if (!tissue_cells_.empty()) return;
+    std::vector<std::uint32_t> cells;
+    for (std::size_t n = 0; n < s_.geo.grid.size(); ++n)
+      if (is_tissue(&s_.geo.mask, n)) cells.push_back(std::uint32_t(n));
+    tissue_cells_ = put(cells, "the tissue cell list");
+    tissue_ncells_ = cells.size();
+  }
+
   // Refuses, before allocating anything, a case whose arrays do not fit in free memory.
   void check_memory(const std::string& asked) const {
     const std::size_t S = layout_.size();

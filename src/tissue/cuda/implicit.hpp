@@ -67,6 +67,9 @@ class DeviceImplicit {
     for (auto* b : {&r_, &z_, &p_, &q_}) *b = f.put(zero, "the CG vectors");
     for (auto& b : increments_) b = f.put(zero, "the CG's increments");
     scalars_ = gpu::DeviceBuffer(dev, sizeof(hw::cuda::CgScalars), "the CG scalars");
+    // Room for three sums' partials from every block of the largest launch.
+    capacity_ = std::max(f.tissue_launch_blocks(), elementwise_blocks());
+    partials_ = gpu::DeviceBuffer(dev, 3 * capacity_ * sizeof(double), "the CG's partial sums");
   }
 
   void set_kernels(const CgKernels& k) { k_ = k; }
@@ -117,6 +120,8 @@ class DeviceImplicit {
     g.p = ptr(p_);
     g.q = ptr(q_);
     g.sc = reinterpret_cast<hw::cuda::CgScalars*>(scalars_.ptr());
+    g.partials = reinterpret_cast<double*>(partials_.ptr());
+    g.capacity = capacity_;
     g.tol2 = opt_.rel_tol * opt_.rel_tol;
     scalars_.fill_zero();
     stencil(k_.begin, g, fail);
@@ -169,11 +174,14 @@ class DeviceImplicit {
     f_.launch_over_tissue(dev_.compute(), fn, a, &g);
   }
   // A grid of at most 8 blocks of 256 per SM (a full SM), striding over the storage: one
-  // atomic per block and sum (kernels/cuda/block_sum.cuh says why few).
+  // partial sum per block and sum (kernels/cuda/block_sum.cuh says why few).
   void elementwise(void* fn, hw::cuda::CgArgs<Real>& g) {
     void* args[] = {&g};
+    gpu::launch(dev_.compute(), fn, {unsigned(elementwise_blocks()), 1, 1}, {256, 1, 1}, args);
+  }
+  unsigned long long elementwise_blocks() const {
     const unsigned long long most = 8ull * unsigned(std::max(1, dev_.info().multiprocessors));
-    gpu::launch(dev_.compute(), fn, {unsigned(std::min((g.n + 255) / 256, most)), 1, 1}, {256, 1, 1}, args);
+    return std::min<unsigned long long>((f_.layout().size() + 255) / 256, most);
   }
 
   gpu::Device& dev_;
@@ -182,6 +190,8 @@ class DeviceImplicit {
   double theta_ = 1, a_ = 0;
   CgOptions opt_;
   gpu::DeviceBuffer inv_diag_, w_, r_, z_, p_, q_, scalars_;
+  gpu::DeviceBuffer partials_;
+  unsigned long long capacity_ = 0;
   gpu::DeviceBuffer increments_[3];  // a ring: this solve's, the last one's, the one before
   Guess guess_ = guess_from_environment();
   int head_ = 0, history_ = 0;       // this solve's slot; how many increments are known (≤ 2)

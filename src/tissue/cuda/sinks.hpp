@@ -1,7 +1,7 @@
 // The CUDA engine's sinks (tissue/sinks.hpp), where V lives: the activation/APD90 maps
 // (updated by the step kernel's last pass), the pseudo-ECG's sums (one kernel, a few doubles
-// back), and field snapshots copied beside the steps (gpu::HostCopy). Probes take the host
-// form (a few bytes copied per value).
+// back), field snapshots copied beside the steps (gpu::HostCopy), and probes copied on the
+// device into one buffer (split: by the cells' owners).
 #pragma once
 
 #include <algorithm>
@@ -18,6 +18,7 @@
 #include "tissue/cuda/fields.hpp"
 #include "tissue/engine.hpp"
 #include "tissue/sinks.hpp"
+#include "tissue/split.hpp"
 
 namespace hw::tissue::cuda {
 
@@ -293,6 +294,69 @@ class DeviceFrame final : public FrameSink {
   gpu::DeviceBuffer out_;
 };
 
+// Probes read on the device: each value copied, after the steps queued, into one small
+// buffer, then one read back (one wait for all of them, not one per value). Split, each
+// rank reads the cells it owns (its rows are current without a gather) and the values are
+// summed across the ranks, the others adding −0, the identity of every value (NaN and −0
+// included): one all-reduce of a few doubles where a gather moved every rank's states.
+template <class Real>
+class DeviceProbes final : public ProbeSink {
+ public:
+  DeviceProbes(gpu::Device& dev, const SimSetup& s, const DeviceFields<Real>& f, const int& current,
+               const Split* split, const std::vector<ProbeRead>& reads)
+      : dev_(dev), f_(f), cur_(current), split_(split) {
+    for (const ProbeRead& r : reads) {
+      Read x;
+      x.part = r.field.part;
+      if (r.field.part < 0) {
+        x.tissue = is_tissue(&s.geo.mask, r.cell);
+        if (x.tissue) x.offset = f.layout().index(r.cell) * sizeof(Real);
+        x.mine = !split || split->owns(r.cell);
+      } else {
+        const Part& p = s.parts[std::size_t(r.field.part)];
+        x.offset = (DeviceFields<Real>::slot(p, r.field.state) * p.n + r.cell) * sizeof(Real);
+        x.mine = !split || split->owns(p.grid_index(r.cell));
+      }
+      reads_.push_back(x);
+    }
+    buf_ = gpu::DeviceBuffer(dev, std::max<std::size_t>(1, reads_.size()) * sizeof(Real), "the probe values");
+    host_.resize(reads_.size());
+  }
+
+  void read(std::vector<double>& out) const override {
+    bool any = false;
+    for (std::size_t q = 0; q < reads_.size(); ++q) {
+      const Read& r = reads_[q];
+      if (!r.mine || !r.tissue) continue;
+      const gpu::DevicePtr src = (r.part < 0 ? f_.v(cur_).ptr() : f_.parts()[std::size_t(r.part)].y.ptr()) + r.offset;
+      gpu::copy_device(dev_.compute(), buf_.ptr() + q * sizeof(Real), src, sizeof(Real));
+      any = true;
+    }
+    if (any) buf_.download(host_.data(), host_.size() * sizeof(Real));
+    out.resize(reads_.size());
+    for (std::size_t q = 0; q < reads_.size(); ++q) {
+      const Read& r = reads_[q];
+      out[q] = !r.mine ? -0.0 : r.tissue ? double(host_[q]) : std::numeric_limits<double>::quiet_NaN();
+    }
+    if (split_) split_->from_owners(out);
+  }
+
+ private:
+  struct Read {
+    int part = -1;            // −1: V
+    std::size_t offset = 0;   // bytes into V's field or the part's states
+    bool tissue = true;       // V off the tissue reads NaN
+    bool mine = true;         // this rank owns the cell
+  };
+  gpu::Device& dev_;
+  const DeviceFields<Real>& f_;
+  const int& cur_;
+  const Split* split_;
+  std::vector<Read> reads_;
+  gpu::DeviceBuffer buf_;
+  mutable std::vector<Real> host_;
+};
+
 // What the CUDA engine offers the sinks. `current` names V's current field (the engine's
 // parity); the ECG kernel and the failure flag come once the kernels are compiled.
 template <class Real>
@@ -312,6 +376,13 @@ class DeviceSinks final : public SinkHost {
   void set_gather(std::function<void()> whole, std::function<void(const gpu::DeviceBuffer&)> grid) {
     gather_ = std::move(whole);
     gather_grid_ = std::move(grid);
+  }
+
+  // Split (set_gather): the cells' owners read them; the others add nothing.
+  void set_split(const Split* split) { split_ = split; }
+
+  std::shared_ptr<ProbeSink> probes(const std::vector<ProbeRead>& reads) override {
+    return std::make_shared<DeviceProbes<Real>>(dev_, s_, f_, cur_, split_, reads);
   }
 
   std::shared_ptr<FrameSink> frame(const std::vector<ProbeRead>& reads) override {
@@ -374,6 +445,7 @@ class DeviceSinks final : public SinkHost {
   gpu::DeviceBuffer sums_;
   std::function<void()> gather_;
   std::function<void(const gpu::DeviceBuffer&)> gather_grid_;
+  const Split* split_ = nullptr;
 };
 
 }  // namespace hw::tissue::cuda
