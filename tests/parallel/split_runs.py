@@ -373,8 +373,11 @@ def check_interrupt(r: Runner):
     n = r.ranks[0]
     mp = subprocess.Popen(["mpirun", "-np", str(n), "--oversubscribe", r.hw, "run", "--backend", r.backend, "--quiet",
                            "case.toml"], cwd=d, env=r.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Once the run steps: probes.csv has a row past its header and the one at t = 0 (the
+    # file itself is written before the first step, while a GPU run may still be tuning).
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not (d / "out" / "probes.csv").exists():
+    probes = d / "out" / "probes.csv"
+    while time.monotonic() < deadline and not (probes.exists() and probes.read_text().count("\n") >= 3):
         time.sleep(0.2)
     t0 = time.monotonic()
     mp.send_signal(signal.SIGINT)
