@@ -17,7 +17,6 @@ struct CgScalars {
   double rr_last;    // ‖r‖² when the solve stopped (for the report)
   int done;          // 0 running; 1 converged; 2 breakdown (p·A p ≤ 0)
   int iterations;
-  unsigned ticket;   // block_reduce_ordered's count of the blocks done (0 between launches)
 };
 
 // The system is (Φ − θ·a·L) x = (Φ + (1 − θ)·a·L) V with a = dt/(χ·Cm): backward Euler θ = 1,
@@ -43,8 +42,10 @@ struct CgArgs {
   Real* q;
   const Real* inv_diag;  // 1 / diag(Φ − θ·a·L)
   CgScalars* sc;
-  double* partials;      // the blocks' partial sums (block_reduce_ordered), 3 × capacity
+  double* partials;      // the blocks' partial sums (block_partials), 3 × capacity
   unsigned long long capacity;
+  unsigned long long blocks;  // hw_cg_sum: the blocks of the launch before it
+  int sum;                    // hw_cg_sum: whose sums it adds (0 begin, 1 apply, 2 update)
   double tol2;           // rel_tol²: converged when ‖r‖² ≤ tol2·‖b‖²
   int slot;              // the iteration's parity
   int first;             // the first iteration (it makes the tests before the loop)

@@ -10,10 +10,11 @@
 //
 // Why the scalars stay on the device (CgScalars): a host round trip per reduction (two per
 // iteration) cost more than the iteration's memory traffic on a 3 M-cell slab. An iteration
-// is three launches, apply → update → direction; each reads the sums the previous launch
+// is apply → sum → update → sum → direction; each reads the sums the previous launches
 // completed, so every thread computes the same α, β and stopping test from them, and once
 // a solve has stopped (sc->done) the iterations the host queued past it return at once.
-// The sums are made in block order (block_reduce_ordered): a run repeats itself bit for bit.
+// Each reducing launch is followed by hw_cg_sum, which adds its blocks' sums in block order
+// (block_sum.cuh): a run repeats itself bit for bit.
 #pragma once
 
 #include "kernels/cuda/block_sum.cuh"
@@ -27,8 +28,8 @@ __device__ __forceinline__ bool first_thread() {
   return (blockIdx.x | blockIdx.y | blockIdx.z | threadIdx.x | threadIdx.y | threadIdx.z) == 0;
 }
 
-// An iteration's q = A p = coef·L p + w∘p (coef = −θ·a) on tissue cells; sums p·q into
-// pq[slot]. The first iteration's also makes pcg()'s tests before the loop.
+// An iteration's q = A p = coef·L p + w∘p (coef = −θ·a) on tissue cells; p·q's partial
+// sums (hw_cg_sum makes pq[slot] of them). The first iteration's also makes pcg()'s tests before the loop.
 template <class Real, class V>
 __device__ __forceinline__ void cg_apply(const PartArgs<Real>& a, const CgArgs<Real>& g) {
   unsigned c, i, j, k;
@@ -56,15 +57,14 @@ __device__ __forceinline__ void cg_apply(const PartArgs<Real>& a, const CgArgs<R
     g.q[s0 + i] = y;
     xy[0] = double(x) * double(y);
   }
-  double* const out[1] = {&g.sc->pq[g.slot]};
-  block_reduce_ordered<1>(xy, out, g.partials, g.capacity, &g.sc->ticket);
+  block_partials<1>(xy, g.partials, g.capacity);
 }
 
 // A solve's first launch: the rhs b = Φ V + (1 − θ)·a·L V (backward Euler θ = 1,
 // Crank-Nicolson ½) from V (g.v), whose norm it sums; the first guess of the increment,
 // d₀ = c1·prev + c2·prev2; and the first residual r = b − A (V + d₀) = a·L V − A d₀ in the same
-// pass (the backends' pcg() forms b − A x₀; the two agree to rounding); z = M⁻¹ r, p = z. Sums
-// bb, rr_start, rz[0]. Why one kernel: the rhs, A x₀, the residual and the preconditioned
+// pass (the backends' pcg() forms b − A x₀; the two agree to rounding); z = M⁻¹ r, p = z. Partial
+// sums of bb, rr_start, rz[0]. Why one kernel: the rhs, A x₀, the residual and the preconditioned
 // start were four passes over memory a step.
 template <class Real, class V>
 __device__ __forceinline__ void cg_begin(const PartArgs<Real>& a, const CgArgs<Real>& g) {
@@ -96,8 +96,7 @@ __device__ __forceinline__ void cg_begin(const PartArgs<Real>& a, const CgArgs<R
     sums[1] = double(r) * double(r);
     sums[2] = double(r) * double(z);
   }
-  double* const out[3] = {&g.sc->bb, &g.sc->rr_start, &g.sc->rz[0]};
-  block_reduce_ordered<3>(sums, out, g.partials, g.capacity, &g.sc->ticket);
+  block_partials<3>(sums, g.partials, g.capacity);
 }
 
 // The element-wise kernels stride over the storage with a grid of a few blocks per SM
@@ -107,7 +106,7 @@ __device__ __forceinline__ void cg_begin(const PartArgs<Real>& a, const CgArgs<R
        s += (unsigned long long)gridDim.x * blockDim.x)
 
 // α = rz[slot] / pq[slot] (p·A p ≤ 0: breakdown, stop); d += α p; r −= α q; z = M⁻¹ r;
-// rr[slot] += r·r; rz[1 − slot] += r·z.
+// partial sums of rr[slot] = r·r and rz[1 − slot] = r·z.
 template <class Real>
 __device__ __forceinline__ void cg_update(const CgArgs<Real>& g) {
   CgScalars& sc = *g.sc;
@@ -129,8 +128,7 @@ __device__ __forceinline__ void cg_update(const CgArgs<Real>& g) {
     sums[0] += double(r) * double(r);
     sums[1] += double(r) * double(z);
   }
-  double* const out[2] = {&sc.rr[g.slot], &sc.rz[1 - g.slot]};
-  block_reduce_ordered<2>(sums, out, g.partials, g.capacity, &g.sc->ticket);
+  block_partials<2>(sums, g.partials, g.capacity);
 }
 
 // Converged (rr[slot] ≤ tol2·bb): done. Else β = rz[1 − slot] / rz[slot]; p = z + β p.
@@ -152,6 +150,24 @@ __device__ __forceinline__ void cg_direction(const CgArgs<Real>& g) {
 template <class Real>
 __device__ __forceinline__ void cg_finish(const CgArgs<Real>& g) {
   HW_CG_FOR_EACH(s, g.n) g.xv[s] = g.v[s] + g.d[s];
+}
+
+// The sums of the launch before (g.sum: 0 cg_begin's ‖b‖², ‖r‖², r·z; 1 cg_apply's p·A p;
+// 2 cg_update's ‖r‖², r·z), over its g.blocks blocks in block order; one block.
+template <class Real>
+__device__ __forceinline__ void cg_sum(const CgArgs<Real>& g) {
+  CgScalars& sc = *g.sc;
+  if (sc.done) return;  // the launch before returned at once: no partials
+  if (g.sum == 0) {
+    double* const out[3] = {&sc.bb, &sc.rr_start, &sc.rz[0]};
+    sum_partials<3>(g.partials, g.capacity, g.blocks, out);
+  } else if (g.sum == 1) {
+    double* const out[1] = {&sc.pq[g.slot]};
+    sum_partials<1>(g.partials, g.capacity, g.blocks, out);
+  } else {
+    double* const out[2] = {&sc.rr[g.slot], &sc.rz[1 - g.slot]};
+    sum_partials<2>(g.partials, g.capacity, g.blocks, out);
+  }
 }
 
 }  // namespace hw::cuda

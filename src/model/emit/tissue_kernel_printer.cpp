@@ -41,7 +41,7 @@ std::string print_tissue_kernels(const TissueKernelSpec& s) {
           "extern \"C\" __global__ void hw_cg_{1}(const hw::cuda::PartArgs<{0}> a, const hw::cuda::CgArgs<{0}> g) {{\n"
           "  hw::cuda::cg_{1}<{0}, hw_tissue_V>(a, g);\n}}\n",
           real, k);
-    for (const char* k : {"update", "direction", "finish"})
+    for (const char* k : {"update", "direction", "finish", "sum"})
       t += fmt::format("extern \"C\" __global__ void hw_cg_{1}(const hw::cuda::CgArgs<{0}> g) {{ hw::cuda::cg_{1}<{0}>(g); }}\n",
                        real, k);
   }

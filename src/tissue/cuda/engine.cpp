@@ -110,7 +110,7 @@ CompiledKernels compile_kernels(gpu::Device& dev, const SimSetup& s, const RowLa
   out.stimulus = m.function("hw_stimulus");
   if (s.time.diffusion != DiffusionScheme::forward_euler)
     out.cg = {m.function("hw_cg_begin"), m.function("hw_cg_apply"), m.function("hw_cg_update"),
-              m.function("hw_cg_direction"), m.function("hw_cg_finish")};
+              m.function("hw_cg_direction"), m.function("hw_cg_finish"), m.function("hw_cg_sum")};
   const Grid& g = s.geo.grid;
   const std::array<unsigned, 3> n{unsigned(g.nx()), unsigned(g.ny()), unsigned(g.nz())};
   out.parts.resize(s.parts.size());

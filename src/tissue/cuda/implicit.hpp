@@ -37,7 +37,7 @@ namespace hw::tissue::cuda {
 
 // The CG kernels of the module (hw_cg_*).
 struct CgKernels {
-  void *begin = nullptr, *apply = nullptr, *update = nullptr, *direction = nullptr, *finish = nullptr;
+  void *begin = nullptr, *apply = nullptr, *update = nullptr, *direction = nullptr, *finish = nullptr, *sum = nullptr;
 };
 
 template <class Real>
@@ -125,6 +125,7 @@ class DeviceImplicit {
     g.tol2 = opt_.rel_tol * opt_.rel_tol;
     scalars_.fill_zero();
     stencil(k_.begin, g, fail);
+    sum(0, f_.tissue_launch_blocks(), g);
     hw::cuda::CgScalars sc{};
     int queued = 0;
     // One more than the last solve took: a solve that needs as many stops in the first chunk.
@@ -135,7 +136,9 @@ class DeviceImplicit {
         g.slot = queued & 1;
         g.first = queued == 0;
         stencil(k_.apply, g, fail);
+        sum(1, f_.tissue_launch_blocks(), g);
         elementwise(k_.update, g);
+        sum(2, elementwise_blocks(), g);
         elementwise(k_.direction, g);
       }
       scalars_.download(&sc, sizeof sc);
@@ -174,10 +177,18 @@ class DeviceImplicit {
     f_.launch_over_tissue(dev_.compute(), fn, a, &g);
   }
   // A grid of at most 8 blocks of 256 per SM (a full SM), striding over the storage: one
-  // partial sum per block and sum (kernels/cuda/block_sum.cuh says why few).
+  // partial sum per block and sum, for hw_cg_sum to add.
   void elementwise(void* fn, hw::cuda::CgArgs<Real>& g) {
     void* args[] = {&g};
     gpu::launch(dev_.compute(), fn, {unsigned(elementwise_blocks()), 1, 1}, {256, 1, 1}, args);
+  }
+  // The sums of the launch before, over its `blocks` blocks, in block order (hw_cg_sum):
+  // one block of 1024 threads.
+  void sum(int which, unsigned long long blocks, hw::cuda::CgArgs<Real>& g) {
+    g.sum = which;
+    g.blocks = blocks;
+    void* args[] = {&g};
+    gpu::launch(dev_.compute(), k_.sum, {1, 1, 1}, {1024, 1, 1}, args);
   }
   unsigned long long elementwise_blocks() const {
     const unsigned long long most = 8ull * unsigned(std::max(1, dev_.info().multiprocessors));
