@@ -5,7 +5,7 @@
 # judge; a second, e.g. the commit before, is the baseline in the same run). Logs to $OUT,
 # a table last: binary, diffusion, precision, wall s, steps, ms/step, CG iterations/step.
 # CG_GUESSES (default "extrapolate"): the CG's first guesses to run Crank-Nicolson with
-# (HEARTWAVE_CG_GUESS: none, last, extrapolate), each a row.
+# (HEARTWAVE_CG_GUESS: none or extrapolate), each a row.
 # Usage (on the device): bash tools/device/cg-bench.sh DT BINARY [BASELINE]
 set -uo pipefail
 cd "$(dirname "$0")/../.."

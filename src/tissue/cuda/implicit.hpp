@@ -8,12 +8,17 @@
 // residual are made in one pass (hw_cg_begin).
 //
 // The first guess (a warm start): the solve is for the increment d = V⁺ − V, started from
-// a prediction made from the last solves' increments, not from zero. A front moves a small
-// part of a cell per step, so the increment changes little from one step to the next, and the
-// first residual is smaller than V's own by the same factor; the stopping test,
-// ‖b − A V⁺‖ ≤ tol·‖b‖, is the same whatever the guess. A run that loads a state starts
-// again from a zero guess, so a restarted run repeats itself bit for bit and agrees with the
-// run it was saved from within the CG tolerance.
+// the last two solves' increments extrapolated in time, not from zero. A front moves a small
+// part of a cell per step, so the increment changes little from one step to the next: on the
+// N-version slab at 0.05 mm (Crank-Nicolson) the iterations a step fell from 4.6 to 2.6 in
+// float and from 7.0 to 4.8 in double. The stopping test, ‖b − A V⁺‖ ≤ tol·‖b‖, is the same
+// whatever the guess. A run that loads a state starts again from a zero guess, so a
+// restarted run repeats itself bit for bit and agrees with the run it was saved from within
+// the CG tolerance.
+//
+// The sums are added in block order (hw_cg_sum, kernels/cuda/block_sum.cuh), so a run
+// repeats itself bit for bit, and every rank of a split run, solving the whole field, gets
+// the same bits.
 #pragma once
 
 #include <algorithm>
@@ -153,23 +158,22 @@ class DeviceImplicit {
     return r;
   }
 
-  // d₀ = c1·prev + c2·prev2, as far as the history since the last load allows: the last
-  // increment after one solve, 2·last − the one before after two (guess_, from
-  // HEARTWAVE_CG_GUESS: "extrapolate", the default; "last"; or "none", a zero guess).
+  // d₀ = c1·prev + c2·prev2: 2·last − the one before, the increments extrapolated in time
+  // (after one solve since a load, the last one; none before). HEARTWAVE_CG_GUESS=none starts
+  // every solve from zero, as before the guess (the measurements in docs/benchmarks.md, and
+  // CudaTissue's comparison); the last increment alone lost to the extrapolation there.
   std::pair<double, double> guess_coefficients() const {
-    if (guess_ == Guess::none || history_ == 0) return {0.0, 0.0};
-    if (guess_ == Guess::last || history_ == 1) return {1.0, 0.0};
+    if (!guess_ || history_ == 0) return {0.0, 0.0};
+    if (history_ == 1) return {1.0, 0.0};
     return {2.0, -1.0};
   }
 
-  enum class Guess { none, last, extrapolate };
-  static Guess guess_from_environment() {
+  static bool guess_from_environment() {
     const char* e = std::getenv("HEARTWAVE_CG_GUESS");
     const std::string m = e ? e : "";
-    if (m == "none") return Guess::none;
-    if (m == "last") return Guess::last;
-    if (m.empty() || m == "extrapolate") return Guess::extrapolate;
-    throw Error(fmt::format("HEARTWAVE_CG_GUESS={}: not a first guess of the CG; say none, last or extrapolate", m));
+    if (m == "none") return false;
+    if (m.empty() || m == "extrapolate") return true;
+    throw Error(fmt::format("HEARTWAVE_CG_GUESS={}: not a first guess of the CG; say extrapolate (the default) or none", m));
   }
 
   void stencil(void* fn, hw::cuda::CgArgs<Real>& g, gpu::DevicePtr fail) {
@@ -204,7 +208,7 @@ class DeviceImplicit {
   gpu::DeviceBuffer partials_;
   unsigned long long capacity_ = 0;
   gpu::DeviceBuffer increments_[3];  // a ring: this solve's, the last one's, the one before
-  Guess guess_ = guess_from_environment();
+  bool guess_ = guess_from_environment();
   int head_ = 0, history_ = 0;       // this solve's slot; how many increments are known (≤ 2)
   int last_iterations_ = 0;
   long solves_ = 0, iterations_ = 0;
