@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "comm/watchdog.hpp"
 #include "core/error.hpp"
 
 #if HW_HAVE_MPI
@@ -53,7 +54,7 @@ class MpiCommunicator final : public Communicator {
     MPI_Get_library_version(version, &len);
     library_ = std::string(version, std::size_t(std::max(0, len)));
     if (const auto comma = library_.find(','); comma != std::string::npos) library_.resize(comma);
-    if (const char* t = std::getenv("HEARTWAVE_RANK_TIMEOUT"); t && *t) timeout_s_ = std::atof(t);
+    timeout_s_ = rank_timeout_seconds();
   }
   ~MpiCommunicator() override { MPI_Finalize(); }
 

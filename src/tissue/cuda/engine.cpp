@@ -178,6 +178,7 @@ class CudaEngine final : public Engine {
   // Queues `count` steps from step n, then checks the failure flag once.
   void advance(long n, long count, long& done) override {
     done = 0;
+    const auto armed = split_.deadline("a batch of steps");
     if (implicit_ || (split_.active() && !split_.agrees_on_device())) {
       // Each solve ends in a read of its scalars on the host anyway; stepping one step at a
       // time keeps it from ever running on the V of a failed step. Split, the ranks agree on
@@ -430,6 +431,7 @@ class CudaEngine final : public Engine {
   // step at most, before the first read after it).
   void gather() const {
     if (!split_.active() || gathered_) return;
+    const auto armed = split_.deadline("the gather of every rank's state");
     std::vector<std::size_t> off, cnt;
     split_.split().row_ranges(f_.layout(), sizeof(Real), off, cnt);
     split_.gather(f_.v(cur_), 0, off, cnt);
@@ -442,6 +444,7 @@ class CudaEngine final : public Engine {
   }
   // Split: a grid-ordered device array (the maps) from every rank's rows.
   void gather_grid(const gpu::DeviceBuffer& b) const {
+    const auto armed = split_.deadline("the gather of a map");
     std::vector<std::size_t> off, cnt;
     split_.split().grid_ranges(b.bytes() / s_.geo.grid.size(), off, cnt);
     split_.gather(b, 0, off, cnt);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "comm/device_link.hpp"
+#include "comm/watchdog.hpp"
 #include "device/device.hpp"
 #include "tissue/split.hpp"
 
@@ -28,7 +29,16 @@ class DeviceSplit {
     link_ = comm::make_nccl_link(*comm, &why_not_nccl_);
     faces_written_ = dev.event();
     halo_arrived_ = dev.event();
+    // NCCL's waits have no deadline of their own (the staged path's MPI waits do).
+    if (link_)
+      watchdog_ = std::make_unique<comm::Watchdog>(comm::rank_timeout_seconds(),
+                                                   "rank " + std::to_string(comm->rank()) + " of " +
+                                                       std::to_string(comm->size()));
   }
+
+  // A scope whose waits on the GPU may wait for other ranks (the steps, the gathers): past
+  // HEARTWAVE_RANK_TIMEOUT the process ends with a message (comm/watchdog.hpp).
+  comm::Watchdog::Armed deadline(const char* what) const { return comm::Watchdog::Armed(watchdog_.get(), what); }
 
   bool active() const { return split_.active(); }
   // Whether the ranks agree on failures on the GPUs (agree_on_device after each step), so
@@ -109,6 +119,7 @@ class DeviceSplit {
   Split split_;
   gpu::Device& dev_;
   std::unique_ptr<comm::DeviceLink> link_;
+  std::unique_ptr<comm::Watchdog> watchdog_;  // with link_: NCCL's waits' deadline
   std::string why_not_nccl_;
   gpu::Event faces_written_, halo_arrived_;
   std::vector<std::vector<unsigned char>> staged_;  // the staged faces: sends, then receives
