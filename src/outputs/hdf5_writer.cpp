@@ -52,6 +52,19 @@ hid_t check_id(hid_t id, const std::string& what) {
   return id;
 }
 
+// Creation property lists for groups and datasets without modification times. Why: HDF5
+// stamps every object header with the time it was made by default, so two runs that write
+// the same numbers wrote different files; without them the file is a function of the data
+// alone, and a split run's series can be compared with one rank's byte for byte.
+H5Handle untimed(hid_t cls) {
+  const hid_t p = check_id(H5Pcreate(cls), "create a property list");
+  if (H5Pset_obj_track_times(p, false) < 0) {
+    H5Pclose(p);
+    throw Error("HDF5: turning off object times failed");
+  }
+  return H5Handle{p, H5Pclose};  // a prvalue: never copied, so closed once
+}
+
 bool link_exists(hid_t loc, const std::string& name) {
   return H5Lexists(loc, name.c_str(), H5P_DEFAULT) > 0;
 }
@@ -156,7 +169,8 @@ Hdf5SeriesWriter::Hdf5SeriesWriter(std::string h5_path, tissue::Grid grid,
   if (compression_ > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0) compression_ = 0;
   file_ = H5Fcreate(h5_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (file_ < 0) throw Error(fmt::format("HDF5: cannot create {}", h5_path_));
-  H5Handle fields{check_id(H5Gcreate2(file_, "/fields", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+  const H5Handle gcpl = untimed(H5P_GROUP_CREATE);
+  H5Handle fields{check_id(H5Gcreate2(file_, "/fields", H5P_DEFAULT, gcpl.id, H5P_DEFAULT),
                            "create /fields"),
                   H5Gclose};
   if (mask != nullptr && !mask->empty()) {
@@ -165,8 +179,9 @@ Hdf5SeriesWriter::Hdf5SeriesWriter(std::string h5_path, tissue::Grid grid,
                               mask->size(), grid_.size()));
     const hsize_t dims[3] = {hsize_t(grid_.n[2]), hsize_t(grid_.n[1]), hsize_t(grid_.n[0])};
     H5Handle space{H5Screate_simple(3, dims, nullptr), H5Sclose};
+    const H5Handle dcpl = untimed(H5P_DATASET_CREATE);
     H5Handle ds{check_id(H5Dcreate2(file_, "/mask", H5T_STD_U8LE, space.id, H5P_DEFAULT,
-                                    H5P_DEFAULT, H5P_DEFAULT),
+                                    dcpl.id, H5P_DEFAULT),
                          "create /mask"),
                 H5Dclose};
     check(H5Dwrite(ds.id, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, mask->data()),
@@ -215,7 +230,7 @@ void Hdf5SeriesWriter::write(double time_ms, const std::vector<NamedField>& fiel
   const hsize_t planes = std::clamp<hsize_t>((1u << 20) / (4 * plane), 1, dims[0]);
   const hsize_t chunk[3] = {planes, dims[1], dims[2]};
   H5Handle space{H5Screate_simple(3, dims, nullptr), H5Sclose};
-  H5Handle dcpl{H5Pcreate(H5P_DATASET_CREATE), H5Pclose};
+  const H5Handle dcpl = untimed(H5P_DATASET_CREATE);
   check(H5Pset_chunk(dcpl.id, 3, chunk), "set chunk");
   if (compression_ > 0) {
     check(H5Pset_shuffle(dcpl.id), "set shuffle");
@@ -224,7 +239,8 @@ void Hdf5SeriesWriter::write(double time_ms, const std::vector<NamedField>& fiel
   for (const auto& f : fields) {
     const std::string group = "/fields/" + f.name;
     if (!link_exists(file_, group)) {
-      H5Handle g{check_id(H5Gcreate2(file_, group.c_str(), H5P_DEFAULT, H5P_DEFAULT,
+      const H5Handle gcpl = untimed(H5P_GROUP_CREATE);
+      H5Handle g{check_id(H5Gcreate2(file_, group.c_str(), H5P_DEFAULT, gcpl.id,
                                      H5P_DEFAULT),
                           "create " + group),
                  H5Gclose};
@@ -284,8 +300,9 @@ void Hdf5SeriesWriter::write_time() {
   }
   const hsize_t tn = times_.size();
   H5Handle ts{H5Screate_simple(1, &tn, nullptr), H5Sclose};
+  const H5Handle tcpl = untimed(H5P_DATASET_CREATE);
   H5Handle td{check_id(H5Dcreate2(file_, "/time", H5T_IEEE_F64LE, ts.id, H5P_DEFAULT,
-                                  H5P_DEFAULT, H5P_DEFAULT),
+                                  tcpl.id, H5P_DEFAULT),
                        "create /time"),
               H5Dclose};
   check(H5Dwrite(td.id, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, times_.data()),

@@ -114,6 +114,7 @@ splitting = "strang"
 directory = "out"
 fields = ["V"]
 field_interval = 3
+format = "hdf5"   # the HDF5 series (fields.h5, fields.xdmf), compared byte for byte like the rest
 probes = [{ name = "wall", position = [6, 1.2, 6] }]
 probe_interval = 0.2
 activation_map = true
