@@ -51,6 +51,11 @@ class Split {
   std::size_t cell_begin() const { return r0_ * nx_; }
   std::size_t cell_end() const { return r1_ * nx_; }
   bool owns(std::size_t n) const { return n >= cell_begin() && n < cell_end(); }
+  // Whether this rank owns a value a probe reads: V at grid index `index` (part < 0), or a
+  // state of part `part` at its compact index `index`.
+  bool owns_value(int part, std::size_t index, const std::vector<Part>& parts) const {
+    return owns(part < 0 ? index : parts[std::size_t(part)].grid_index(index));
+  }
   const Decomposition& decomposition() const { return dec_; }
   comm::Communicator& comm() const { return *comm_; }
 

@@ -150,11 +150,7 @@ class Sinks final : public SinkHost {
   class OwnedProbes final : public ProbeSink {
    public:
     OwnedProbes(const Sinks& host, std::vector<ProbeRead> reads) : host_(host), reads_(std::move(reads)) {
-      for (const ProbeRead& r : reads_) {
-        // The grid cell of the read: V's is a grid index, a state's a compact index of its part.
-        const std::size_t n = r.field.part < 0 ? r.cell : host_.grid_index(r);
-        mine_.push_back(host_.split_.owns(n));
-      }
+      for (const ProbeRead& r : reads_) mine_.push_back(host_.split_.owns_value(r.field.part, r.cell, host_.parts_));
     }
     void read(std::vector<double>& out) const override {
       // −0 is the sum's identity for every value, −0 and NaN included: the sum is the owner's bits.
@@ -169,7 +165,6 @@ class Sinks final : public SinkHost {
     std::vector<ProbeRead> reads_;
     std::vector<bool> mine_;
   };
-  std::size_t grid_index(const ProbeRead& r) const { return parts_[std::size_t(r.field.part)].grid_index(r.cell); }
 
   const RowLayout& layout_;
   const std::vector<Part>& parts_;

@@ -73,7 +73,8 @@ class DeviceImplicit {
     for (auto& b : increments_) b = f.put(zero, "the CG's increments");
     scalars_ = gpu::DeviceBuffer(dev, sizeof(hw::cuda::CgScalars), "the CG scalars");
     // Room for three sums' partials from every block of the largest launch.
-    capacity_ = std::max(f.tissue_launch_blocks(), elementwise_blocks());
+    tissue_blocks_ = f.tissue_launch_blocks();
+    capacity_ = std::max(tissue_blocks_, elementwise_blocks());
     partials_ = gpu::DeviceBuffer(dev, 3 * capacity_ * sizeof(double), "the CG's partial sums");
   }
 
@@ -130,7 +131,7 @@ class DeviceImplicit {
     g.tol2 = opt_.rel_tol * opt_.rel_tol;
     scalars_.fill_zero();
     stencil(k_.begin, g, fail);
-    sum(0, f_.tissue_launch_blocks(), g);
+    sum(0, tissue_blocks_, g);
     hw::cuda::CgScalars sc{};
     int queued = 0;
     // One more than the last solve took: a solve that needs as many stops in the first chunk.
@@ -141,7 +142,7 @@ class DeviceImplicit {
         g.slot = queued & 1;
         g.first = queued == 0;
         stencil(k_.apply, g, fail);
-        sum(1, f_.tissue_launch_blocks(), g);
+        sum(1, tissue_blocks_, g);
         elementwise(k_.update, g);
         sum(2, elementwise_blocks(), g);
         elementwise(k_.direction, g);
@@ -206,7 +207,7 @@ class DeviceImplicit {
   CgOptions opt_;
   gpu::DeviceBuffer inv_diag_, w_, r_, z_, p_, q_, scalars_;
   gpu::DeviceBuffer partials_;
-  unsigned long long capacity_ = 0;
+  unsigned long long tissue_blocks_ = 0, capacity_ = 0;  // a stencil launch's blocks; partials' room
   gpu::DeviceBuffer increments_[3];  // a ring: this solve's, the last one's, the one before
   bool guess_ = guess_from_environment();
   int head_ = 0, history_ = 0;       // this solve's slot; how many increments are known (≤ 2)

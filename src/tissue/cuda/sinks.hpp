@@ -311,12 +311,11 @@ class DeviceProbes final : public ProbeSink {
       if (r.field.part < 0) {
         x.tissue = is_tissue(&s.geo.mask, r.cell);
         if (x.tissue) x.offset = f.layout().index(r.cell) * sizeof(Real);
-        x.mine = !split || split->owns(r.cell);
       } else {
         const Part& p = s.parts[std::size_t(r.field.part)];
         x.offset = (DeviceFields<Real>::slot(p, r.field.state) * p.n + r.cell) * sizeof(Real);
-        x.mine = !split || split->owns(p.grid_index(r.cell));
       }
+      x.mine = !split || split->owns_value(r.field.part, r.cell, s.parts);
       reads_.push_back(x);
     }
     buf_ = gpu::DeviceBuffer(dev, std::max<std::size_t>(1, reads_.size()) * sizeof(Real), "the probe values");
