@@ -370,13 +370,18 @@ KernelGraph::~KernelGraph() {
   if (g_) a.graph_destroy(static_cast<CUgraph>(g_));
 }
 
-void KernelGraph::add(void* f, Dim3 grid, Dim3 block, void** args) {
-  if (exec_) throw Error("KernelGraph::add after launch (internal error)");
+void* KernelGraph::graph() {
   if (!g_) {
     CUgraph g = nullptr;
     check(api().graph_create(&g, 0), "cuGraphCreate");
     g_ = g;
   }
+  return body_ ? body_ : g_;
+}
+
+void KernelGraph::add(void* f, Dim3 grid, Dim3 block, void** args) {
+  if (exec_) throw Error("KernelGraph::add after launch (internal error)");
+  CUgraph into = static_cast<CUgraph>(graph());
   if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0) return;
   CUDA_KERNEL_NODE_PARAMS k{};
   k.func = static_cast<CUfunction>(f);
@@ -387,11 +392,60 @@ void KernelGraph::add(void* f, Dim3 grid, Dim3 block, void** args) {
   k.blockDimY = block[1];
   k.blockDimZ = block[2];
   k.kernelParams = args;
-  CUgraphNode node = nullptr, last = static_cast<CUgraphNode>(last_);
-  check(api().graph_add_kernel(&node, static_cast<CUgraph>(g_), last ? &last : nullptr, last ? 1 : 0, &k),
-        "cuGraphAddKernelNode");
-  last_ = node;
+  void*& after = body_ ? body_last_ : last_;
+  CUgraphNode node = nullptr, last = static_cast<CUgraphNode>(after);
+  check(api().graph_add_kernel(&node, into, last ? &last : nullptr, last ? 1 : 0, &k), "cuGraphAddKernelNode");
+  after = node;
   ++nodes_;
+}
+
+bool KernelGraph::loops_supported() {
+  const detail::Api& a = detail::api_unchecked();
+  return a.graph_add_node && a.graph_conditional_handle && a.ctx_get_current;
+}
+
+namespace {
+CUcontext current_context(const Device& dev) {
+  if (!KernelGraph::loops_supported())
+    throw Error("the NVIDIA driver has no loops in CUDA graphs (CUDA 12.3 or newer needed; internal error: "
+                "ask KernelGraph::loops_supported first)");
+  dev.make_current();
+  CUcontext ctx = nullptr;
+  check(api().ctx_get_current(&ctx), "cuCtxGetCurrent");
+  return ctx;
+}
+}  // namespace
+
+unsigned long long KernelGraph::loop_handle(const Device& dev) {
+  if (exec_ || body_) throw Error("KernelGraph::loop_handle inside a loop or after launch (internal error)");
+  const CUcontext ctx = current_context(dev);
+  CUgraphConditionalHandle h = 0;
+  check(api().graph_conditional_handle(&h, static_cast<CUgraph>(graph()), ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT),
+        "cuGraphConditionalHandleCreate");
+  return static_cast<unsigned long long>(h);
+}
+
+void KernelGraph::begin_loop(const Device& dev, unsigned long long handle) {
+  if (exec_ || body_) throw Error("KernelGraph::begin_loop inside a loop or after launch (internal error)");
+  const CUcontext ctx = current_context(dev);
+  CUgraphNodeParams p{};
+  p.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+  p.conditional.handle = static_cast<CUgraphConditionalHandle>(handle);
+  p.conditional.type = CU_GRAPH_COND_TYPE_WHILE;
+  p.conditional.size = 1;
+  p.conditional.ctx = ctx;
+  CUgraphNode node = nullptr, last = static_cast<CUgraphNode>(last_);
+  check(api().graph_add_node(&node, static_cast<CUgraph>(graph()), last ? &last : nullptr, nullptr, last ? 1 : 0, &p),
+        "cuGraphAddNode (a loop)");
+  last_ = node;
+  body_ = p.conditional.phGraph_out[0];
+  body_last_ = nullptr;
+}
+
+void KernelGraph::end_loop() {
+  if (!body_) throw Error("KernelGraph::end_loop without begin_loop (internal error)");
+  body_ = nullptr;
+  body_last_ = nullptr;
 }
 
 void KernelGraph::launch(const Stream& on) {
@@ -496,6 +550,10 @@ void launch(const Stream&, void*, Dim3, Dim3, void**, unsigned) { unbuilt(); }
 KernelGraph::~KernelGraph() = default;
 void KernelGraph::add(void*, Dim3, Dim3, void**) { unbuilt(); }
 void KernelGraph::launch(const Stream&) { unbuilt(); }
+bool KernelGraph::loops_supported() { return false; }
+unsigned long long KernelGraph::loop_handle(const Device&) { unbuilt(); }
+void KernelGraph::begin_loop(const Device&, unsigned long long) { unbuilt(); }
+void KernelGraph::end_loop() { unbuilt(); }
 KernelResources kernel_resources(void*) { unbuilt(); }
 Timer::Timer(const Stream& on) : on_(&on) { unbuilt(); }
 void Timer::start() { unbuilt(); }

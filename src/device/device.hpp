@@ -214,10 +214,25 @@ class KernelGraph {
   void launch(const Stream& on);  // instantiated at the first launch
   int kernels() const { return nodes_; }
 
+  // A loop on the device (a conditional WHILE node): the kernels added between begin_loop
+  // and end_loop run, in order, again and again while the value last set on its handle is
+  // not zero (1 as each launch of the graph begins; a kernel, in the loop or before it, sets
+  // it with cudaGraphSetConditional(handle, value)). Why: a loop whose length the GPU finds
+  // out (a CG's iterations) then needs no host round trip to stop. The handle comes first
+  // (loop_handle), so kernels added before the loop can set it too. loops_supported():
+  // whether the driver has them (CUDA 12.3).
+  static bool loops_supported();
+  unsigned long long loop_handle(const Device& dev);
+  void begin_loop(const Device& dev, unsigned long long handle);
+  void end_loop();
+
  private:
+  void* graph();  // the graph that add() extends: the loop's body inside a loop
   void* g_ = nullptr;
   void* exec_ = nullptr;
   void* last_ = nullptr;
+  void* body_ = nullptr;       // the loop's body graph, between begin_loop and end_loop
+  void* body_last_ = nullptr;  // its last node
   int nodes_ = 0;
 };
 

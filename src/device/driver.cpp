@@ -130,6 +130,14 @@ State& state() {
     load(a.graph_launch, "cuGraphLaunch");
     load(a.graph_exec_destroy, "cuGraphExecDestroy");
     load(a.graph_destroy, "cuGraphDestroy");
+    // Loops in graphs (KernelGraph::begin_loop) are used where the driver has them.
+    const bool had_missing = missing;
+    load(a.ctx_get_current, "cuCtxGetCurrent");
+    load(a.graph_add_node, "cuGraphAddNode");
+    load(a.graph_conditional_handle, "cuGraphConditionalHandleCreate");
+    if (!a.ctx_get_current || !a.graph_add_node || !a.graph_conditional_handle)
+      a.ctx_get_current = nullptr, a.graph_add_node = nullptr, a.graph_conditional_handle = nullptr;
+    missing = had_missing;
     if (missing) {
       st.why = fmt::format("the NVIDIA driver lacks {} (too old for CUDA {}.{}); update the driver "
                            "or use --backend cpu", missing_name, CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);

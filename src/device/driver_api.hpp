@@ -56,6 +56,10 @@ struct Api {
   decltype(&::cuGraphLaunch) graph_launch;
   decltype(&::cuGraphExecDestroy) graph_exec_destroy;
   decltype(&::cuGraphDestroy) graph_destroy;
+  // Optional (null where the driver lacks them, before CUDA 12.3): loops on the device.
+  decltype(&::cuCtxGetCurrent) ctx_get_current;
+  decltype(&::cuGraphAddNode) graph_add_node;
+  decltype(&::cuGraphConditionalHandleCreate) graph_conditional_handle;
 };
 
 // The loaded driver; hw::Error with gpu_status().why when there is no usable GPU.

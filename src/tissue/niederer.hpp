@@ -36,9 +36,15 @@ std::vector<std::array<double, 3>> niederer_points();
 DiffusionScheme niederer_auto_scheme(const TissueCase& c);
 
 // Runs c (a niederer_case, possibly with another scheme or precision) until every point
-// has activated (or t_end). progress(t) after each step.
-// progress(t, warming) after every step; warming: the engine is still starting up.
+// has activated (or t_end). Where the engine keeps an activation map (cpu, cuda: 0 mV, the
+// crossing interpolated within the step) the steps go in batches of about 0.2 ms, as a run
+// steps between its outputs, and the nine times come from the map; otherwise (the reference
+// engine, or `reads` every_step) V at the nine points is read after every step and
+// interpolated the same way.
+// progress(t, warming) after every batch; warming: the engine is still starting up.
+enum class NiedererReads { map_after_batches, every_step };
 NiedererResult run_niederer(const TissueCase& c, const SimulationOptions& opt,
-                            std::function<void(double t, bool warming)> progress = {});
+                            std::function<void(double t, bool warming)> progress = {},
+                            NiedererReads reads = NiedererReads::map_after_batches);
 
 }  // namespace hw::tissue

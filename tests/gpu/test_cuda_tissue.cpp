@@ -580,6 +580,118 @@ TEST(CudaTissue, GraphsChangeNothing) {
   }
 }
 
+// Implicit diffusion in CUDA graphs: each solve's iterations are a loop on the device that
+// its kernels end (tissue/cuda/implicit.hpp). The same run with HEARTWAVE_CUDA_GRAPHS=0
+// queues them from the host in chunks and reads the scalars after each: the kernels are the
+// same, so state, maps and iterations must be the same bits. A box with backward Euler and
+// Godunov; the shell in compressed rows (the CG over a cell list) with fibres,
+// Crank-Nicolson, Strang and a periodic stimulus (batches with and without it).
+TEST(CudaTissue, ImplicitStepsInGraphsChangeNothing) {
+  HW_REQUIRE_GPU();
+  TissueCase box = sheet(33, 17, 9, 0.25, "bueno_orovio_2008_epi");
+  box.time.diffusion = DiffusionScheme::backward_euler;
+  box.stimuli.push_back(box_stimulus({0, 0, 0}, {0.75, 4, 2}));
+  TissueCase shell = sheet(24, 20, 16, 0.25, "bueno_orovio_2008_epi");
+  ellipsoid_shell(shell);
+  shell.fibres.kind = FibreSpec::Kind::rotating;
+  shell.time.diffusion = DiffusionScheme::crank_nicolson;
+  shell.time.splitting = Splitting::strang;
+  Stimulus s = box_stimulus({0, 0, 0}, {1.5, 5, 4});
+  s.period = 12;
+  s.count = 2;
+  shell.stimuli.push_back(s);
+  auto run_it = [](TissueCase c, bool graphs, Precision prec, std::string* info, double* iterations) {
+    if (graphs)
+      unsetenv("HEARTWAVE_CUDA_GRAPHS");
+    else
+      setenv("HEARTWAVE_CUDA_GRAPHS", "0", 1);
+    c.time.precision = prec;
+    SimulationOptions o;
+    o.backend = Backend::cuda;
+    Simulation sim(c, o);
+    hw::io::ActivationTracker maps(c.grid, nullptr, -20, true);
+    Field<float> v;
+    sim.voltage(v);
+    maps.update(0, v);
+    EXPECT_TRUE(maps.attach(sim));
+    sim.run_until(20.3);
+    unsetenv("HEARTWAVE_CUDA_GRAPHS");
+    *info = sim.describe();
+    *iterations = sim.cg_iterations();
+    return std::make_tuple(sim.save_state(), maps.activation(), maps.apd90());
+  };
+  for (const TissueCase* c : {&box, &shell})
+    for (Precision prec : {Precision::f64, Precision::f32}) {
+      std::string info, info_without;
+      double it_with = 0, it_without = 0;
+      const auto with = run_it(*c, true, prec, &info, &it_with);
+      const auto without = run_it(*c, false, prec, &info_without, &it_without);
+      const char* what = c == &box ? "box, backward Euler" : "shell, Crank-Nicolson, Strang";
+      EXPECT_EQ(std::get<0>(with), std::get<0>(without)) << what;
+      const auto& a1 = std::get<1>(with);
+      const auto& a2 = std::get<1>(without);
+      ASSERT_EQ(a1.size(), a2.size());
+      EXPECT_EQ(std::memcmp(a1.data(), a2.data(), a1.size() * sizeof(a1[0])), 0) << what;
+      EXPECT_EQ(it_with, it_without) << what;
+      EXPECT_GT(it_with, 0.5) << what;
+      std::printf("[measured] implicit steps in CUDA graphs against host-driven solves (%s, %s): state and maps "
+                  "bit-identical: %s; CG iterations per solve %.3f and %.3f\n",
+                  what, prec == Precision::f64 ? "double" : "float",
+                  std::get<0>(with) == std::get<0>(without) ? "yes" : "no", it_with, it_without);
+      EXPECT_NE(info.find("ran as CUDA graphs (the CG's iterations a loop on the device)"), std::string::npos) << info;
+      EXPECT_EQ(info_without.find("ran as CUDA graphs"), std::string::npos) << info_without;
+    }
+}
+
+// A CG solve that does not converge stops the run at its step with the solver's numbers,
+// whether its iterations ran as a loop in a CUDA graph (run_until: batches) or were queued
+// by the host (step() one at a time); the steps before it stand. A tolerance of 1e-30 cannot
+// be met; V at rest is uniform, so the solves converge at once (the residual is exactly
+// zero) until a one-step stimulus at step 63: the solve of step 64, the first of a graph,
+// is the first to fail.
+TEST(CudaTissue, ImplicitSolveThatCannotConvergeStopsAtItsStep) {
+  HW_REQUIRE_GPU();
+  TissueCase c = sheet(21, 13, 7, 0.25, "bueno_orovio_2008_epi");
+  c.time.diffusion = DiffusionScheme::crank_nicolson;
+  c.time.precision = Precision::f64;
+  c.time.cg_tolerance = 1e-30;
+  Stimulus s = box_stimulus({0, 0, 0}, {0.75, 4, 2});
+  s.start = 63 * c.time.dt;
+  s.duration = c.time.dt;
+  c.stimuli.push_back(s);
+  SimulationOptions o;
+  o.backend = Backend::cuda;
+  std::string in_graph, by_host, info;
+  long steps_graph = -1, steps_host = -1;
+  {
+    Simulation sim(c, o);
+    try {
+      sim.run_until(3);
+    } catch (const hw::Error& e) {
+      in_graph = e.what();
+    }
+    steps_graph = sim.steps_done();
+    info = sim.describe();
+  }
+  {
+    Simulation sim(c, o);
+    try {
+      while (sim.time() < 3) sim.step();
+    } catch (const hw::Error& e) {
+      by_host = e.what();
+    }
+    steps_host = sim.steps_done();
+  }
+  std::printf("[measured] a CG that cannot converge: in a graph \"%s\" after %ld steps; queued by the host \"%s\" "
+              "after %ld steps\n", in_graph.c_str(), steps_graph, by_host.c_str(), steps_host);
+  EXPECT_NE(in_graph.find("CG did not converge in "), std::string::npos) << in_graph;
+  EXPECT_NE(in_graph.find("(step 64)"), std::string::npos) << in_graph;
+  EXPECT_EQ(in_graph, by_host);
+  EXPECT_EQ(steps_graph, 64);
+  EXPECT_EQ(steps_host, 64);
+  EXPECT_NE(info.find("ran as CUDA graphs"), std::string::npos) << info;
+}
+
 // A field snapshot is copied on the device and reaches the host on a stream of its own
 // while the steps queued after it run (gpu::HostCopy): read after 200 more steps, it holds
 // the step it was taken at, bit for bit as field() gave it then, for V and for a state that

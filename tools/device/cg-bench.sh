@@ -5,7 +5,9 @@
 # judge; a second, e.g. the commit before, is the baseline in the same run). Logs to $OUT,
 # a table last: binary, diffusion, precision, wall s, steps, ms/step, CG iterations/step.
 # CG_GUESSES (default "extrapolate"): the CG's first guesses to run Crank-Nicolson with
-# (HEARTWAVE_CG_GUESS: none or extrapolate), each a row.
+# (HEARTWAVE_CG_GUESS: none or extrapolate), each a row. NO_GRAPHS=1: Crank-Nicolson of the
+# first binary once more with HEARTWAVE_CUDA_GRAPHS=0 (the host queues each solve's
+# iterations and waits for it), rows marked "host".
 # Usage (on the device): bash tools/device/cg-bench.sh DT BINARY [BASELINE]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -16,10 +18,10 @@ shift
 bin=.devrun/bin
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 if [ -x $bin/heartwave_gpu_tests ]; then
-  $bin/heartwave_gpu_tests --gtest_filter='CudaTissue.ImplicitDiffusion:CudaTissue.FourthOrderStencil:CudaTissue.ImplicitRestart*' \
+  $bin/heartwave_gpu_tests --gtest_filter='CudaTissue.ImplicitDiffusion:CudaTissue.FourthOrderStencil:CudaTissue.ImplicitRestart*:CudaTissue.ImplicitSteps*:CudaTissue.ImplicitSolve*:CudaTissue.GraphsChangeNothing' \
     > "$out/gpu-tests.log" 2>&1
   echo "gpu tests rc=$? $(grep -c '^\[       OK' "$out/gpu-tests.log") ok" | tee -a "$out/table.txt"
-  compute-sanitizer --tool memcheck $bin/heartwave_gpu_tests --gtest_filter='CudaTissue.ImplicitDiffusion:CudaTissue.ImplicitRestart*' \
+  compute-sanitizer --tool memcheck $bin/heartwave_gpu_tests --gtest_filter='CudaTissue.ImplicitDiffusion:CudaTissue.ImplicitRestart*:CudaTissue.ImplicitSolve*' \
     > "$out/memcheck.log" 2>&1
   echo "memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)" | tee -a "$out/table.txt"
 fi
@@ -28,10 +30,12 @@ bins=("$@")
 for b in "${bins[@]}"; do
   runs=("explicit f32 -" "explicit f64 -")
   for g in ${CG_GUESSES:-extrapolate}; do runs+=("crank-nicolson f32 $g" "crank-nicolson f64 $g"); done
+  [ "${NO_GRAPHS:-0}" = 1 ] && [ "$b" = "${bins[0]}" ] && runs+=("crank-nicolson f32 host" "crank-nicolson f64 host")
   for run in "${runs[@]}"; do
     set -- $run
     log="$out/niederer-$b-$1-$2-$3.log"
-    HEARTWAVE_CG_GUESS=$([ "$3" = - ] && echo extrapolate || echo "$3") \
+    HEARTWAVE_CUDA_GRAPHS=$([ "$3" = host ] && echo 0 || echo 1) \
+    HEARTWAVE_CG_GUESS=$([ "$3" = - ] || [ "$3" = host ] && echo extrapolate || echo "$3") \
       timeout 150 $bin/$b bench niederer --dx 0.05 --dt "$dt" --diffusion "$1" --precision "$2" --backend cuda -q \
       > "$log" 2>&1
     rc=$?

@@ -11,10 +11,14 @@
 // Why the scalars stay on the device (CgScalars): a host round trip per reduction (two per
 // iteration) cost more than the iteration's memory traffic on a 3 M-cell slab. An iteration
 // is apply → sum → update → sum → direction; each reads the sums the previous launches
-// completed, so every thread computes the same α, β and stopping test from them, and once
-// a solve has stopped (sc->done) the iterations the host queued past it return at once.
-// Each reducing launch is followed by hw_cg_sum, which adds its blocks' sums in block order
+// completed, so every thread computes the same α, β and stopping test from them. Each
+// reducing launch is followed by hw_cg_sum, which adds its blocks' sums in block order
 // (block_sum.cuh): a run repeats itself bit for bit.
+//
+// Who stops the loop: inside a CUDA graph the iterations are the body of a loop on the
+// device, which hw_cg_direction (or the first hw_cg_sum) ends with cudaGraphSetConditional;
+// with no graph the host queues iterations in chunks and those queued past the end return
+// at once (sc->done). Either way the kernels are the same and compute the same bits.
 #pragma once
 
 #include "kernels/cuda/block_sum.cuh"
@@ -23,51 +27,32 @@
 
 namespace hw::cuda {
 
+#if defined(__CUDACC_RTC__)
+// The device runtime's builtin (cuda_device_runtime_api.h), which NVRTC does not declare.
+extern "C" __device__ __cudart_builtin__ void cudaGraphSetConditional(unsigned long long handle, unsigned int value);
+#endif
+
 // The one thread of a launch that writes its scalars (blocks may be 3D, as the stencil's are).
 __device__ __forceinline__ bool first_thread() {
   return (blockIdx.x | blockIdx.y | blockIdx.z | threadIdx.x | threadIdx.y | threadIdx.z) == 0;
 }
 
-// An iteration's q = A p = coef·L p + w∘p (coef = −θ·a) on tissue cells; p·q's partial
-// sums (hw_cg_sum makes pq[slot] of them). The first iteration's also makes pcg()'s tests before the loop.
-template <class Real, class V>
-__device__ __forceinline__ void cg_apply(const PartArgs<Real>& a, const CgArgs<Real>& g) {
-  unsigned c, i, j, k;
-  const bool inside = locate<Real, V>(a, c, i, j, k);
-  CgScalars& sc = *g.sc;
-  if (sc.done) return;
-  if (g.first && (sc.bb == 0.0 || sc.rr_start <= g.tol2 * sc.bb)) {
-    // pcg()'s tests before the loop: b = 0 has x = 0 (d = −V); the first guess may already
-    // be within tolerance.
-    if (sc.bb == 0.0 && inside) {
-      const unsigned s = row_base<Real, V>(a, int(j), int(k)) + i;
-      g.d[s] = -g.v[s];
-    }
-    if (first_thread()) sc.done = 1, sc.rr_last = sc.bb == 0.0 ? 0.0 : sc.rr_start;
-    return;
-  }
-  // rr_last holds the last residual the loop has seen, so a breakdown reports it: here r₀.
-  if (g.first && first_thread()) sc.rr_last = sc.rr_start;
-  double xy[1] = {0};
-  if (inside) {
-    const unsigned s0 = row_base<Real, V>(a, int(j), int(k));
-    const Real x = g.p[s0 + i];
-    const Real lx = laplacian<Real, V>(a, g.p, i, j, k, s0);
-    const Real y = g.coef * lx + (g.w ? g.w[s0 + i] : Real(1)) * x;
-    g.q[s0 + i] = y;
-    xy[0] = double(x) * double(y);
-  }
-  block_partials<1>(xy, g.partials, g.capacity);
+// Inside a graph's loop, whether it runs the iterations again (one thread calls it).
+template <class Real>
+__device__ __forceinline__ void loop_again(const CgArgs<Real>& g, bool again) {
+  if (g.loop) cudaGraphSetConditional(g.loop, again ? 1u : 0u);
 }
 
 // A solve's first launch: the rhs b = Φ V + (1 − θ)·a·L V (backward Euler θ = 1,
 // Crank-Nicolson ½) from V (g.v), whose norm it sums; the first guess of the increment,
 // d₀ = c1·prev + c2·prev2; and the first residual r = b − A (V + d₀) = a·L V − A d₀ in the same
 // pass (the backends' pcg() forms b − A x₀; the two agree to rounding); z = M⁻¹ r, p = z. Partial
-// sums of bb, rr_start, rz[0]. Why one kernel: the rhs, A x₀, the residual and the preconditioned
-// start were four passes over memory a step.
+// sums of bb, rr_start, rz. Why one kernel: the rhs, A x₀, the residual and the preconditioned
+// start were four passes over memory a step. After a failed step it does nothing (and
+// hw_cg_sum stops the solve).
 template <class Real, class V>
 __device__ __forceinline__ void cg_begin(const PartArgs<Real>& a, const CgArgs<Real>& g) {
+  if (*a.fail != ~0ull) return;
   unsigned c, i, j, k;
   double sums[3] = {0, 0, 0};  // b·b, r·r, r·z
   if (locate<Real, V>(a, c, i, j, k)) {
@@ -99,25 +84,44 @@ __device__ __forceinline__ void cg_begin(const PartArgs<Real>& a, const CgArgs<R
   block_partials<3>(sums, g.partials, g.capacity);
 }
 
+// An iteration's q = A p = coef·L p + w∘p (coef = −θ·a) on tissue cells; p·q's partial
+// sums (hw_cg_sum makes pq of them).
+template <class Real, class V>
+__device__ __forceinline__ void cg_apply(const PartArgs<Real>& a, const CgArgs<Real>& g) {
+  unsigned c, i, j, k;
+  const bool inside = locate<Real, V>(a, c, i, j, k);
+  if (g.sc->done) return;
+  double xy[1] = {0};
+  if (inside) {
+    const unsigned s0 = row_base<Real, V>(a, int(j), int(k));
+    const Real x = g.p[s0 + i];
+    const Real lx = laplacian<Real, V>(a, g.p, i, j, k, s0);
+    const Real y = g.coef * lx + (g.w ? g.w[s0 + i] : Real(1)) * x;
+    g.q[s0 + i] = y;
+    xy[0] = double(x) * double(y);
+  }
+  block_partials<1>(xy, g.partials, g.capacity);
+}
+
 // The element-wise kernels stride over the storage with a grid of a few blocks per SM
 // (tissue/cuda/implicit.hpp), so that each block's partial sum covers many cells.
 #define HW_CG_FOR_EACH(s, n) \
   for (unsigned long long s = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; s < (n); \
        s += (unsigned long long)gridDim.x * blockDim.x)
 
-// α = rz[slot] / pq[slot] (p·A p ≤ 0: breakdown, stop); d += α p; r −= α q; z = M⁻¹ r;
-// partial sums of rr[slot] = r·r and rz[1 − slot] = r·z.
+// α = rz_old / pq (p·A p ≤ 0: breakdown, stop); d += α p; r −= α q; z = M⁻¹ r; partial sums
+// of rr = r·r and rz_new = r·z.
 template <class Real>
 __device__ __forceinline__ void cg_update(const CgArgs<Real>& g) {
   CgScalars& sc = *g.sc;
   if (sc.done) return;
-  const double pq = sc.pq[g.slot];
+  const double pq = sc.pq;
   if (first_thread()) ++sc.iterations;
   if (!(pq > 0.0)) {  // A not SPD (or breakdown): stop, and the host reports it
     if (first_thread()) sc.done = 2;  // rr_last is the residual before this iteration
     return;
   }
-  const Real alpha = Real(sc.rz[g.slot] / pq);
+  const Real alpha = Real(sc.rz_old / pq);
   double sums[2] = {0, 0};  // r·r, r·z
   HW_CG_FOR_EACH(s, g.n) {
     g.d[s] += alpha * g.p[s];
@@ -131,41 +135,99 @@ __device__ __forceinline__ void cg_update(const CgArgs<Real>& g) {
   block_partials<2>(sums, g.partials, g.capacity);
 }
 
-// Converged (rr[slot] ≤ tol2·bb): done. Else β = rz[1 − slot] / rz[slot]; p = z + β p.
+// Converged (rr ≤ tol2·bb): done. Else β = rz_new / rz_old; p = z + β p. The last kernel of
+// an iteration: in a graph it says whether the loop goes on (block 0 sees what every block
+// sees: done changes in this kernel only by its own first thread).
 template <class Real>
 __device__ __forceinline__ void cg_direction(const CgArgs<Real>& g) {
   CgScalars& sc = *g.sc;
-  if (sc.done) return;
-  const int next = 1 - g.slot;
-  if (sc.rr[g.slot] <= g.tol2 * sc.bb) {
-    if (first_thread()) sc.done = 1, sc.rr_last = sc.rr[g.slot];
+  if (sc.done) {
+    if (first_thread()) loop_again(g, false);
     return;
   }
-  if (first_thread()) sc.rr_last = sc.rr[g.slot];
-  const Real beta = Real(sc.rz[next] / sc.rz[g.slot]);
+  if (sc.rr <= g.tol2 * sc.bb) {
+    if (first_thread()) {
+      sc.done = 1;
+      sc.rr_last = sc.rr;
+      loop_again(g, false);
+    }
+    return;
+  }
+  if (first_thread()) {
+    sc.rr_last = sc.rr;
+    if (sc.iterations >= g.max_iter) loop_again(g, false);
+  }
+  const Real beta = Real(sc.rz_new / sc.rz_old);
   HW_CG_FOR_EACH(s, g.n) g.p[s] = g.z[s] + beta * g.p[s];
 }
 
-// A solve's last launch, after the loop: V⁺ = V + d over the storage (zeros stay zeros).
+// A solve's last launch, after the loop: V⁺ = V + d over the storage (zeros stay zeros; b = 0
+// has V⁺ = 0). Counts the solve and its iterations in the record. A solve that did not
+// converge writes no V⁺: it leaves its numbers in the record and kCgFailed in the failure
+// flag, so the passes after it do nothing and the host reports it after the batch of steps,
+// as a cell that went non-finite. Stopped (a step before failed): nothing.
 template <class Real>
 __device__ __forceinline__ void cg_finish(const CgArgs<Real>& g) {
-  HW_CG_FOR_EACH(s, g.n) g.xv[s] = g.v[s] + g.d[s];
+  const CgScalars& sc = *g.sc;
+  if (sc.done == 3) return;
+  const bool failed = sc.done != 1;
+  if (first_thread()) {
+    CgRecord& rec = *g.record;
+    ++rec.solves;
+    rec.iterations += (unsigned long long)sc.iterations;
+    if (failed) {
+      rec.failed_step = g.when->step;
+      rec.failed_done = sc.done;
+      rec.failed_iterations = sc.iterations;
+      rec.failed_rel_residual = sc.bb > 0 ? sqrt(sc.rr_last / sc.bb) : 0.0;
+      atomicMin(g.fail, kCgFailed);
+      atomicMin(g.fail + 1, g.when->step);
+    }
+  }
+  if (failed) return;
+  if (sc.zero_rhs) {
+    HW_CG_FOR_EACH(s, g.n) g.xv[s] = Real(0);
+  } else {
+    HW_CG_FOR_EACH(s, g.n) g.xv[s] = g.v[s] + g.d[s];
+  }
 }
 
 // The sums of the launch before (g.sum: 0 cg_begin's ‖b‖², ‖r‖², r·z; 1 cg_apply's p·A p;
 // 2 cg_update's ‖r‖², r·z), over its g.blocks blocks in block order; one block.
+// After cg_begin it starts the solve's scalars afresh and makes pcg()'s tests before the loop
+// (b = 0: V⁺ = 0; the first guess already within tolerance): one block, so every kernel after
+// it sees the same decision. After cg_apply it moves rz_new to rz_old.
 template <class Real>
 __device__ __forceinline__ void cg_sum(const CgArgs<Real>& g) {
   CgScalars& sc = *g.sc;
-  if (sc.done) return;  // the launch before returned at once: no partials
   if (g.sum == 0) {
-    double* const out[3] = {&sc.bb, &sc.rr_start, &sc.rz[0]};
+    if (*g.fail != ~0ull) {  // cg_begin did nothing: a step before failed
+      if (threadIdx.x == 0) {
+        sc.done = 3;
+        sc.iterations = 0;
+        loop_again(g, false);
+      }
+      return;
+    }
+    double* const out[3] = {&sc.bb, &sc.rr_start, &sc.rz_new};
     sum_partials<3>(g.partials, g.capacity, g.blocks, out);
-  } else if (g.sum == 1) {
-    double* const out[1] = {&sc.pq[g.slot]};
+    if (threadIdx.x == 0) {  // the thread that wrote the sums
+      sc.iterations = 0;
+      sc.pq = sc.rr = sc.rz_old = 0;
+      sc.zero_rhs = sc.bb == 0.0;
+      sc.done = sc.bb == 0.0 || sc.rr_start <= g.tol2 * sc.bb ? 1 : 0;
+      sc.rr_last = sc.bb == 0.0 ? 0.0 : sc.rr_start;
+      loop_again(g, sc.done == 0);
+    }
+    return;
+  }
+  if (sc.done) return;  // the launch before returned at once: no partials
+  if (g.sum == 1) {
+    double* const out[1] = {&sc.pq};
     sum_partials<1>(g.partials, g.capacity, g.blocks, out);
+    if (threadIdx.x == 0) sc.rz_old = sc.rz_new;
   } else {
-    double* const out[2] = {&sc.rr[g.slot], &sc.rz[1 - g.slot]};
+    double* const out[2] = {&sc.rr, &sc.rz_new};
     sum_partials<2>(g.partials, g.capacity, g.blocks, out);
   }
 }

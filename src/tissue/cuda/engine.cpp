@@ -179,10 +179,9 @@ class CudaEngine final : public Engine {
   void advance(long n, long count, long& done) override {
     done = 0;
     const auto armed = split_.deadline("a batch of steps");
-    if (implicit_ || (split_.active() && !split_.agrees_on_device())) {
-      // Each solve ends in a read of its scalars on the host anyway; stepping one step at a
-      // time keeps it from ever running on the V of a failed step. Split, the ranks agree on
-      // each step's failure.
+    if ((split_.active() && implicit_) || (split_.active() && !split_.agrees_on_device())) {
+      // Split, the ranks agree on each step's failure, and a solve gathers every rank's V
+      // first: one step at a time.
       for (long m = 0; m < count; ++m) queue_and_check(n + m, 1, done);
       return;
     }
@@ -289,10 +288,11 @@ class CudaEngine final : public Engine {
     info.kernels = fmt::format("one fused diffusion+reaction kernel per model region ({}){}",
                                f_.links() ? "link coefficients" : "uniform diagonal sigma",
                                f_.inv_phi().empty() ? "" : ", phase-field no-flux boundary (L(phi sigma) V / phi)");
-    if (use_graphs_ && !implicit_)
-      info.kernels += graph_batches_ ? fmt::format("; {} batches of steps without a stimulus ran as CUDA graphs",
-                                                   graph_batches_)
-                                     : "; batches of steps without a stimulus run as CUDA graphs";
+    const char* loop = implicit_ ? " (the CG's iterations a loop on the device)" : "";
+    if (use_graphs_ && (!implicit_ || gpu::KernelGraph::loops_supported()))
+      info.kernels += graph_batches_ ? fmt::format("; {} batches of steps without a stimulus ran as CUDA graphs{}",
+                                                   graph_batches_, loop)
+                                     : fmt::format("; batches of steps without a stimulus run as CUDA graphs{}", loop);
     for (const auto& k : kernels_) {
       const gpu::KernelResources r = gpu::kernel_resources(k.fn());
       info.part_kernels.push_back(fmt::format("printed CUDA via NVRTC ({} registers{}; blocks {}){}", r.registers,
@@ -399,6 +399,10 @@ class CudaEngine final : public Engine {
     const long good = long(f[1]) - n;
     cur_ = int((cur_ + good) % 2);
     done += good;
+    if (f[0] == hw::cuda::kCgFailed) {  // a CG solve did not converge
+      reset_failure();
+      implicit_->report_failure();
+    }
     const std::size_t cell = std::size_t(f[0] >> 9);
     const int k = int(f[0] & 511) - 1;
     reset_failure();
@@ -410,6 +414,8 @@ class CudaEngine final : public Engine {
   // Split, one step queued (step n): every rank takes the lowest failing cell of any rank
   // (and its variable, named by its owner) as its own failure, so all stop at this step.
   void agree_on_failure(long n, unsigned long long f[2]) {
+    // Every rank solves the whole field with the same bits: a CG that fails, fails on all.
+    if (f[0] == hw::cuda::kCgFailed) return;
     std::size_t cell = std::numeric_limits<std::size_t>::max();
     std::string variable;
     if (f[0] != kNoFailure) {
@@ -460,12 +466,16 @@ class CudaEngine final : public Engine {
   // enqueue() would make; its nodes read their times from their slots of the batch clock.
   void launch_graph(long n, long count) {
     const long place = (n - batch_start_) / kGraphSteps;
-    std::unique_ptr<gpu::KernelGraph>& g = graphs_[{cur_of(n), count, place}];
+    // Implicit: the CG's ring of increments is in the graph too (three places).
+    const int ring = implicit_ ? implicit_->ring_head() : 0;
+    std::unique_ptr<gpu::KernelGraph>& g = graphs_[{cur_of(n) + 2 * ring, count, place}];
     if (!g) {
       g = std::make_unique<gpu::KernelGraph>();
       building_ = g.get();
       for (long m = n; m < n + count; ++m) enqueue(m);
       building_ = nullptr;
+    } else if (implicit_) {
+      implicit_->replayed(count);
     }
     g->launch(on_);
     ++graph_batches_;
@@ -489,11 +499,13 @@ class CudaEngine final : public Engine {
     batch_clock_.upload(times.data(), times.size() * sizeof(times[0]));
   }
 
-  // Whether the batch of steps [n, n + count) can be one graph launch: explicit diffusion
-  // (each CG solve ends in a host read), the block shapes tuned, and no stimulus on in
-  // any of its steps (the only arguments that change from step to step besides the step).
+  // Whether the batch of steps [n, n + count) can be one graph launch: the block shapes
+  // tuned, no stimulus on in any of its steps (the only arguments that change from step to
+  // step besides the step), and with implicit diffusion the CG's loop possible in a graph
+  // and its first guess settled (DeviceImplicit::graph_ready).
   bool graph_fits(long n, long count) const {
-    if (!use_graphs_ || implicit_ || count < 2) return false;
+    if (!use_graphs_ || count < 2) return false;
+    if (implicit_ && !implicit_->graph_ready()) return false;
     for (const PartKernels& k : kernels_) {
       if (k.tuner.tuning()) return false;
       // A graph's tower passes read their halo slots (halo_valid is fixed in it).
@@ -522,7 +534,9 @@ class CudaEngine final : public Engine {
       int second = 0;
       if (s_.time.splitting == Splitting::strang) {
         pass(cur, tmp, false, 0.5 * dt, 0, stim, n, nullptr);
-        if (failed_everywhere()) return;
+        // Split, no rank gathers after a failure; on one GPU the solve itself does nothing
+        // after one (its first kernels read the failure flag).
+        if (split_.active() && failed_everywhere()) return;
         from = &tmp;
         h = 0.5 * dt;
         second = 1;
@@ -532,7 +546,8 @@ class CudaEngine final : public Engine {
         split_.split().row_ranges(f_.layout(), sizeof(Real), off, cnt);
         split_.gather(*from, 0, off, cnt);
       }
-      implicit_->solve(*from, next, fail_.ptr());
+      const auto* clock = reinterpret_cast<const hw::cuda::PassTime<Real>*>(batch_clock_.ptr());
+      implicit_->solve(*from, next, fail_.ptr(), clock + std::size_t(n - batch_start_) * 2 * s_.parts.size(), building_);
       pass(next, next, false, h, second, stim, n, &cur);
       if (split_.active() && split_.agrees_on_device()) split_.agree_on_device(fail_.ptr());
       return;

@@ -84,9 +84,11 @@ class DeviceFields {
 
   // Launches fn(a, extra) on `on` with a thread per tissue cell (the kernels instantiated
   // with hw_tissue_V): over the box where it is all tissue, else over the tissue cell list
-  // (built on first use). Blocks of whole warps: the kernels sum over warps.
+  // (built on first use). Blocks of whole warps: the kernels sum over warps. `into`: added to
+  // that graph instead.
   template <class Extra>
-  void launch_over_tissue(const gpu::Stream& on, void* fn, hw::cuda::PartArgs<Real>& a, Extra* extra) {
+  void launch_over_tissue(const gpu::Stream& on, void* fn, hw::cuda::PartArgs<Real>& a, Extra* extra,
+                          gpu::KernelGraph* into = nullptr) {
     void* args[] = {&a, extra};
     if (!all_tissue_box()) {
       tissue_list();
@@ -94,7 +96,10 @@ class DeviceFields {
       a.n = tissue_ncells_;
     }
     const auto [grid, block] = tissue_launch_shape();
-    gpu::launch(on, fn, grid, block, args);
+    if (into)
+      into->add(fn, grid, block, args);
+    else
+      gpu::launch(on, fn, grid, block, args);
   }
 
   // The blocks of a launch over the tissue (launch_over_tissue): the CG sizes its partial

@@ -19,6 +19,15 @@
 // The sums are added in block order (hw_cg_sum, kernels/cuda/block_sum.cuh), so a run
 // repeats itself bit for bit, and every rank of a split run, solving the whole field, gets
 // the same bits.
+//
+// Two ways to run a solve, with the same kernels and bits: queued by the host in chunks of
+// iterations, then a read of the scalars (solve() without a graph: each step waits for the
+// host); or added to the engine's CUDA graph of a batch of steps, its iterations the body
+// of a loop on the device that the kernels end themselves (KernelGraph::begin_loop). The
+// graph needs no host between steps: on the N-version slab at 0.05 mm the host's waits had
+// been about a quarter of a Crank-Nicolson step (docs/benchmarks.md). A solve in a graph that
+// does not converge leaves its numbers in the record and stops the steps after it, and the
+// engine reports it after the graph (report_failure).
 #pragma once
 
 #include <algorithm>
@@ -54,6 +63,7 @@ class DeviceImplicit {
     const std::size_t S = layout.size();
     theta_ = s.time.diffusion == DiffusionScheme::backward_euler ? 1.0 : 0.5;
     a_ = s.time.dt / (s.chi * s.cm);
+    dt_ = s.time.dt;
     opt_ = cg_options(s.time.cg_tolerance, sizeof(Real) == 4);
     // diag(Φ − θ·a·L) = w − θ·a·L_nn from the cpu operator's diagonal (w = φ on tissue, 1
     // elsewhere), as the cpu stepper builds its preconditioner.
@@ -76,34 +86,72 @@ class DeviceImplicit {
     tissue_blocks_ = f.tissue_launch_blocks();
     capacity_ = std::max(tissue_blocks_, elementwise_blocks());
     partials_ = gpu::DeviceBuffer(dev, 3 * capacity_ * sizeof(double), "the CG's partial sums");
+    hw::cuda::CgRecord rec{};
+    rec.failed_step = ~0ull;
+    record_ = gpu::DeviceBuffer(dev, sizeof rec, "the CG's record");
+    record_.upload(&rec, sizeof rec);
   }
 
   void set_kernels(const CgKernels& k) { k_ = k; }
 
-  // V⁺ = V + d into out from V in v (two different fields); hw::Error when CG does not
-  // converge.
-  void solve(const gpu::DeviceBuffer& v, const gpu::DeviceBuffer& out, gpu::DevicePtr fail) {
-    const CgResult r = run(v, out, fail);
-    ++solves_;
-    iterations_ += r.iterations;
+  // V⁺ = V + d into out from V in v (two different fields), the step's time at `when` on the
+  // device. Without a graph: queued, with a wait for each chunk of iterations; into a graph:
+  // added to it, its iterations a loop on the device (KernelGraph::begin_loop). A solve that
+  // does not converge sets the failure flag (kCgFailed) and writes no V⁺; the engine then
+  // calls report_failure. After a failed step (the flag set) the solve does nothing.
+  void solve(const gpu::DeviceBuffer& v, const gpu::DeviceBuffer& out, gpu::DevicePtr fail,
+             const hw::cuda::PassTime<Real>* when, gpu::KernelGraph* into = nullptr) {
+    hw::cuda::CgArgs<Real> g = args(v, out, fail, when);
+    if (into)
+      add_to(*into, g, fail);
+    else
+      run(g, fail);
     history_ = std::min(history_ + 1, 2);
     head_ = (head_ + 1) % 3;  // this solve's increment is now the last one
-    require_converged(r, opt_);
+  }
+
+  // Whether the next solves can go into a graph: the driver has loops in graphs, and the
+  // first guess's coefficients no longer change from solve to solve (they are in the graph).
+  bool graph_ready() const { return gpu::KernelGraph::loops_supported() && (history_ == 2 || !guess_); }
+  // The ring's place, which a graph of solves is built for (its increments' buffers are in it).
+  int ring_head() const { return head_; }
+  // A graph of `solves` solves (built from this ring_head()) ran again: the ring moves as if
+  // they had been queued.
+  void replayed(long solves) {
+    head_ = int((head_ + solves) % 3);
+    history_ = int(std::min<long>(history_ + solves, 2));
+  }
+
+  // A solve did not converge (the failure flag holds kCgFailed): hw::Error with its step's
+  // time, iterations and residual.
+  [[noreturn]] void report_failure() {
+    hw::cuda::CgRecord rec{};
+    record_.download(&rec, sizeof rec);
+    const long step = long(rec.failed_step);
+    CgResult r;
+    r.iterations = rec.failed_iterations;
+    r.rel_residual = rec.failed_rel_residual;
+    rec.failed_step = ~0ull;
+    record_.upload(&rec, sizeof rec);
+    throw_not_converged(r, step);
   }
 
   // Forgets the increments of the solves before (a state was loaded): the next solve starts
   // from a zero guess.
   void forget_history() { history_ = 0; }
 
-  // Mean CG iterations per solve so far (0 before the first).
-  double mean_iterations() const { return solves_ > 0 ? double(iterations_) / double(solves_) : 0.0; }
+  // Mean CG iterations per solve so far (0 before the first), from the record the solves
+  // keep on the device.
+  double mean_iterations() const {
+    hw::cuda::CgRecord rec{};
+    record_.download(&rec, sizeof rec);
+    return rec.solves > 0 ? double(rec.iterations) / double(rec.solves) : 0.0;
+  }
 
  private:
-  // pcg() of tissue/pcg.hpp with its loop on the device: the host queues the set-up and
-  // then iterations in chunks, reading the scalars back once per chunk. The first chunk is
-  // as long as the last solve took (steps in a row need about as many), later ones a
-  // quarter of that; iterations queued past convergence return at once.
-  CgResult run(const gpu::DeviceBuffer& v, const gpu::DeviceBuffer& out, gpu::DevicePtr fail) {
+  // The arguments of a solve from V in v into out.
+  hw::cuda::CgArgs<Real> args(const gpu::DeviceBuffer& v, const gpu::DeviceBuffer& out, gpu::DevicePtr fail,
+                              const hw::cuda::PassTime<Real>* when) {
     const auto ptr = [](const gpu::DeviceBuffer& b) { return reinterpret_cast<Real*>(b.ptr()); };
     hw::cuda::CgArgs<Real> g{};
     g.coef = Real(-theta_ * a_);
@@ -129,7 +177,18 @@ class DeviceImplicit {
     g.partials = reinterpret_cast<double*>(partials_.ptr());
     g.capacity = capacity_;
     g.tol2 = opt_.rel_tol * opt_.rel_tol;
-    scalars_.fill_zero();
+    g.max_iter = opt_.max_iter;
+    g.fail = reinterpret_cast<unsigned long long*>(fail);
+    g.when = when;
+    g.record = reinterpret_cast<hw::cuda::CgRecord*>(record_.ptr());
+    return g;
+  }
+
+  // pcg() of tissue/pcg.hpp with its loop on the device: the host queues the set-up and
+  // then iterations in chunks, reading the scalars back once per chunk. The first chunk is
+  // as long as the last solve took (steps in a row need about as many), later ones a
+  // quarter of that; iterations queued past convergence return at once.
+  void run(hw::cuda::CgArgs<Real>& g, gpu::DevicePtr fail) {
     stencil(k_.begin, g, fail);
     sum(0, tissue_blocks_, g);
     hw::cuda::CgScalars sc{};
@@ -138,25 +197,44 @@ class DeviceImplicit {
     const int first = std::max(4, last_iterations_ + 1);
     while (true) {
       const int chunk = std::min(opt_.max_iter - queued, queued == 0 ? first : std::max(2, first / 4));
-      for (int i = 0; i < chunk; ++i, ++queued) {
-        g.slot = queued & 1;
-        g.first = queued == 0;
-        stencil(k_.apply, g, fail);
-        sum(1, tissue_blocks_, g);
-        elementwise(k_.update, g);
-        sum(2, elementwise_blocks(), g);
-        elementwise(k_.direction, g);
-      }
+      for (int i = 0; i < chunk; ++i, ++queued) iteration(g, fail);
       scalars_.download(&sc, sizeof sc);
       if (sc.done || queued >= opt_.max_iter) break;
     }
     elementwise(k_.finish, g);
-    CgResult r;
-    r.iterations = sc.iterations;
-    r.converged = sc.done == 1;
-    r.rel_residual = sc.bb > 0 ? std::sqrt(sc.rr_last / sc.bb) : 0.0;
     last_iterations_ = sc.iterations;
-    return r;
+  }
+
+  // One iteration: apply, its sum, update, its sum, direction.
+  void iteration(hw::cuda::CgArgs<Real>& g, gpu::DevicePtr fail, gpu::KernelGraph* into = nullptr) {
+    stencil(k_.apply, g, fail, into);
+    sum(1, tissue_blocks_, g, into);
+    elementwise(k_.update, g, into);
+    sum(2, elementwise_blocks(), g, into);
+    elementwise(k_.direction, g, into);
+  }
+
+  // The solve as nodes of a graph: the set-up, a loop over the iterations that the kernels
+  // end, the last launch.
+  void add_to(gpu::KernelGraph& into, hw::cuda::CgArgs<Real>& g, gpu::DevicePtr fail) {
+    g.loop = into.loop_handle(dev_);
+    stencil(k_.begin, g, fail, &into);
+    sum(0, tissue_blocks_, g, &into);  // sets the loop's condition: 0 when no iteration is needed
+    into.begin_loop(dev_, g.loop);
+    iteration(g, fail, &into);
+    into.end_loop();
+    elementwise(k_.finish, g, &into);  // g.loop: a solve that did not converge stops the graph's steps
+  }
+
+  // require_converged's words, with the step and its time.
+  [[noreturn]] void throw_not_converged(const CgResult& r, long step) const {
+    try {
+      require_converged(r, opt_);
+    } catch (const Error& e) {
+      throw Error(fmt::format("{} at t = {:g} ms (step {}); try a smaller dt or a looser cg_tolerance", e.what(),
+                              double(step) * dt_, step));
+    }
+    throw Error(fmt::format("diffusion: CG did not converge at t = {:g} ms (step {})", double(step) * dt_, step));
   }
 
   // d₀ = c1·prev + c2·prev2: 2·last − the one before, the increments extrapolated in time
@@ -177,23 +255,29 @@ class DeviceImplicit {
     throw Error(fmt::format("HEARTWAVE_CG_GUESS={}: not a first guess of the CG; say extrapolate (the default) or none", m));
   }
 
-  void stencil(void* fn, hw::cuda::CgArgs<Real>& g, gpu::DevicePtr fail) {
+  void stencil(void* fn, hw::cuda::CgArgs<Real>& g, gpu::DevicePtr fail, gpu::KernelGraph* into = nullptr) {
     hw::cuda::PartArgs<Real> a = f_.geometry_args(fail);
-    f_.launch_over_tissue(dev_.compute(), fn, a, &g);
+    f_.launch_over_tissue(dev_.compute(), fn, a, &g, into);
   }
   // A grid of at most 8 blocks of 256 per SM (a full SM), striding over the storage: one
   // partial sum per block and sum, for hw_cg_sum to add.
-  void elementwise(void* fn, hw::cuda::CgArgs<Real>& g) {
+  void elementwise(void* fn, hw::cuda::CgArgs<Real>& g, gpu::KernelGraph* into = nullptr) {
     void* args[] = {&g};
-    gpu::launch(dev_.compute(), fn, {unsigned(elementwise_blocks()), 1, 1}, {256, 1, 1}, args);
+    launch(fn, {unsigned(elementwise_blocks()), 1, 1}, {256, 1, 1}, args, into);
   }
   // The sums of the launch before, over its `blocks` blocks, in block order (hw_cg_sum):
   // one block of 1024 threads.
-  void sum(int which, unsigned long long blocks, hw::cuda::CgArgs<Real>& g) {
+  void sum(int which, unsigned long long blocks, hw::cuda::CgArgs<Real>& g, gpu::KernelGraph* into = nullptr) {
     g.sum = which;
     g.blocks = blocks;
     void* args[] = {&g};
-    gpu::launch(dev_.compute(), k_.sum, {1, 1, 1}, {1024, 1, 1}, args);
+    launch(k_.sum, {1, 1, 1}, {1024, 1, 1}, args, into);
+  }
+  void launch(void* fn, gpu::Dim3 grid, gpu::Dim3 block, void** args, gpu::KernelGraph* into) {
+    if (into)
+      into->add(fn, grid, block, args);
+    else
+      gpu::launch(dev_.compute(), fn, grid, block, args);
   }
   unsigned long long elementwise_blocks() const {
     const unsigned long long most = 8ull * unsigned(std::max(1, dev_.info().multiprocessors));
@@ -203,16 +287,15 @@ class DeviceImplicit {
   gpu::Device& dev_;
   DeviceFields<Real>& f_;
   CgKernels k_;
-  double theta_ = 1, a_ = 0;
+  double theta_ = 1, a_ = 0, dt_ = 0;
   CgOptions opt_;
-  gpu::DeviceBuffer inv_diag_, w_, r_, z_, p_, q_, scalars_;
+  gpu::DeviceBuffer inv_diag_, w_, r_, z_, p_, q_, scalars_, record_;
   gpu::DeviceBuffer partials_;
   unsigned long long tissue_blocks_ = 0, capacity_ = 0;  // a stencil launch's blocks; partials' room
   gpu::DeviceBuffer increments_[3];  // a ring: this solve's, the last one's, the one before
   bool guess_ = guess_from_environment();
   int head_ = 0, history_ = 0;       // this solve's slot; how many increments are known (≤ 2)
   int last_iterations_ = 0;
-  long solves_ = 0, iterations_ = 0;
 };
 
 }  // namespace hw::tissue::cuda
