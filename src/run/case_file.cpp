@@ -864,6 +864,11 @@ void read_time(Ctx& ctx, Section& root, TissueCase& c) {
     if (!(*tol > 0 && *tol < 1)) s.error("cg_tolerance", "time.cg_tolerance must be in (0, 1)", case_code::out_of_range);
     else tm.cg_tolerance = *tol;
   }
+  if (auto n = s.integer("cg_max_iterations")) {
+    if (*n < 1 || *n > 1000000)
+      s.error("cg_max_iterations", "time.cg_max_iterations must be between 1 and 1000000", case_code::out_of_range);
+    else tm.cg_max_iterations = static_cast<int>(*n);
+  }
   s.finish();
 }
 

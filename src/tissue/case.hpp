@@ -110,6 +110,7 @@ struct TimeSpec {
   // within the error bounds docs/verification.md shows; "exact" (default): the model's maths.
   bool tables = false;
   double cg_tolerance = 1e-8;
+  int cg_max_iterations = 1000;  // a solve that needs more stops the run (a numerical error)
   SourceLoc loc;
 };
 

@@ -38,8 +38,8 @@ struct CgResult {
 };
 
 // The CG options of a run: its tolerance, raised to 1e-6 in float (CG in float stalls near
-// 1e-7 relative residual; a tighter request would never converge).
-CgOptions cg_options(double rel_tol, bool f32);
+// 1e-7 relative residual; a tighter request would never converge), and its iteration cap.
+CgOptions cg_options(double rel_tol, bool f32, int max_iter);
 
 // hw::Error "CG did not converge" with the iterations and the residual, unless converged.
 void require_converged(const CgResult& r, const CgOptions& opt);

@@ -198,6 +198,8 @@ void check_numbers(const TissueCase& c, DiagnosticSink& sink) {
   if (!(t.t_end >= 0) || !std::isfinite(t.t_end)) bad(t.loc, fmt::format("time.t_end = {} ms must be >= 0", t.t_end));
   if (t.ode_substeps < 1) bad(t.loc, fmt::format("time.ode_substeps = {} must be >= 1", t.ode_substeps));
   if (!finite_pos(t.cg_tolerance)) bad(t.loc, fmt::format("time.cg_tolerance = {} must be > 0", t.cg_tolerance));
+  if (t.cg_max_iterations < 1)
+    bad(t.loc, fmt::format("time.cg_max_iterations = {} must be >= 1", t.cg_max_iterations));
   const Conductivities& k = c.conductivity;
   const SourceLoc& cl = c.fibres.loc;
   if (!finite_pos(k.chi)) bad(cl, fmt::format("conductivity chi = {} 1/mm must be > 0", k.chi));

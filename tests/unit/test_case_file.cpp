@@ -74,6 +74,7 @@ splitting = "strang"
 diffusion = "crank-nicolson"
 precision = "double"
 cg_tolerance = 1e-9
+cg_max_iterations = 250
 [output]
 directory = "res"
 fields = ["V", "Ca_i"]
@@ -145,6 +146,7 @@ TEST(CaseFile, ReadsEveryKeyWithItsUnits) {
   EXPECT_EQ(c.time.diffusion, DiffusionScheme::crank_nicolson);
   EXPECT_EQ(c.time.precision, Precision::f64);
   EXPECT_DOUBLE_EQ(c.time.cg_tolerance, 1e-9);
+  EXPECT_EQ(c.time.cg_max_iterations, 250);
   EXPECT_EQ(c.output.directory, "res");
   EXPECT_EQ(c.output.variables, (std::vector<std::string>{"V", "Ca_i"}));
   EXPECT_EQ(c.output.format, OutputSpec::Format::hdf5);

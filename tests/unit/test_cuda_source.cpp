@@ -112,6 +112,14 @@ TEST(CudaSource, TissueKernelsCompileForSm90) {
   const hw::gpu::CudaSource src = cuda_kernel_source(s, true);
   EXPECT_NE(src.text.find("hw_cg_apply"), std::string::npos);
   EXPECT_FALSE(hw::gpu::compile_cuda(src, "sm_90").image.empty());
+  // A box all tissue with σ along x: the CG's stencil kernels walk columns (Columns<V>::on),
+  // in float and double.
+  TissueCase slab = sheet(20, 7, 5, 0.25, "tentusscher_2006_epi");
+  slab.fibres.kind = FibreSpec::Kind::uniform;
+  slab.fibres.direction = {1, 0, 0};
+  slab.time.diffusion = DiffusionScheme::crank_nicolson;
+  for (bool f32 : {true, false})
+    EXPECT_FALSE(hw::gpu::compile_cuda(cuda_kernel_source(make_sim_setup(slab, false), f32), "sm_90").image.empty());
 }
 
 // The GPU engine prints its kernels again when the first stimulus is added to a run that had

@@ -502,6 +502,24 @@ TEST(TissueSim, NiedererCoarse) {
   EXPECT_LT(most, 1e-4);
 }
 
+// time.cg_max_iterations: a solve that needs more stops the run with the solver's numbers
+// (the GPU's form of it, with its step, is CudaTissue.ImplicitSolveThatCannotConvergeStopsAtItsStep).
+TEST(TissueSim, CgIterationCapStopsTheRun) {
+  TissueCase c = sheet(12, 8, 4, 0.25, "bueno_orovio_2008_epi");
+  c.time.diffusion = DiffusionScheme::crank_nicolson;
+  c.time.precision = Precision::f64;
+  c.time.cg_tolerance = 1e-12;
+  c.time.cg_max_iterations = 1;
+  c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.75, 2, 1}));
+  Simulation sim(c, {Backend::cpu, 1});
+  try {
+    sim.run_until(1);
+    FAIL() << "one CG iteration met a tolerance of 1e-12";
+  } catch (const hw::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("CG did not converge in 1 iteration "), std::string::npos) << e.what();
+  }
+}
+
 // The cpu engine keeps the activation and APD90 maps itself once attached (no copy of V per
 // step): against the same tracker fed with V after every step, on a sheet large enough for
 // the parallel loops and on the ellipsoidal shell's compressed rows (tissue and holes).

@@ -43,6 +43,58 @@ __device__ __forceinline__ void loop_again(const CgArgs<Real>& g, bool again) {
   if (g.loop) cudaGraphSetConditional(g.loop, again ? 1u : 0u);
 }
 
+// Columns (the box all tissue, σ uniform, second order: V::columns below): a thread walks
+// up a column of layers [k0, k1) of the box, gridDim.z columns deep, keeping each field's
+// values below, at and above its layer in registers, so a layer's z neighbours are no loads
+// and each value is loaded once per column instead of three times. Why: the one-cell-per-
+// thread stencil of the CG ran at 0.85 of the copy roof's bytes on the N-version slab
+// (apply 31.7 µs for 27 MB, H100); the element-wise kernels beside it ran at the roof. The
+// sums are laplacian()'s, with the same neighbours in the same order: the same bits.
+template <class V>
+struct Columns {
+  static constexpr bool on = V::box && !V::cells && !V::links && !V::fourth;
+};
+
+template <class Real, class V>
+struct ZColumn {
+  Real below, here, above;
+  // Cell g at layer k.
+  __device__ __forceinline__ void load(const Real* f, unsigned g, unsigned k) {
+    constexpr int sz = int(V::nx * V::ny);
+    here = f[g];
+    below = f[g + prev_offset<V::periodic_z>(k, V::nz, sz)];
+    above = f[g + next_offset<V::periodic_z>(k, V::nz, sz)];
+  }
+  // One layer up from cell g at layer k (k + 1 < nz).
+  __device__ __forceinline__ void up(const Real* f, unsigned g, unsigned k) {
+    constexpr int sz = int(V::nx * V::ny);
+    below = here;
+    here = above;
+    above = f[g + unsigned(sz) + next_offset<V::periodic_z>(k + 1, V::nz, sz)];
+  }
+  // (L f) at cell g = (i, j, layer), x and y neighbours from memory: laplacian()'s box sum.
+  __device__ __forceinline__ Real laplacian(const PartArgs<Real>& a, const Real* f, unsigned i, unsigned j,
+                                            unsigned g) const {
+    constexpr unsigned nx = V::nx, ny = V::ny;
+    const Real* c = f + g;
+    return kernels::uniform_laplacian(a.w[0], a.w[1], a.w[2], here, next_value<V::periodic_x>(c, i, nx, 1, here),
+                                      prev_value<V::periodic_x>(c, i, nx, 1, here),
+                                      next_value<V::periodic_y>(c, j, ny, int(nx), here),
+                                      prev_value<V::periodic_y>(c, j, ny, int(nx), here), above, below);
+  }
+};
+
+// This thread's column: (i, j) and layers [k0, k1) (empty past the box).
+template <class V>
+__device__ __forceinline__ bool column(unsigned& i, unsigned& j, unsigned& k0, unsigned& k1) {
+  i = blockIdx.x * blockDim.x + threadIdx.x;
+  j = blockIdx.y * blockDim.y + threadIdx.y;
+  const unsigned depth = (V::nz + gridDim.z - 1) / gridDim.z;
+  k0 = blockIdx.z * depth;
+  k1 = min(k0 + depth, V::nz);
+  return i < V::nx && j < V::ny && k0 < k1;
+}
+
 // A solve's first launch: the rhs b = Φ V + (1 − θ)·a·L V (backward Euler θ = 1,
 // Crank-Nicolson ½) from V (g.v), whose norm it sums; the first guess of the increment,
 // d₀ = c1·prev + c2·prev2; and the first residual r = b − A (V + d₀) = a·L V − A d₀ in the same
@@ -50,36 +102,67 @@ __device__ __forceinline__ void loop_again(const CgArgs<Real>& g, bool again) {
 // sums of bb, rr_start, rz. Why one kernel: the rhs, A x₀, the residual and the preconditioned
 // start were four passes over memory a step. After a failed step it does nothing (and
 // hw_cg_sum stops the solve).
+// One cell of cg_begin: x = V, lx = L V, lp and lp2 = L prev and L prev2 (read only where
+// c1, c2 are not zero); adds to sums.
+template <class Real>
+__device__ __forceinline__ void begin_cell(const CgArgs<Real>& g, unsigned s, Real x, Real lx, Real lp, Real lp2,
+                                           double (&sums)[3]) {
+  const Real w = g.w ? g.w[s] : Real(1);
+  const Real b = w * x + g.rhs_coef * lx;
+  Real d = 0, ld = 0;  // d₀ and L d₀
+  if (g.c1 != Real(0)) {
+    d = g.c1 * g.prev[s];
+    ld = g.c1 * lp;
+  }
+  if (g.c2 != Real(0)) {
+    d += g.c2 * g.prev2[s];
+    ld += g.c2 * lp2;
+  }
+  const Real r = g.a * lx - (w * d + g.coef * ld);
+  const Real z = g.inv_diag[s] * r;
+  g.d[s] = d;
+  g.r[s] = r;
+  g.z[s] = z;
+  g.p[s] = z;
+  sums[0] += double(b) * double(b);
+  sums[1] += double(r) * double(r);
+  sums[2] += double(r) * double(z);
+}
+
 template <class Real, class V>
 __device__ __forceinline__ void cg_begin(const PartArgs<Real>& a, const CgArgs<Real>& g) {
   if (*a.fail != ~0ull) return;
-  unsigned c, i, j, k;
   double sums[3] = {0, 0, 0};  // b·b, r·r, r·z
+  if constexpr (Columns<V>::on) {
+    unsigned i, j, k0, k1;
+    if (column<V>(i, j, k0, k1)) {
+      constexpr unsigned sz = V::nx * V::ny;
+      unsigned s = i + V::nx * (j + V::ny * k0);
+      ZColumn<Real, V> v, p, p2;
+      v.load(g.v, s, k0);
+      if (g.c1 != Real(0)) p.load(g.prev, s, k0);
+      if (g.c2 != Real(0)) p2.load(g.prev2, s, k0);
+      for (unsigned k = k0;;) {
+        const Real lp = g.c1 != Real(0) ? p.laplacian(a, g.prev, i, j, s) : Real(0);
+        const Real lp2 = g.c2 != Real(0) ? p2.laplacian(a, g.prev2, i, j, s) : Real(0);
+        begin_cell(g, s, v.here, v.laplacian(a, g.v, i, j, s), lp, lp2, sums);
+        if (++k >= k1) break;
+        v.up(g.v, s, k - 1);
+        if (g.c1 != Real(0)) p.up(g.prev, s, k - 1);
+        if (g.c2 != Real(0)) p2.up(g.prev2, s, k - 1);
+        s += sz;
+      }
+    }
+    block_partials<3>(sums, g.partials, g.capacity);
+    return;
+  }
+  unsigned c, i, j, k;
   if (locate<Real, V>(a, c, i, j, k)) {
     const unsigned s0 = row_base<Real, V>(a, int(j), int(k));
     const unsigned s = s0 + i;
-    const Real x = g.v[s];
-    const Real lx = laplacian<Real, V>(a, g.v, i, j, k, s0);
-    const Real w = g.w ? g.w[s] : Real(1);
-    const Real b = w * x + g.rhs_coef * lx;
-    Real d = 0, ld = 0;  // d₀ and L d₀
-    if (g.c1 != Real(0)) {
-      d = g.c1 * g.prev[s];
-      ld = g.c1 * laplacian<Real, V>(a, g.prev, i, j, k, s0);
-    }
-    if (g.c2 != Real(0)) {
-      d += g.c2 * g.prev2[s];
-      ld += g.c2 * laplacian<Real, V>(a, g.prev2, i, j, k, s0);
-    }
-    const Real r = g.a * lx - (w * d + g.coef * ld);
-    const Real z = g.inv_diag[s] * r;
-    g.d[s] = d;
-    g.r[s] = r;
-    g.z[s] = z;
-    g.p[s] = z;
-    sums[0] = double(b) * double(b);
-    sums[1] = double(r) * double(r);
-    sums[2] = double(r) * double(z);
+    const Real lp = g.c1 != Real(0) ? laplacian<Real, V>(a, g.prev, i, j, k, s0) : Real(0);
+    const Real lp2 = g.c2 != Real(0) ? laplacian<Real, V>(a, g.prev2, i, j, k, s0) : Real(0);
+    begin_cell(g, s, g.v[s], laplacian<Real, V>(a, g.v, i, j, k, s0), lp, lp2, sums);
   }
   block_partials<3>(sums, g.partials, g.capacity);
 }
@@ -88,10 +171,29 @@ __device__ __forceinline__ void cg_begin(const PartArgs<Real>& a, const CgArgs<R
 // sums (hw_cg_sum makes pq of them).
 template <class Real, class V>
 __device__ __forceinline__ void cg_apply(const PartArgs<Real>& a, const CgArgs<Real>& g) {
-  unsigned c, i, j, k;
-  const bool inside = locate<Real, V>(a, c, i, j, k);
   if (g.sc->done) return;
   double xy[1] = {0};
+  if constexpr (Columns<V>::on) {
+    unsigned i, j, k0, k1;
+    if (column<V>(i, j, k0, k1)) {
+      constexpr unsigned sz = V::nx * V::ny;
+      unsigned s = i + V::nx * (j + V::ny * k0);
+      ZColumn<Real, V> p;
+      p.load(g.p, s, k0);
+      for (unsigned k = k0;;) {
+        const Real y = g.coef * p.laplacian(a, g.p, i, j, s) + (g.w ? g.w[s] : Real(1)) * p.here;
+        g.q[s] = y;
+        xy[0] += double(p.here) * double(y);
+        if (++k >= k1) break;
+        p.up(g.p, s, k - 1);
+        s += sz;
+      }
+    }
+    block_partials<1>(xy, g.partials, g.capacity);
+    return;
+  }
+  unsigned c, i, j, k;
+  const bool inside = locate<Real, V>(a, c, i, j, k);
   if (inside) {
     const unsigned s0 = row_base<Real, V>(a, int(j), int(k));
     const Real x = g.p[s0 + i];

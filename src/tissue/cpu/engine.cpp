@@ -83,7 +83,7 @@ class CpuEngine final : public Engine {
     } else {
       op_ = make_diffusion_operator(diffusion_setup(s, layout_), Backend::cpu);
       if (!expl) {
-        const CgOptions cg = cg_options(s.time.cg_tolerance, sizeof(Real) == 4);
+        const CgOptions cg = cg_options(s.time.cg_tolerance, sizeof(Real) == 4, s.time.cg_max_iterations);
         stepper_ = std::make_unique<DiffusionStepper<Real>>(*op_, s.chi, s.cm, s.time.dt,
                                                             s.time.diffusion, cg, s.phi);
         // Split: the CG works on this rank's rows with sums that do not depend on the rank

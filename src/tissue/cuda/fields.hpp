@@ -86,16 +86,18 @@ class DeviceFields {
   // with hw_tissue_V): over the box where it is all tissue, else over the tissue cell list
   // (built on first use). Blocks of whole warps: the kernels sum over warps. `into`: added to
   // that graph instead.
+  // columns: the CG's stencil kernels on a box where columns() holds walk columns of
+  // layers (kernels/cuda/diffusion_cg.cuh, Columns): gridDim.z is then ⌈nz / 8⌉.
   template <class Extra>
   void launch_over_tissue(const gpu::Stream& on, void* fn, hw::cuda::PartArgs<Real>& a, Extra* extra,
-                          gpu::KernelGraph* into = nullptr) {
+                          gpu::KernelGraph* into = nullptr, bool columns = false) {
     void* args[] = {&a, extra};
     if (!all_tissue_box()) {
       tissue_list();
       a.cells = reinterpret_cast<const unsigned*>(tissue_cells_.ptr());
       a.n = tissue_ncells_;
     }
-    const auto [grid, block] = tissue_launch_shape();
+    const auto [grid, block] = tissue_launch_shape(columns);
     if (into)
       into->add(fn, grid, block, args);
     else
@@ -104,17 +106,22 @@ class DeviceFields {
 
   // The blocks of a launch over the tissue (launch_over_tissue): the CG sizes its partial
   // sums by it.
-  unsigned long long tissue_launch_blocks() {
-    const auto [grid, block] = tissue_launch_shape();
+  unsigned long long tissue_launch_blocks(bool columns = false) {
+    const auto [grid, block] = tissue_launch_shape(columns);
     return (unsigned long long)grid[0] * grid[1] * grid[2];
   }
+
+  // Whether the CG's stencil kernels walk columns here: the box all tissue, σ uniform,
+  // second order (the kernels' Columns<V>::on, from the same facts).
+  bool columns() const { return all_tissue_box() && !links_ && s_.order != StencilOrder::fourth; }
 
  private:
   // Blocks of 256 threads: on a whole box, rows of 32, 64, 128 or 256 cells, whichever pads
   // nx least (the N-version slab's 400: 32, 4 % padding, where 256 left 22 % of the threads
   // idle in the CG's stencil); on a masked grid, over the list of tissue cells.
-  std::pair<gpu::Dim3, gpu::Dim3> tissue_launch_shape() {
+  std::pair<gpu::Dim3, gpu::Dim3> tissue_launch_shape(bool columns = false) {
     constexpr unsigned tb = 256;
+    if (columns && !this->columns()) throw Error("a column launch on a grid without columns (internal error)");
     if (all_tissue_box()) {
       const Grid& gr = s_.geo.grid;
       unsigned bx = 32;
@@ -122,7 +129,10 @@ class DeviceFields {
       for (unsigned w = 64; w <= tb; w *= 2)
         if (padded(w) < padded(bx)) bx = w;
       const unsigned by = tb / bx;
-      return {{(unsigned(gr.nx()) + bx - 1) / bx, (unsigned(gr.ny()) + by - 1) / by, unsigned(gr.nz())}, {bx, by, 1}};
+      // Columns of 8 layers: enough blocks to fill the GPU on the N-version slab (400 × 140
+      // × 60: 1,872 blocks), and a column's first three loads a small part of its work.
+      const unsigned layers = columns ? (unsigned(gr.nz()) + 7) / 8 : unsigned(gr.nz());
+      return {{(unsigned(gr.nx()) + bx - 1) / bx, (unsigned(gr.ny()) + by - 1) / by, layers}, {bx, by, 1}};
     }
     tissue_list();
     return {{unsigned((tissue_ncells_ + tb - 1) / tb), 1, 1}, {tb, 1, 1}};

@@ -64,7 +64,7 @@ class DeviceImplicit {
     theta_ = s.time.diffusion == DiffusionScheme::backward_euler ? 1.0 : 0.5;
     a_ = s.time.dt / (s.chi * s.cm);
     dt_ = s.time.dt;
-    opt_ = cg_options(s.time.cg_tolerance, sizeof(Real) == 4);
+    opt_ = cg_options(s.time.cg_tolerance, sizeof(Real) == 4, s.time.cg_max_iterations);
     // diag(Φ − θ·a·L) = w − θ·a·L_nn from the cpu operator's diagonal (w = φ on tissue, 1
     // elsewhere), as the cpu stepper builds its preconditioner.
     const auto op = make_diffusion_operator(diffusion_setup(s, layout), Backend::cpu);
@@ -83,7 +83,7 @@ class DeviceImplicit {
     for (auto& b : increments_) b = f.put(zero, "the CG's increments");
     scalars_ = gpu::DeviceBuffer(dev, sizeof(hw::cuda::CgScalars), "the CG scalars");
     // Room for three sums' partials from every block of the largest launch.
-    tissue_blocks_ = f.tissue_launch_blocks();
+    tissue_blocks_ = f.tissue_launch_blocks(f.columns());
     capacity_ = std::max(tissue_blocks_, elementwise_blocks());
     partials_ = gpu::DeviceBuffer(dev, 3 * capacity_ * sizeof(double), "the CG's partial sums");
     hw::cuda::CgRecord rec{};
@@ -257,7 +257,7 @@ class DeviceImplicit {
 
   void stencil(void* fn, hw::cuda::CgArgs<Real>& g, gpu::DevicePtr fail, gpu::KernelGraph* into = nullptr) {
     hw::cuda::PartArgs<Real> a = f_.geometry_args(fail);
-    f_.launch_over_tissue(dev_.compute(), fn, a, &g, into);
+    f_.launch_over_tissue(dev_.compute(), fn, a, &g, into, f_.columns());
   }
   // A grid of at most 8 blocks of 256 per SM (a full SM), striding over the storage: one
   // partial sum per block and sum, for hw_cg_sum to add.
