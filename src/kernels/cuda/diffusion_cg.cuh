@@ -13,8 +13,9 @@
 // is apply → update → direction. Each reducing kernel writes one partial sum per block; each
 // block of the next kernel adds them itself, in the same order in every block
 // (block_sum_rows), so every thread computes the same α, β and stopping test and a run
-// repeats itself bit for bit. (A one-block launch between them, adding the partials once,
-// cost two launches an iteration: about 30 µs a step on the N-version slab, docs/benchmarks.md.)
+// repeats itself bit for bit. (A one-block launch after each reducing kernel, adding its
+// partials once, was two launches more an iteration; on the N-version slab it measured the
+// same in a CUDA graph and 2 % slower with the host queuing the launches, docs/benchmarks.md.)
 //
 // Who stops the loop: inside a CUDA graph the iterations are the body of a loop on the
 // device, which hw_cg_direction (or the first hw_cg_sum) ends with cudaGraphSetConditional;
