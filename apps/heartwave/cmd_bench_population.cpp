@@ -93,6 +93,16 @@ int run_bench_population(const BenchPopulationFlags& f) {
                            fmt::format("population-{}", f.model), f.cells, info.device_ms * 1e-3, achieved, roof.roof,
                            roof.roof > 0 ? achieved / roof.roof : 0.0);
   std::cout << fmt::format("{} of {} cells have a finite APD90 in the last beat\n", finite, f.cells);
+  if (info.nonfinite > 0) {
+    // The kernel has no NaN policy: such cells run on in NaN arithmetic, so the time above
+    // is not this model's, and the ratio to its roof means nothing.
+    std::cout << fmt::format(
+        "error: {} of {} cells went non-finite (NaN or inf) with {} at dt {} ms: the time above was spent on NaN "
+        "arithmetic, not on the model's maths, so it is no measure against the roof; try -i grl1 (or rl2, grl2) or "
+        "a smaller --dt\n",
+        info.nonfinite, f.cells, f.integrator, f.dt);
+    return 1;
+  }
   return 0;
 }
 
@@ -117,7 +127,8 @@ void add_population_bench_subcommand(CLI::App* bench, Action& action) {
       "Runs the population with `heartwave sweep`'s GPU kernel, timed on the device, and compares it\n"
       "with a compute roof: the operations of one cell-step (as `model inspect` counts them, on the\n"
       "model with the parameters no cell varies folded in) at the device's rates for FMA, division\n"
-      "and each special function, measured in the same run.\n"
+      "and each special function, measured in the same run. A run in which any cell's state goes\n"
+      "non-finite (an integrator or dt the model does not hold) says so and exits with status 1.\n"
       "Example:\n  heartwave bench population ohara_rudy_2011_endo --cells 1000000 --vary GKr_b=0.5:1.5");
   cmd->callback([f, &action] {
     action = [f]() { return run_bench_population(*f); };

@@ -2,6 +2,7 @@
 #include "cell/population_gpu.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -25,6 +26,19 @@ std::vector<int> parameter_slots(const CellSetup& s, const std::vector<std::opti
   for (std::size_t q = 0; q < slots.size(); ++q)
     if (static_cast<int>(q) != s.stim_on && !(q < fixed.size() && fixed[q])) slots[q] = next++;
   return slots;
+}
+
+// Cells of a batch (count cells, ns states each, state k of cell c at k·count + c on the
+// device) with a state that is not finite.
+template <class Real>
+std::size_t count_nonfinite_cells(const gpu::DeviceBuffer& dy, std::size_t count, std::size_t ns) {
+  std::vector<Real> y(count * ns);
+  dy.download(y.data(), y.size() * sizeof(Real));
+  std::vector<bool> bad(count, false);
+  for (std::size_t k = 0; k < ns; ++k)
+    for (std::size_t c = 0; c < count; ++c)
+      if (!std::isfinite(y[k * count + c])) bad[c] = true;
+  return std::size_t(std::count(bad.begin(), bad.end(), true));
 }
 
 // Appends launches for steps [a, z), split into pieces of at most max_steps.
@@ -121,6 +135,7 @@ PopulationResult run_typed(const model::Model& m, const CellSetup& s, const Popu
     if (stopped) break;
     dtr.download(tracks.data(), count * sizeof(kernels::BeatState));
     for (std::size_t i = 0; i < count; ++i) r.last_beat[first + i] = BeatTracker(tracks[i]).finish();
+    if (info) info->nonfinite += count_nonfinite_cells<Real>(dy, count, ns);
     if (o.stop) std::fill(r.done.begin() + long(first), r.done.begin() + long(first + count), 1);
   }
   if (info) {

@@ -32,6 +32,10 @@ struct GpuPopulationInfo {
   std::string kernel;  // "compiled in 3.1 s, 96 registers" (NVRTC, or "from the cache")
   std::size_t batch = 0;  // cells on the device at once
   double device_ms = 0;   // kernel time, all batches
+  // Cells with a state that is not finite (NaN or ±inf) at the end: the population kernel
+  // has no NaN policy (a cell that blows up runs on in NaN arithmetic, its biomarkers NaN),
+  // so a benchmark must say when its time was spent on such cells (bench population).
+  std::size_t nonfinite = 0;
 };
 
 // `analysed` is the model the setup was made from (model::load_model(...).analysed). Throws
