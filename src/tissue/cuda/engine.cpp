@@ -179,7 +179,7 @@ class CudaEngine final : public Engine {
   void advance(long n, long count, long& done) override {
     done = 0;
     const auto armed = split_.deadline("a batch of steps");
-    if ((split_.active() && implicit_) || (split_.active() && !split_.agrees_on_device())) {
+    if (split_.active() && (implicit_ || !split_.agrees_on_device())) {
       // Split, the ranks agree on each step's failure, and a solve gathers every rank's V
       // first: one step at a time.
       for (long m = 0; m < count; ++m) queue_and_check(n + m, 1, done);

@@ -229,7 +229,7 @@ class DeviceImplicit {
     iteration(g, fail, 0, &into);
     iteration(g, fail, 1, &into);
     into.end_loop();
-    elementwise(k_.finish, g, &into);  // g.loop: a solve that did not converge stops the graph's steps
+    elementwise(k_.finish, g, &into);
   }
 
   // require_converged's words, with the step and its time.
@@ -237,8 +237,8 @@ class DeviceImplicit {
     try {
       require_converged(r, opt_);
     } catch (const Error& e) {
-      throw Error(fmt::format("{} at t = {:g} ms (step {}); try a smaller dt or a looser cg_tolerance", e.what(),
-                              double(step) * dt_, step));
+      throw Error(fmt::format("{} at t = {:g} ms (step {}); try a smaller dt, a looser time.cg_tolerance or a larger "
+                              "time.cg_max_iterations", e.what(), double(step) * dt_, step));
     }
     throw Error(fmt::format("diffusion: CG did not converge at t = {:g} ms (step {})", double(step) * dt_, step));
   }
