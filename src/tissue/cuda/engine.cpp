@@ -285,9 +285,12 @@ class CudaEngine final : public Engine {
                               : fmt::format("compressed rows around the tissue on the GPU, {} cells per "
                                             "field ({:.1f}% of the box)",
                                             layout.size(), 100.0 * double(layout.size()) / double(s_.geo.grid.size()));
-    info.kernels = fmt::format("one fused diffusion+reaction kernel per model region ({}){}",
-                               f_.links() ? "link coefficients" : "uniform diagonal sigma",
-                               f_.inv_phi().empty() ? "" : ", phase-field no-flux boundary (L(phi sigma) V / phi)");
+    const std::string stencil = fmt::format("{}{}", f_.links() ? "link coefficients" : "uniform diagonal sigma",
+                                            f_.inv_phi().empty() ? "" : ", phase-field no-flux boundary (L(phi sigma) V / phi)");
+    info.kernels = implicit_ ? fmt::format("implicit diffusion by a Jacobi-preconditioned CG on the GPU ({}{}), then "
+                                           "one reaction kernel per model region",
+                                           stencil, f_.columns() ? ", its stencil kernels walking columns of layers" : "")
+                             : fmt::format("one fused diffusion+reaction kernel per model region ({})", stencil);
     const char* loop = implicit_ ? " (the CG's iterations a loop on the device)" : "";
     if (use_graphs_ && (!implicit_ || gpu::KernelGraph::loops_supported()))
       info.kernels += graph_batches_ ? fmt::format("; {} batches of steps without a stimulus ran as CUDA graphs{}",
