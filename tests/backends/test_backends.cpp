@@ -40,9 +40,11 @@ double max_vdiff(const Field<float>& a, const Field<float>& b) {
 // What float runs must meet: V within v mV; with front_slack, a cell activated by one engine
 // only passes when it crosses within two dt of t_end (a front cell whose last-step rounding
 // decides).
+// v64: what double runs must meet in V (mV, compared as float).
 struct FloatBars {
   double v = 0.5;
   bool front_slack = false;
+  double v64 = 1e-6;
 };
 
 class Backends : public ::testing::TestWithParam<Backend> {
@@ -73,7 +75,7 @@ class Backends : public ::testing::TestWithParam<Backend> {
     EXPECT_GT(activated, tissue / 2);
     EXPECT_TRUE(nan64) << "activated cells differ (double)";
     EXPECT_LT(a64, 1e-6);
-    EXPECT_LT(v64, 1e-6);
+    EXPECT_LT(v64, fb.v64);
     std::size_t at_front = 0, elsewhere = 0;
     for (std::size_t n = 0; n < ref.act.size(); ++n)
       if (std::isnan(ref.act[n]) != std::isnan(e32.act[n]))
@@ -159,8 +161,13 @@ TEST_P(Backends, ShellInCompressedRows) {
 // the solvers, not their stopping tests. Float runs raise it to 1e-6 themselves, which moves
 // the upstroke by up to 0.005 ms: measured on the cpu, float vs reference V 1.11 mV (backward
 // Euler) and 0.22 mV (Crank-Nicolson) at the front, and a front cell or two crossing the
-// threshold in one engine only in the last step; hence V within 2 mV and slack at the front
-// (double: the usual 1e-6, met with 0 difference in V as float).
+// threshold in one engine only in the last step; hence V within 2 mV and slack at the front.
+// Double: the cpu meets the usual 1e-6 mV with 0 difference in V as float. The GPU's CG
+// starts each solve from the last increments extrapolated (tissue/cuda/implicit.hpp), the
+// reference's from V; both stop within 1e-12 of ‖b‖, so their solutions differ within the
+// tolerance, and V as float then differs by an ulp or two: 3.8e-6 and 7.6e-6 mV on an H100
+// (2^-18 and 2^-17, one ulp at 32–64 and 64–128 mV; activation 1.3e-8 ms), where before the
+// first guess it was 0. The bar for double is 5e-5 mV, a few ulps.
 TEST_P(Backends, ImplicitDiffusionMaskedObliqueFibres) {
   TissueCase c = sheet(30, 20, 1, 0.2, "bueno_orovio_2008_epi");
   c.geometry.kind = GeometrySpec::Kind::slab_with_hole;
@@ -171,7 +178,7 @@ TEST_P(Backends, ImplicitDiffusionMaskedObliqueFibres) {
   c.stimuli.push_back(box_stimulus({0, 0, 0}, {0.6, 4, 1}));
   c.time.diffusion = DiffusionScheme::backward_euler;
   c.time.cg_tolerance = 1e-12;
-  const FloatBars fb{2.0, true};
+  const FloatBars fb{2.0, true, 5e-5};
   compare(c, 12, "2D 30x20 slab with a hole, oblique fibres, backward Euler (CG)", fb);
   c.time.diffusion = DiffusionScheme::crank_nicolson;
   c.time.splitting = Splitting::strang;
