@@ -166,8 +166,10 @@ TEST_P(Backends, ShellInCompressedRows) {
 // starts each solve from the last increments extrapolated (tissue/cuda/implicit.hpp), the
 // reference's from V; both stop within 1e-12 of ‖b‖, so their solutions differ within the
 // tolerance, and V as float then differs by an ulp or two: 3.8e-6 and 7.6e-6 mV on an H100
-// (2^-18 and 2^-17, one ulp at 32–64 and 64–128 mV; activation 1.3e-8 ms), where before the
-// first guess it was 0. The bar for double is 5e-5 mV, a few ulps.
+// (2^-18 and 2^-17, one ulp at 32–64 and 64–128 mV; activation 1.3e-8 ms; e129e78's parent).
+// It was 0 at the last run of this test on a GPU, before the first guess and before the
+// CG's sums changed order (3f0ba29, ca2caa8, f612223; which of them moved it was not
+// measured). The bar for double is 5e-5 mV, a few ulps.
 TEST_P(Backends, ImplicitDiffusionMaskedObliqueFibres) {
   TissueCase c = sheet(30, 20, 1, 0.2, "bueno_orovio_2008_epi");
   c.geometry.kind = GeometrySpec::Kind::slab_with_hole;
