@@ -76,30 +76,4 @@ __device__ __forceinline__ void sum_partials(const double* partials, unsigned lo
     for (int q = 0; q < N; ++q) *out[q] = v[q];
 }
 
-// The sums of rows q < N of partials (entries [0, count) of row q at partials + q·capacity)
-// by one block, for every thread of it: thread t adds entries t, t + T, t + 2T, … in order
-// (T threads, loads coalesced), then block_tree_sum. Every block of a launch that calls it
-// with the same block size gets the same bits, so a kernel can read the sums of the launch
-// before it without a launch of one block in between (the CG's iterations: two launches
-// fewer each). Every thread of the block must call it.
-template <int N>
-__device__ __forceinline__ void block_sum_rows(const double* partials, unsigned long long capacity,
-                                               unsigned long long count, double (&out)[N]) {
-  __shared__ double totals[N];
-  const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-  const unsigned T = blockDim.x * blockDim.y * blockDim.z;
-  double v[N];
-  for (int q = 0; q < N; ++q) {
-    v[q] = 0.0;
-    const double* p = partials + q * capacity;
-    for (unsigned long long i = t; i < count; i += T) v[q] += p[i];
-  }
-  block_tree_sum<N>(v);
-  if (t == 0)
-    for (int q = 0; q < N; ++q) totals[q] = v[q];
-  __syncthreads();
-  for (int q = 0; q < N; ++q) out[q] = totals[q];
-  __syncthreads();  // block_tree_sum's and totals' shared memory free for the next call
-}
-
 }  // namespace hw::cuda

@@ -7,20 +7,22 @@
 namespace hw::cuda {
 
 // The scalars of one solve, kept on the device so that an iteration needs no host round
-// trip. hw_cg_sum after the first kernel sets them afresh. The sums an iteration makes (p·A p
-// by the stencil, ‖r‖² and r·z by the update) are not kept here: each block of the kernel
-// after the one that made them adds the partials itself (block_sum_rows).
+// trip: each kernel reads the reductions the one before it finished and stores its own.
+// hw_cg_sum after the first kernel sets them all afresh. r·z of the iterate (rz_old) and of
+// the next (rz_new) are both needed by the direction; hw_cg_sum after the stencil moves the
+// new one to the old (one block: no thread of it reads them), so no kernel needs to know
+// the iteration's parity, and a graph's loop body is the same kernels every time.
 struct CgScalars {
   double bb;         // ‖b‖²
   double rr_start;   // ‖b − A x₀‖²
-  double rz_begin;   // r·z of the first residual
-  double rz_old;     // r·z of the iterate, as the update used it (for the direction's β)
+  double rz_old;     // r·z of the iterate
+  double rz_new;     // r·z after the update
+  double pq;         // p·A p
+  double rr;         // ‖r‖² after the update
   double rr_last;    // ‖r‖² when the solve stopped (for the report)
-  int done;          // 0 running; 1 converged; 2 breakdown (p·A p ≤ 0); 3 stopped: a step
-                     // before failed; 4 out of iterations
+  int done;          // 0 running; 1 converged; 2 breakdown (p·A p ≤ 0); 3 stopped: a step before failed
   int zero_rhs;      // b = 0: V⁺ = 0
   int iterations;
-  int first;         // no update yet: r·z is rz_begin
 };
 
 // What the solves leave for the host to read when it likes (kept across solves): their
@@ -63,15 +65,10 @@ struct CgArgs {
   Real* q;
   const Real* inv_diag;  // 1 / diag(Φ − θ·a·L)
   CgScalars* sc;
-  // The blocks' partial sums (block_partials), 5 rows of capacity: the first kernel's three
-  // (rows 0–2, for hw_cg_sum), then the stencil's p·A p (row 0) and the update's ‖r‖² and
-  // r·z (rows 1, 2 in iterations of slot 0; 3, 4 in slot 1: an update reads the one before's
-  // r·z while it writes its own).
-  double* partials;
+  double* partials;      // the blocks' partial sums (block_partials), 3 × capacity
   unsigned long long capacity;
-  unsigned long long tissue_blocks;       // blocks of the stencil kernels' launches
-  unsigned long long elementwise_blocks;  // blocks of the element-wise kernels' launches
-  int slot;                               // the iteration's parity
+  unsigned long long blocks;  // hw_cg_sum: the blocks of the launch before it
+  int sum;                    // hw_cg_sum: whose sums it adds (0 begin, 1 apply, 2 update)
   double tol2;           // rel_tol²: converged when ‖r‖² ≤ tol2·‖b‖²
   int max_iter;
   // Inside a graph: the handle of the loop over the iterations (KernelGraph::begin_loop),

@@ -10,12 +10,12 @@
 //
 // Why the scalars stay on the device (CgScalars): a host round trip per reduction (two per
 // iteration) cost more than the iteration's memory traffic on a 3 M-cell slab. An iteration
-// is apply → update → direction. Each reducing kernel writes one partial sum per block; each
-// block of the next kernel adds them itself, in the same order in every block
-// (block_sum_rows), so every thread computes the same α, β and stopping test and a run
-// repeats itself bit for bit. (A one-block launch after each reducing kernel, adding its
-// partials once, was two launches more an iteration; on the N-version slab it measured the
-// same in a CUDA graph and 2 % slower with the host queuing the launches, docs/benchmarks.md.)
+// is apply → sum → update → sum → direction; each reads the sums the previous launches
+// completed, so every thread computes the same α, β and stopping test from them. Each
+// reducing launch is followed by hw_cg_sum, which adds its blocks' sums in block order
+// (block_sum.cuh): a run repeats itself bit for bit. (Every block of the next kernel adding the
+// partials itself, two launches fewer an iteration, was tried: the same time in a CUDA graph
+// on the N-version slab and within the noise with the host queuing, docs/benchmarks.md.)
 //
 // Who stops the loop: inside a CUDA graph the iterations are the body of a loop on the
 // device, which hw_cg_direction (or the first hw_cg_sum) ends with cudaGraphSetConditional;
@@ -45,7 +45,7 @@ __device__ __forceinline__ void loop_again(const CgArgs<Real>& g, bool again) {
   if (g.loop) cudaGraphSetConditional(g.loop, again ? 1u : 0u);
 }
 
-// Columns (the box all tissue, σ uniform, second order: V::columns below): a thread walks
+// Columns (the box all tissue, σ uniform, second order: Columns<V>::on below): a thread walks
 // up a column of layers [k0, k1) of the box, gridDim.z columns deep, keeping each field's
 // values below, at and above its layer in registers, so a layer's z neighbours are no loads
 // and each value is loaded once per column instead of three times. Why: the one-cell-per-
@@ -124,7 +124,8 @@ __device__ __forceinline__ void begin_cell(const CgArgs<Real>& g, unsigned s, Re
   const Real z = g.inv_diag[s] * r;
   g.d[s] = d;
   g.r[s] = r;
-  g.p[s] = z;  // z itself is not stored: the update makes it before the direction reads it
+  g.z[s] = z;
+  g.p[s] = z;
   sums[0] += double(b) * double(b);
   sums[1] += double(r) * double(r);
   sums[2] += double(r) * double(z);
@@ -169,7 +170,7 @@ __device__ __forceinline__ void cg_begin(const PartArgs<Real>& a, const CgArgs<R
 }
 
 // An iteration's q = A p = coef·L p + w∘p (coef = −θ·a) on tissue cells; p·q's partial
-// sums into row 0 (each block of the update adds them).
+// sums (hw_cg_sum makes pq of them).
 template <class Real, class V>
 __device__ __forceinline__ void cg_apply(const PartArgs<Real>& a, const CgArgs<Real>& g) {
   if (g.sc->done) return;
@@ -212,28 +213,19 @@ __device__ __forceinline__ void cg_apply(const PartArgs<Real>& a, const CgArgs<R
   for (unsigned long long s = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; s < (n); \
        s += (unsigned long long)gridDim.x * blockDim.x)
 
-// α = r·z / p·A p (p·A p ≤ 0: breakdown, stop); d += α p; r −= α q; z = M⁻¹ r; partial sums
-// of ‖r‖² and the new r·z into this slot's rows. p·A p from the stencil's partials, r·z from
-// the first kernel's (hw_cg_sum) or the update before's (the other slot's rows).
+// α = rz_old / pq (p·A p ≤ 0: breakdown, stop); d += α p; r −= α q; z = M⁻¹ r; partial sums
+// of rr = r·r and rz_new = r·z.
 template <class Real>
 __device__ __forceinline__ void cg_update(const CgArgs<Real>& g) {
   CgScalars& sc = *g.sc;
   if (sc.done) return;
-  double pq[1], rz[1];
-  block_sum_rows<1>(g.partials, g.capacity, g.tissue_blocks, pq);
-  if (sc.first)
-    rz[0] = sc.rz_begin;
-  else
-    block_sum_rows<1>(g.partials + (2 + 2 * (1 - g.slot)) * g.capacity, g.capacity, g.elementwise_blocks, rz);
-  if (first_thread()) {
-    ++sc.iterations;
-    sc.rz_old = rz[0];
-  }
-  if (!(pq[0] > 0.0)) {  // A not SPD (or breakdown): stop, and the host reports it
+  const double pq = sc.pq;
+  if (first_thread()) ++sc.iterations;
+  if (!(pq > 0.0)) {  // A not SPD (or breakdown): stop, and the host reports it
     if (first_thread()) sc.done = 2;  // rr_last is the residual before this iteration
     return;
   }
-  const Real alpha = Real(rz[0] / pq[0]);
+  const Real alpha = Real(sc.rz_old / pq);
   double sums[2] = {0, 0};  // r·r, r·z
   HW_CG_FOR_EACH(s, g.n) {
     g.d[s] += alpha * g.p[s];
@@ -244,13 +236,12 @@ __device__ __forceinline__ void cg_update(const CgArgs<Real>& g) {
     sums[0] += double(r) * double(r);
     sums[1] += double(r) * double(z);
   }
-  block_partials<2>(sums, g.partials + (1 + 2 * g.slot) * g.capacity, g.capacity);
+  block_partials<2>(sums, g.partials, g.capacity);
 }
 
-// Converged (‖r‖² ≤ tol2·‖b‖²): done. Else β = r·z (new) / r·z (old); p = z + β p. The last
-// kernel of an iteration: inside a graph it says whether the loop goes on (block 0 sees what
-// every block sees: done changes in this kernel only by its own first thread). Past the
-// iteration cap: done = 4 (the host reports it).
+// Converged (rr ≤ tol2·bb): done. Else β = rz_new / rz_old; p = z + β p. The last kernel of
+// an iteration: in a graph it says whether the loop goes on (block 0 sees what every block
+// sees: done changes in this kernel only by its own first thread).
 template <class Real>
 __device__ __forceinline__ void cg_direction(const CgArgs<Real>& g) {
   CgScalars& sc = *g.sc;
@@ -258,25 +249,19 @@ __device__ __forceinline__ void cg_direction(const CgArgs<Real>& g) {
     if (first_thread()) loop_again(g, false);
     return;
   }
-  double rr_rz[2];
-  block_sum_rows<2>(g.partials + (1 + 2 * g.slot) * g.capacity, g.capacity, g.elementwise_blocks, rr_rz);
-  if (rr_rz[0] <= g.tol2 * sc.bb) {
+  if (sc.rr <= g.tol2 * sc.bb) {
     if (first_thread()) {
       sc.done = 1;
-      sc.rr_last = rr_rz[0];
+      sc.rr_last = sc.rr;
       loop_again(g, false);
     }
     return;
   }
   if (first_thread()) {
-    sc.rr_last = rr_rz[0];
-    sc.first = 0;
-    if (sc.iterations >= g.max_iter) {
-      sc.done = 4;
-      loop_again(g, false);
-    }
+    sc.rr_last = sc.rr;
+    if (sc.iterations >= g.max_iter) loop_again(g, false);
   }
-  const Real beta = Real(rr_rz[1] / sc.rz_old);
+  const Real beta = Real(sc.rz_new / sc.rz_old);
   HW_CG_FOR_EACH(s, g.n) g.p[s] = g.z[s] + beta * g.p[s];
 }
 
@@ -311,30 +296,43 @@ __device__ __forceinline__ void cg_finish(const CgArgs<Real>& g) {
   }
 }
 
-// The first kernel's sums (‖b‖², ‖r₀‖², r₀·z₀) over its blocks in block order, by one block;
-// then the solve's scalars afresh and pcg()'s tests before the loop (b = 0: V⁺ = 0; the first
-// guess already within tolerance), decided once for every kernel after it.
+// The sums of the launch before (g.sum: 0 cg_begin's ‖b‖², ‖r‖², r·z; 1 cg_apply's p·A p;
+// 2 cg_update's ‖r‖², r·z), over its g.blocks blocks in block order; one block.
+// After cg_begin it starts the solve's scalars afresh and makes pcg()'s tests before the loop
+// (b = 0: V⁺ = 0; the first guess already within tolerance): one block, so every kernel after
+// it sees the same decision. After cg_apply it moves rz_new to rz_old.
 template <class Real>
 __device__ __forceinline__ void cg_sum(const CgArgs<Real>& g) {
   CgScalars& sc = *g.sc;
-  if (*g.fail != ~0ull) {  // cg_begin did nothing: a step before failed
-    if (threadIdx.x == 0) {
-      sc.done = 3;
+  if (g.sum == 0) {
+    if (*g.fail != ~0ull) {  // cg_begin did nothing: a step before failed
+      if (threadIdx.x == 0) {
+        sc.done = 3;
+        sc.iterations = 0;
+        loop_again(g, false);
+      }
+      return;
+    }
+    double* const out[3] = {&sc.bb, &sc.rr_start, &sc.rz_new};
+    sum_partials<3>(g.partials, g.capacity, g.blocks, out);
+    if (threadIdx.x == 0) {  // the thread that wrote the sums
       sc.iterations = 0;
-      loop_again(g, false);
+      sc.pq = sc.rr = sc.rz_old = 0;
+      sc.zero_rhs = sc.bb == 0.0;
+      sc.done = sc.bb == 0.0 || sc.rr_start <= g.tol2 * sc.bb ? 1 : 0;
+      sc.rr_last = sc.bb == 0.0 ? 0.0 : sc.rr_start;
+      loop_again(g, sc.done == 0);
     }
     return;
   }
-  double* const out[3] = {&sc.bb, &sc.rr_start, &sc.rz_begin};
-  sum_partials<3>(g.partials, g.capacity, g.tissue_blocks, out);
-  if (threadIdx.x == 0) {  // the thread that wrote the sums
-    sc.iterations = 0;
-    sc.first = 1;
-    sc.rz_old = 0;
-    sc.zero_rhs = sc.bb == 0.0;
-    sc.done = sc.bb == 0.0 || sc.rr_start <= g.tol2 * sc.bb ? 1 : 0;
-    sc.rr_last = sc.bb == 0.0 ? 0.0 : sc.rr_start;
-    loop_again(g, sc.done == 0);
+  if (sc.done) return;  // the launch before returned at once: no partials
+  if (g.sum == 1) {
+    double* const out[1] = {&sc.pq};
+    sum_partials<1>(g.partials, g.capacity, g.blocks, out);
+    if (threadIdx.x == 0) sc.rz_old = sc.rz_new;
+  } else {
+    double* const out[2] = {&sc.rr, &sc.rz_new};
+    sum_partials<2>(g.partials, g.capacity, g.blocks, out);
   }
 }
 

@@ -25,8 +25,9 @@
 // host); or added to the engine's CUDA graph of a batch of steps, its iterations the body
 // of a loop on the device that the kernels end themselves (KernelGraph::begin_loop). The
 // graph needs no host between iterations or steps: on the N-version slab at 0.05 mm (H100) a
-// Crank-Nicolson step in float took 0.549 ms with the host queuing the iterations and 0.519
-// ms in graphs, and with the host's cores all busy 0.59 and 0.52 (docs/benchmarks.md). A
+// Crank-Nicolson step in float took 0.559 ms with the host queuing the iterations and 0.518
+// ms in graphs, and less than that apart again with the host's cores all busy
+// (docs/benchmarks.md, "Implicit steps in CUDA graphs"). A
 // solve that does not converge, either way, leaves its numbers in the record and stops the
 // steps after it, and the engine reports it after the batch (report_failure).
 #pragma once
@@ -83,11 +84,10 @@ class DeviceImplicit {
     for (auto* b : {&r_, &z_, &p_, &q_}) *b = f.put(zero, "the CG vectors");
     for (auto& b : increments_) b = f.put(zero, "the CG's increments");
     scalars_ = gpu::DeviceBuffer(dev, sizeof(hw::cuda::CgScalars), "the CG scalars");
-    // Five rows of partial sums (CgArgs::partials), each with room for every block of the
-    // larger launch.
+    // Room for three sums' partials from every block of the largest launch.
     tissue_blocks_ = f.tissue_launch_blocks(f.columns());
     capacity_ = std::max(tissue_blocks_, elementwise_blocks());
-    partials_ = gpu::DeviceBuffer(dev, 5 * capacity_ * sizeof(double), "the CG's partial sums");
+    partials_ = gpu::DeviceBuffer(dev, 3 * capacity_ * sizeof(double), "the CG's partial sums");
     hw::cuda::CgRecord rec{};
     rec.failed_step = ~0ull;
     record_ = gpu::DeviceBuffer(dev, sizeof rec, "the CG's record");
@@ -178,8 +178,6 @@ class DeviceImplicit {
     g.sc = reinterpret_cast<hw::cuda::CgScalars*>(scalars_.ptr());
     g.partials = reinterpret_cast<double*>(partials_.ptr());
     g.capacity = capacity_;
-    g.tissue_blocks = tissue_blocks_;
-    g.elementwise_blocks = elementwise_blocks();
     g.tol2 = opt_.rel_tol * opt_.rel_tol;
     g.max_iter = opt_.max_iter;
     g.fail = reinterpret_cast<unsigned long long*>(fail);
@@ -194,14 +192,14 @@ class DeviceImplicit {
   // quarter of that; iterations queued past convergence return at once.
   void run(hw::cuda::CgArgs<Real>& g, gpu::DevicePtr fail) {
     stencil(k_.begin, g, fail);
-    sum(g);
+    sum(0, tissue_blocks_, g);
     hw::cuda::CgScalars sc{};
     int queued = 0;
     // One more than the last solve took: a solve that needs as many stops in the first chunk.
     const int first = std::max(4, last_iterations_ + 1);
     while (true) {
       const int chunk = std::min(opt_.max_iter - queued, queued == 0 ? first : std::max(2, first / 4));
-      for (int i = 0; i < chunk; ++i, ++queued) iteration(g, fail, queued & 1);
+      for (int i = 0; i < chunk; ++i, ++queued) iteration(g, fail);
       scalars_.download(&sc, sizeof sc);
       if (sc.done || queued >= opt_.max_iter) break;
     }
@@ -209,25 +207,23 @@ class DeviceImplicit {
     last_iterations_ = sc.iterations;
   }
 
-  // One iteration of parity `slot`: the stencil, the update, the direction.
-  void iteration(hw::cuda::CgArgs<Real>& g, gpu::DevicePtr fail, int slot, gpu::KernelGraph* into = nullptr) {
-    g.slot = slot;
+  // One iteration: apply, its sum, update, its sum, direction.
+  void iteration(hw::cuda::CgArgs<Real>& g, gpu::DevicePtr fail, gpu::KernelGraph* into = nullptr) {
     stencil(k_.apply, g, fail, into);
+    sum(1, tissue_blocks_, g, into);
     elementwise(k_.update, g, into);
+    sum(2, elementwise_blocks(), g, into);
     elementwise(k_.direction, g, into);
   }
 
   // The solve as nodes of a graph: the set-up, a loop over the iterations that the kernels
-  // end, the last launch. The loop's body is two iterations, one of each parity (their
-  // partial sums alternate rows); when the first converges, the second's kernels return at
-  // once.
+  // end, the last launch.
   void add_to(gpu::KernelGraph& into, hw::cuda::CgArgs<Real>& g, gpu::DevicePtr fail) {
     g.loop = into.loop_handle(dev_);
     stencil(k_.begin, g, fail, &into);
-    sum(g, &into);  // sets the loop's condition: 0 when no iteration is needed
+    sum(0, tissue_blocks_, g, &into);  // sets the loop's condition: 0 when no iteration is needed
     into.begin_loop(dev_, g.loop);
-    iteration(g, fail, 0, &into);
-    iteration(g, fail, 1, &into);
+    iteration(g, fail, &into);
     into.end_loop();
     elementwise(k_.finish, g, &into);
   }
@@ -271,9 +267,11 @@ class DeviceImplicit {
     void* args[] = {&g};
     launch(fn, {unsigned(elementwise_blocks()), 1, 1}, {256, 1, 1}, args, into);
   }
-  // The first kernel's sums, in block order, and the tests before the loop (hw_cg_sum): one
-  // block of 1024 threads.
-  void sum(hw::cuda::CgArgs<Real>& g, gpu::KernelGraph* into = nullptr) {
+  // The sums of the launch before, over its `blocks` blocks, in block order (hw_cg_sum):
+  // one block of 1024 threads.
+  void sum(int which, unsigned long long blocks, hw::cuda::CgArgs<Real>& g, gpu::KernelGraph* into = nullptr) {
+    g.sum = which;
+    g.blocks = blocks;
     void* args[] = {&g};
     launch(k_.sum, {1, 1, 1}, {1024, 1, 1}, args, into);
   }
