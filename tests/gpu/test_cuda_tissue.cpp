@@ -820,7 +820,8 @@ TEST(CudaTissue, KernelVariantsGiveTheSameBits) {
       const Out cell = run_kernel(c, "cell", state);
       const std::pair<const char*, const char*> variants[] = {
           {"window", "sliding window"}, {"tower", "tower"},          {"capped", "capped at"},
-          {"fenced", "fenced"},         {"fenced-capped", "fenced, capped"}};
+          {"fenced", "fenced"},         {"fenced-capped", "fenced, capped"}, {"steps3", "3 steps per pass"},
+          {"steps5", "5 steps per pass"}};
       for (const auto& [variant, described] : variants) {
         const Out other = run_kernel(c, variant, state);
         const bool has = other.info.find(described) != std::string::npos;
@@ -828,6 +829,10 @@ TEST(CudaTissue, KernelVariantsGiveTheSameBits) {
         // The tower on every Godunov case, none where Strang's reaction-only pass would leave
         // its slots stale.
         if (std::string(variant) == "tower") EXPECT_EQ(has, c.time.splitting == Splitting::godunov) << other.info;
+        // Several steps per pass: Godunov and a small model (Bueno-Orovio's 4 states); five in float only.
+        if (std::string(variant) == "steps3") EXPECT_EQ(has, c.time.splitting == Splitting::godunov) << other.info;
+        if (std::string(variant) == "steps5")
+          EXPECT_EQ(has, c.time.splitting == Splitting::godunov && prec == Precision::f32) << other.info;
         std::size_t differ = 0, activated = 0;
         for (std::size_t n = 0; n < c.grid.size(); ++n) {
           differ += std::memcmp(&cell.v[n], &other.v[n], sizeof(float)) != 0;
@@ -843,6 +848,80 @@ TEST(CudaTissue, KernelVariantsGiveTheSameBits) {
         EXPECT_GT(activated, c.grid.size() / 4);
       }
     }
+}
+
+// Several steps per pass and the NaN policy: a pass that fails at any of its K steps goes
+// back to the state it started from (in V's field and the states' buffer it read, which is
+// the second buffer for the second pass of a pair) and steps on one step at a time to the
+// failure, so the run stops as single steps stop it. One cell's V is set so high that
+// Aliev-Panfilov's cubic term overflows a few steps later (calibrated on the cpu engine,
+// which fails at step F); the GPU run takes j single steps and runs on in pairs of 3-step
+// passes from step j, with F − j = 1 (the first pass fails) and F − j = 4 (the second). It
+// must stop at F with the cpu's cell and variable, and keep, bit for bit, the state that the
+// thread-per-cell kernel keeps when it fails there.
+TEST(CudaTissue, SeveralStepsPassKeepsTheStateBeforeAFailure) {
+  HW_REQUIRE_GPU();
+  TissueCase c = sheet(14, 11, 9, 0.25, "aliev_panfilov_1996");
+  c.time.integrator = "fe";
+  c.time.dt = 0.01;
+  const std::size_t hot = 5 + 14 * (4 + 11 * 3);
+  auto set_hot = [&](Simulation& s, double u) {
+    std::vector<double> v(c.grid.size(), std::numeric_limits<double>::quiet_NaN());  // NaN: kept
+    v[hot] = u;
+    ASSERT_TRUE(s.set_field("V", v));
+  };
+  struct Failed {
+    long steps = -1;
+    std::array<int, 3> cell{};
+    std::string variable;
+    std::vector<std::uint8_t> state;
+  };
+  auto run = [&](Backend b, const char* kernel, double u, long singles) {
+    if (kernel) setenv("HEARTWAVE_CUDA_KERNEL", kernel, 1);
+    SimulationOptions o;
+    o.backend = b;
+    Simulation s(c, o);
+    set_hot(s, u);
+    Failed f;
+    try {
+      for (long n = 0; n < singles; ++n) s.step();
+      s.run_until(2);
+      ADD_FAILURE() << "no numerical error";
+    } catch (const NumericalError& e) {
+      f = {s.steps_done(), e.cell, e.variable, s.save_state()};
+    }
+    unsetenv("HEARTWAVE_CUDA_KERNEL");
+    return f;
+  };
+  // The first value whose overflow comes 4 to 60 steps in (on the cpu at 11-28: 6.5 mV, step
+  // 5; below 6.1 mV the cell recovers).
+  double u = 0;
+  Failed cpu;
+  for (double x : {6.5, 6.2, 7.2}) {
+    cpu = run(Backend::cpu, nullptr, x, 0);
+    if (cpu.steps >= 4 && cpu.steps <= 60) {
+      u = x;
+      break;
+    }
+  }
+  std::printf("[measured] u = %g at one cell: the cpu engine fails at step %ld, cell (%d,%d,%d) %s\n", u, cpu.steps,
+              cpu.cell[0], cpu.cell[1], cpu.cell[2], cpu.variable.c_str());
+  ASSERT_GT(u, 0) << "no value of u overflowed 4 to 60 steps in; the test needs another";
+  for (const long before : {1L, 4L}) {
+    const long singles = cpu.steps - before;
+    const Failed steps = run(Backend::cuda, "steps3", u, singles);
+    const long kept = cpu.steps;
+    std::printf("[measured] 3 steps per pass from step %ld: stopped after %ld steps (expected %ld), cell (%d,%d,%d) "
+                "%s\n", singles, steps.steps, kept, steps.cell[0], steps.cell[1], steps.cell[2], steps.variable.c_str());
+    EXPECT_EQ(steps.steps, kept);
+    EXPECT_EQ(steps.cell, cpu.cell);
+    EXPECT_EQ(steps.variable, cpu.variable);
+    // The thread-per-cell kernel's run into the same failure (its failing step has stepped
+    // the other cells' states: the single-step policy, which the pair's rerun follows).
+    const Failed one = run(Backend::cuda, "cell", u, singles);
+    EXPECT_EQ(one.steps, kept);
+    EXPECT_TRUE(one.state == steps.state) << "the state kept differs from the single steps' at step " << kept;
+  }
 }
 
 // Engines on Devices of their own (device/device.hpp): two Devices opened on the same card

@@ -122,6 +122,48 @@ TEST(CudaSource, TissueKernelsCompileForSm90) {
     EXPECT_FALSE(hw::gpu::compile_cuda(cuda_kernel_source(make_sim_setup(slab, false), f32), "sm_90").image.empty());
 }
 
+// Several steps per pass (kernels/cuda/steps_per_pass.cuh), when asked for by name
+// (HEARTWAVE_CUDA_KERNEL: they won nowhere on the H200 yet), for a small model on the whole
+// box with Godunov splitting and explicit diffusion: three steps in float and double, five in
+// float only (their tiles would take 80 KiB of shared memory in double). Never for a model
+// with many states, Strang splitting, implicit diffusion or a masked grid.
+TEST(CudaSource, SeveralStepsPerPassForSmallModelsOnTheBox) {
+  if (!hw::gpu::nvrtc_available()) GTEST_SKIP() << "built without NVRTC";
+  TissueCase c = sheet(12, 9, 7, 0.25, "bueno_orovio_2008_epi");
+  const auto text = [](const TissueCase& k, bool f32) { return cuda_kernel_source(make_sim_setup(k, false), f32).text; };
+  EXPECT_EQ(text(c, true).find("_steps"), std::string::npos);
+  setenv("HEARTWAVE_CUDA_KERNEL", "steps3", 1);
+  EXPECT_NE(text(c, true).find("__launch_bounds__(1024) hw_part0_steps3("), std::string::npos);
+  EXPECT_NE(text(c, false).find("hw_part0_steps3("), std::string::npos);
+  compiles(c, true);
+  compiles(c, false);
+  setenv("HEARTWAVE_CUDA_KERNEL", "steps5", 1);
+  EXPECT_NE(text(c, true).find("__launch_bounds__(1024) hw_part0_steps5("), std::string::npos);
+  EXPECT_EQ(text(c, false).find("hw_part0_steps5("), std::string::npos);
+  compiles(c, true);
+  c.grid.bc[0] = c.grid.bc[1] = c.grid.bc[2] = Boundary::periodic;
+  compiles(c, true);
+  setenv("HEARTWAVE_CUDA_KERNEL", "steps3", 1);
+  TissueCase karma = sheet(12, 9, 7, 0.25, "karma1993");
+  karma.time.ode_substeps = 2;
+  compiles(karma, false);
+  TissueCase tt06 = sheet(12, 9, 7, 0.25, "tentusscher_2006_epi");
+  EXPECT_EQ(text(tt06, true).find("_steps"), std::string::npos);
+  TissueCase strang = c;
+  strang.time.splitting = Splitting::strang;
+  EXPECT_EQ(text(strang, true).find("_steps"), std::string::npos);
+  TissueCase cn = c;
+  cn.time.diffusion = DiffusionScheme::crank_nicolson;
+  EXPECT_EQ(text(cn, true).find("_steps"), std::string::npos);
+  TissueCase shell = c;
+  shell.geometry.kind = GeometrySpec::Kind::ellipsoid_shell;
+  shell.geometry.centre = {1.5, 1.1, 0.9};
+  shell.geometry.radii_outer = {1.4, 1.0, 0.8};
+  shell.geometry.radii_inner = {0.6, 0.4, 0.3};
+  EXPECT_EQ(text(shell, true).find("_steps"), std::string::npos);
+  unsetenv("HEARTWAVE_CUDA_KERNEL");
+}
+
 // The GPU engine prints its kernels again when the first stimulus is added to a run that had
 // none (a click in the live view), after the simulation has freed the per-cell parameters:
 // the source must come out the same from what the set-up keeps (Part::uniform).

@@ -5,6 +5,13 @@
 
 namespace hw::cuda {
 
+// Set in a failure's step word (PartArgs::fail_step) by a several-steps pass
+// (kernels/cuda/steps_per_pass.cuh): kSeveralSteps always (the step is the pass's first, and
+// the failure somewhere in its K steps), kStatesAside when its input states, the state to
+// keep, are in the second buffer (tissue/cuda/engine.cpp copies them back).
+constexpr unsigned long long kSeveralSteps = 1ull << 61;
+constexpr unsigned long long kStatesAside = 1ull << 62;
+
 // When a pass runs: its step n, its start t in model units, and the step's start in ms.
 template <class Real>
 struct PassTime {
@@ -38,6 +45,10 @@ struct PartArgs {
   // 0, ny, 0 and 0, ~0.
   unsigned int j0, j1, k0, c0, c1;
   Real* y;
+  // Several steps per pass (kernels/cuda/steps_per_pass.cuh): the states are written here,
+  // not over y; states_aside: y is the second buffer (kStatesAside in a failure's step).
+  Real* y_out;
+  int states_aside;
   const Real* p;
   int per_cell;
   // Stimuli (kernels/stimulus_k.hpp): when stim_on, stim[c] is what the stimuli on add to

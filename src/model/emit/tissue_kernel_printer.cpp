@@ -13,7 +13,7 @@ std::string print_tissue_kernels(const TissueKernelSpec& s) {
   const std::string periodic = fmt::format("  static constexpr bool periodic_x = {}, periodic_y = {}, periodic_z = {};\n"
                                            "  static constexpr unsigned nx = {}, ny = {}, nz = {};\n",
                                            s.periodic[0], s.periodic[1], s.periodic[2], s.n[0], s.n[1], s.n[2]);
-  std::string t = "#include \"kernels/cuda/monodomain.cuh\"\n";
+  std::string t = "#include \"kernels/cuda/monodomain.cuh\"\n#include \"kernels/cuda/steps_per_pass.cuh\"\n";
   // The whole-tissue kernels (the CG's operator, the pseudo-ECG) visit every tissue cell:
   // a box launch where the box is all tissue, else a launch over the tissue cell list.
   t += "#include \"kernels/cuda/ecg.cuh\"\n";

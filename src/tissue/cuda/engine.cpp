@@ -66,8 +66,13 @@ struct PartKernels {
   std::vector<const KernelVariant*> variants;  // the variant of each of fns
   gpu::BlockTuner tuner;                       // the variant and block shape
   bool tables = false;                         // its source reads lookup tables of V
+  // The launch of a single step where the tuner's is several steps a pass and a step must
+  // go alone (a stimulus, a batch's last steps): the kernel as compiled, its first shape.
+  gpu::Launch single;
   void* fn() const { return fns[std::size_t(tuner.launch().variant)]; }
   const KernelVariant& variant() const { return *variants[std::size_t(tuner.launch().variant)]; }
+  // The launch of one step (a several-steps launch's part stands in for: single).
+  const gpu::Launch& step_launch() const { return variant().steps > 1 ? single : tuner.launch(); }
 };
 
 // What compile_kernels gives the engine.
@@ -120,8 +125,9 @@ CompiledKernels compile_kernels(gpu::Device& dev, const SimSetup& s, const RowLa
     // a table (or a dimensionless V) has none.
     k.tables = source.text.find(fmt::format("hw_p{}_lut", q)) != std::string::npos;
     k.variants = cuda::offered_variants(cuda::part_context(s, layout, s.parts[q], caps[q]), asked);
-    // A window thread steps a column through every layer: it cannot stop at a slab's faces.
-    if (split) std::erase_if(k.variants, [](const KernelVariant* v) { return v->window; });
+    // A window thread steps a column through every layer, and a several-steps block needs K
+    // layers of halo: neither stops at a slab's faces.
+    if (split) std::erase_if(k.variants, [](const KernelVariant* v) { return v->window || v->steps > 1; });
     if (k.variants.empty())
       throw Error(fmt::format("HEARTWAVE_CUDA_KERNEL={}: the window kernels do not split over ranks", asked));
     std::vector<std::string> names;
@@ -134,6 +140,8 @@ CompiledKernels compile_kernels(gpu::Device& dev, const SimSetup& s, const RowLa
       for (const gpu::Launch& l : cuda::launches_of(*v, index, s.parts[q].identity, n, tb)) launches.push_back(l);
       out.tower |= v->tower;
     }
+    k.single = *std::find_if(launches.begin(), launches.end(),
+                             [&](const gpu::Launch& l) { return k.variants[std::size_t(l.variant)]->steps == 1; });
     // A variant forced by name leaves the tuner only its launches.
     for (std::size_t i = 0; i < k.variants.size(); ++i)
       if (!asked.empty() && asked == k.variants[i]->name)
@@ -383,11 +391,16 @@ class CudaEngine final : public Engine {
       if (graph_fits(m, chunk))
         launch_graph(m, chunk);
       else
-        for (long k = m; k < m + chunk; ++k) enqueue(k);
+        for (long k = m; k < m + chunk;) k += enqueue(k, m + chunk - k);
       m += chunk;
     }
     unsigned long long f[2];
     fail_.download(f, sizeof f);
+    // A several-steps pass failed: the state kept is its input, whose cell states may be in
+    // the second buffer.
+    const bool aside = f[0] != kNoFailure && (f[1] & hw::cuda::kStatesAside);
+    const bool several = f[0] != kNoFailure && (f[1] & hw::cuda::kSeveralSteps);
+    if (f[0] != kNoFailure) f[1] &= ~(hw::cuda::kStatesAside | hw::cuda::kSeveralSteps);
     if (split_.active()) {
       if (!split_.agrees_on_device()) agree_on_failure(n, f);
       gathered_ = false;
@@ -402,6 +415,19 @@ class CudaEngine final : public Engine {
     const long good = long(f[1]) - n;
     cur_ = int((cur_ + good) % 2);
     done += good;
+    if (aside) {
+      for (const cuda::DevicePart& d : f_.parts())
+        if (!d.y_aside.empty()) gpu::copy_device(on_, d.y.ptr(), d.y_aside.ptr(), d.y.bytes());
+      on_.synchronize();
+    }
+    if (several) {
+      // The state is that of the failed pass's first step, and the failure is somewhere in
+      // its K steps: on from there one step at a time, so that the run stops at the step,
+      // cell and variable, and with the state, that single steps give (the same bits).
+      reset_failure();
+      for (long m = long(f[1]); m < n + count; ++m) queue_and_check(m, 1, done);
+      return;
+    }
     if (f[0] == hw::cuda::kCgFailed) {  // a CG solve did not converge
       reset_failure();
       implicit_->report_failure();
@@ -475,7 +501,7 @@ class CudaEngine final : public Engine {
     if (!g) {
       g = std::make_unique<gpu::KernelGraph>();
       building_ = g.get();
-      for (long m = n; m < n + count; ++m) enqueue(m);
+      for (long m = n; m < n + count;) m += enqueue(m, n + count - m);
       building_ = nullptr;
     } else if (implicit_) {
       implicit_->replayed(count);
@@ -519,9 +545,83 @@ class CudaEngine final : public Engine {
     return true;
   }
 
-  // One step from step n: Godunov, one diffusing pass; Strang, a reaction half step into
-  // the Strang field, then a diffusing pass with the second half.
-  void enqueue(long n) {
+  // Steps from step n, `left` of them at most: a pair of several-steps passes where the
+  // tuner's launch is one and they fit (several_steps), else one step: Godunov, one
+  // diffusing pass; Strang, a reaction half step into the Strang field, then a diffusing
+  // pass with the second half. Returns the steps queued.
+  long enqueue(long n, long left) {
+    if (const int k = several_steps(n, left)) {
+      several_steps_pair(n, k);
+      return 2 * k;
+    }
+    enqueue_step(n);
+    return 1;
+  }
+
+  // The steps of a several-steps pass of the tuner's launch (K), if a pair of them fits from
+  // step n: one part (the whole box), no stimulus on in any of their 2K steps, one GPU; else 0.
+  int several_steps(long n, long left) const {
+    if (implicit_ || split_.active() || kernels_.size() != 1) return 0;
+    const int k = kernels_[0].variant().steps;
+    if (k < 2 || left < 2 * k) return 0;
+    for (long m = n; m < n + 2 * k; ++m)
+      if (s_.stimuli.any_on(m)) return 0;
+    return k;
+  }
+
+  // Steps [n, n + 2K) as two several-steps passes: the first writes the states into their
+  // second buffer, the second back, so they are where every reader looks after the pair.
+  void several_steps_pair(long n, int k) {
+    PartKernels& kern = kernels_[0];
+    const bool timed = kern.tuner.tuning();
+    if (timed) tuner_timer_->start();
+    several_steps_pass(n, k, false);
+    several_steps_pass(n + k, k, true);
+    // Per step, as the single-step launches are timed.
+    if (timed) kern.tuner.record(tuner_timer_->stop_ms() / double(2 * k));
+  }
+
+  // Steps [n, n + K) in one pass (kernels/cuda/steps_per_pass.cuh): V from its current field
+  // into the other (K is odd), the states from y (or the second buffer: aside) into the other.
+  void several_steps_pass(long n, int k, bool aside) {
+    const Part& p = s_.parts[0];
+    const cuda::DevicePart& d = f_.parts()[0];
+    PartKernels& kern = kernels_[0];
+    const gpu::DeviceBuffer& vin = f_.v(cur_of(n));
+    const gpu::DeviceBuffer& vout = f_.v(cur_of(n + k));
+    hw::cuda::PartArgs<Real> a = f_.geometry_args(fail_.ptr());
+    a.vin = reinterpret_cast<const Real*>(vin.ptr());
+    a.vout = reinterpret_cast<Real*>(vout.ptr());
+    a.diffuse = 1;
+    a.n = p.n;
+    a.y = reinterpret_cast<Real*>((aside ? d.y_aside : d.y).ptr());
+    a.y_out = reinterpret_cast<Real*>((aside ? d.y : d.y_aside).ptr());
+    a.states_aside = aside;
+    a.p = reinterpret_cast<const Real*>(d.p.ptr());
+    a.per_cell = p.per_cell;
+    a.clock = reinterpret_cast<const hw::cuda::PassTime<Real>*>(batch_clock_.ptr());
+    // One part: step n + s's clock is s·2 slots on (write_clock).
+    a.slot = unsigned(std::size_t(n - batch_start_) * 2);
+    a.dt_ms = s_.time.dt;
+    a.hs = Real(s_.time.dt / s_.time.ode_substeps / p.t2ms);
+    a.substeps = s_.time.ode_substeps;
+    a.max_finite = std::numeric_limits<Real>::max();
+    if (maps_) maps_->set_args(a, vin);
+    void* args[] = {&a};
+    const gpu::Launch& l = kern.tuner.launch();
+    const gpu::Dim3 b = l.block;
+    const Grid& g = s_.geo.grid;
+    const unsigned out_x = b[0] - 2 * unsigned(k), out_y = b[1] - 2 * unsigned(k);
+    const gpu::Dim3 grid{(unsigned(g.nx()) + out_x - 1) / out_x, (unsigned(g.ny()) + out_y - 1) / out_y,
+                         (unsigned(g.nz()) + l.depth - 1) / l.depth};
+    set_tower_halos(a, vin, vout, false, b);
+    if (building_)
+      building_->add(kern.fn(), grid, b, args);
+    else
+      gpu::launch(on_, kern.fn(), grid, b, args);
+  }
+
+  void enqueue_step(long n) {
     const double dt = s_.time.dt;
     // Every reaction pass spans dt (Godunov) or dt/2 (Strang), implicit or not.
     const bool stim = stim_.prepare(stim_fn_, s_, n, s_.time.splitting == Splitting::godunov ? dt : 0.5 * dt);
@@ -644,9 +744,10 @@ class CudaEngine final : public Engine {
       // with implicit diffusion no pass diffuses, and the reaction passes are timed instead
       // (before, the tuner never finished there: TT06 in double ran its first trial's
       // shape, 2.0 ms a pass on 3.36 M cells against 1.2 ms for the whole explicit step).
-      const bool timed = timed_pass && (diffuse || implicit_) && k.tuner.tuning();
+      // A several-steps launch under trial is timed by its pairs (several_steps_pair).
+      const gpu::Launch& l = k.step_launch();
+      const bool timed = timed_pass && (diffuse || implicit_) && k.tuner.tuning() && &l == &k.tuner.launch();
       if (timed) tuner_timer_->start();
-      const gpu::Launch& l = k.tuner.launch();
       const gpu::Dim3 b = l.block;
       // A window thread steps l.depth layers; a thread of the other kernels one cell.
       const unsigned cells_y = a.j1 - a.j0, planes = g.nz() > 1 ? unsigned((rb - ra) / ny) : 1u;
@@ -654,11 +755,13 @@ class CudaEngine final : public Engine {
                                                     (planes + l.depth - 1) / l.depth}
                                         : gpu::Dim3{(a.c1 - a.c0 + b[0] - 1) / b[0], 1, 1};
       if (cells_y == 0 || planes == 0) continue;
-      set_tower_halos(a, vin, vout, k.variant().tower, b);
+      const KernelVariant& v = *k.variants[std::size_t(l.variant)];
+      void* fn = k.fns[std::size_t(l.variant)];
+      set_tower_halos(a, vin, vout, v.tower, b);
       if (building_)
-        building_->add(k.fn(), grid, b, args);
+        building_->add(fn, grid, b, args);
       else
-        gpu::launch(on_, k.fn(), grid, b, args);
+        gpu::launch(on_, fn, grid, b, args);
       if (timed) k.tuner.record(tuner_timer_->stop_ms());
     }
   }

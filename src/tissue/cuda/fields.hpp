@@ -23,9 +23,10 @@
 
 namespace hw::tissue::cuda {
 
-// A part's arrays.
+// A part's arrays. y_aside: the states' second buffer, for a part offered several steps per
+// pass (their passes write the states there and back, in pairs).
 struct DevicePart {
-  gpu::DeviceBuffer y, p, cells;
+  gpu::DeviceBuffer y, y_aside, p, cells;
 };
 
 template <class Real>
@@ -37,7 +38,7 @@ class DeviceFields {
     links_ = !uniform_sigma_case(s);
     check_memory(asked);
     build_fields();
-    build_parts();
+    build_parts(asked);
   }
 
   const RowLayout& layout() const { return layout_; }
@@ -161,6 +162,7 @@ class DeviceFields {
         if (v->tower) need += 2 * most_tower_slots(n) * sizeof(Real);
     for (const Part& p : s_.parts) {
       need += std::size_t(p.ns - 1) * p.n * sizeof(Real);
+      if (offers_several_steps(part_context(s_, layout_, p, 0), asked)) need += std::size_t(p.ns - 1) * p.n * sizeof(Real);
       need += (p.per_cell ? std::size_t(p.np) * p.n : std::size_t(p.np)) * sizeof(Real);
       if (!p.identity) need += p.n * 4;
       // The stimulus field and the stimuli's cell lists (at most every cell once each).
@@ -210,12 +212,14 @@ class DeviceFields {
   }
 
   // Per part: states (loaded later), parameters and cell list.
-  void build_parts() {
+  void build_parts(const std::string& asked) {
     parts_.resize(s_.parts.size());
     for (std::size_t q = 0; q < s_.parts.size(); ++q) {
       const Part& p = s_.parts[q];
       DevicePart& d = parts_[q];
       d.y = put(std::vector<Real>(std::size_t(p.ns - 1) * p.n, Real(0)), "the cell states");
+      if (offers_several_steps(part_context(s_, layout_, p, 0), asked))
+        d.y_aside = put(std::vector<Real>(std::size_t(p.ns - 1) * p.n, Real(0)), "the cell states' second buffer");
       const auto& pv = p.per_cell ? p.pcell : p.params;
       d.p = put(std::vector<Real>(pv.begin(), pv.end()), "the cell parameters");
       if (!p.identity) d.cells = put(p.cells, "the cell lists");

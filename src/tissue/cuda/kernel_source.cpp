@@ -17,6 +17,9 @@ PartContext part_context(const SimSetup& s, const RowLayout& layout, const Part&
   c.godunov_explicit = s.time.splitting == Splitting::godunov && s.time.diffusion == DiffusionScheme::forward_euler;
   c.register_cap = cap;
   c.substeps = s.time.ode_substeps;
+  c.states = p.ns;
+  c.phase = !s.phi.empty();
+  c.f32 = s.time.precision != Precision::f64;
   return c;
 }
 
@@ -62,7 +65,9 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
                               q, p.model));
     sp.fixed = p.uniform;
     const int cap = q < caps.size() ? caps[q] : 0;
-    for (const cuda::KernelVariant* v : cuda::offered_variants(cuda::part_context(s, layout, p, cap), asked))
+    cuda::PartContext context = cuda::part_context(s, layout, p, cap);
+    context.f32 = f32;
+    for (const cuda::KernelVariant* v : cuda::offered_variants(context, asked))
       sp.kernels.push_back(cuda::kernel_of(*v, threads, cap));
   }
   gpu::CudaSource src;

@@ -16,6 +16,20 @@ bool above_a_step(const PartContext& c) { return c.register_cap > 0; }
 bool fence_helps(const PartContext& c) { return c.register_cap > 0 && c.substeps == 1; }
 bool whole_box(const PartContext& c) { return c.whole_box; }
 bool whole_box_godunov_explicit(const PartContext& c) { return c.whole_box && c.godunov_explicit; }
+bool several_steps(const PartContext& c) {
+  return c.whole_box && c.godunov_explicit && !c.phase && c.states <= kMostStepsStates;
+}
+bool several_steps_in_float(const PartContext& c) { return several_steps(c) && c.f32; }
+
+// The several-steps kernels' block shapes: tiles whose output (the columns K in from each
+// edge) is at least 40 % of their columns; K = 3 keeps 66 % of 32 × 32, 57 % of 64 × 16 and
+// 51 % of 32 × 16; K = 5 only 32 × 32 (47 %).
+std::vector<gpu::Dim3> steps_block_shapes(int k) {
+  std::vector<gpu::Dim3> out;
+  for (const gpu::Dim3& b : {gpu::Dim3{32, 32, 1}, gpu::Dim3{64, 16, 1}, gpu::Dim3{32, 16, 1}})
+    if (double(b[0] - 2 * k) * double(b[1] - 2 * k) >= 0.4 * double(b[0] * b[1])) out.push_back(b);
+  return out;
+}
 }  // namespace
 
 const std::vector<KernelVariant>& kernel_variants() {
@@ -26,6 +40,8 @@ const std::vector<KernelVariant>& kernel_variants() {
       {"fenced-capped", "fenced, capped", "_fenced_capped", false, true, true, false, false, fence_helps},
       {"window", "sliding window", "_window", true, false, false, false, true, whole_box},
       {"tower", "tower", "_tower", true, false, false, true, true, whole_box_godunov_explicit},
+      {"steps3", "3 steps per pass", "_steps3", false, false, false, false, true, several_steps, 3},
+      {"steps5", "5 steps per pass", "_steps5", false, false, false, false, true, several_steps_in_float, 5},
   };
   return table;
 }
@@ -41,6 +57,12 @@ std::vector<const KernelVariant*> offered_variants(const PartContext& c, const s
   for (const KernelVariant& v : all)
     if (v.offered(c) && (!v.on_request || asked == v.name)) out.push_back(&v);
   return out;
+}
+
+bool offers_several_steps(const PartContext& c, const std::string& asked) {
+  for (const KernelVariant* v : offered_variants(c, asked))
+    if (v->steps > 1) return true;
+  return false;
 }
 
 int register_cap(int registers) { return registers > 128 ? 128 : registers > 64 ? 64 : 0; }
@@ -65,7 +87,11 @@ unsigned block_size(int registers) {
 model::TissueKernelSpec::Kernel kernel_of(const KernelVariant& v, unsigned threads, int cap) {
   model::TissueKernelSpec::Kernel k;
   k.suffix = v.suffix;
-  if (v.window) {
+  if (v.steps > 1) {
+    k.bounds = std::to_string(kStepsThreads);
+    k.function = "part_steps";
+    k.extra = fmt::format(", {}", v.steps);
+  } else if (v.window) {
     k.bounds = std::to_string(kWindowThreads);
     k.function = "part_step_window";
     k.extra = v.tower ? ", true" : "";
@@ -81,6 +107,12 @@ model::TissueKernelSpec::Kernel kernel_of(const KernelVariant& v, unsigned threa
 std::vector<gpu::Launch> launches_of(const KernelVariant& v, int index, bool identity, const std::array<unsigned, 3>& n,
                                      unsigned threads) {
   std::vector<gpu::Launch> out;
+  if (v.steps > 1) {
+    for (const gpu::Dim3& b : steps_block_shapes(v.steps))
+      for (unsigned depth : kStepsDepths) out.push_back({index, b, std::min(depth, n[2])});
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
   if (v.window) {
     for (const gpu::Dim3& b : gpu::box_block_shapes(n[0], n[1], kWindowThreads))
       for (unsigned depth : kWindowDepths) out.push_back({index, b, std::min(depth, n[2]), v.tower});

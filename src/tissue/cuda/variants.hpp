@@ -27,6 +27,17 @@
 //    as the tiles a several-steps-per-pass kernel grows from. The tower's slots are filled
 //    by each diffusing pass for the next, so it needs Godunov splitting and explicit
 //    diffusion.
+//  - steps3 / steps5: several steps per pass over memory (kernels/cuda/steps_per_pass.cuh):
+//    a block steps its tile of columns K times (3 or 5) as it marches through the layers,
+//    the halo recomputed. For a small model (at most kMostStepsStates states, each level's
+//    held in registers) on the whole box, Godunov splitting and explicit diffusion; five
+//    steps in float only (their tiles take 80 KiB of shared memory in double). A launch
+//    advances K steps, so the tuner compares time per step. Their results are the thread-
+//    per-cell kernel's bit for bit, but on the H200 they ran slower (karma3d-256: 7,286 and
+//    5,246 steps/s against 9,988; karma2d 52,630 against 169,200; docs/benchmarks.md): at
+//    64 registers and 1,024 threads one block fills an SM, 1.7 times the cell-steps are
+//    computed (the halo), and each level of a layer costs about 100 instructions. So, like
+//    the window, they are compiled and timed only when asked for by name.
 #pragma once
 
 #include <string>
@@ -41,6 +52,9 @@ constexpr unsigned kThreads = 256;        // per block of a kernel as compiled; 
 constexpr unsigned kCappedThreads = 256;  // per block of a capped kernel
 constexpr unsigned kWindowThreads = 256;  // per block of a window kernel
 constexpr unsigned kWindowDepths[] = {8, 32};  // layers a window thread steps, tried by the tuner
+constexpr unsigned kStepsThreads = 1024;          // per block of a several-steps kernel at most
+constexpr unsigned kStepsDepths[] = {32, 64};     // layers a several-steps block marches through
+constexpr int kMostStepsStates = 4;               // a several-steps kernel's model has at most these states
 
 // What decides which variants a part is offered.
 struct PartContext {
@@ -48,6 +62,9 @@ struct PartContext {
   bool godunov_explicit = false;  // Godunov splitting with explicit diffusion
   int register_cap = 0;           // the cap for a kernel above a step (64 or 128); 0: none
   int substeps = 1;               // ODE sub-steps per step
+  int states = 0;                 // the model's states, V included
+  bool phase = false;             // a phase-field boundary
+  bool f32 = true;                // the run is in float
 };
 
 struct KernelVariant {
@@ -60,6 +77,7 @@ struct KernelVariant {
   bool tower;          // the window with x-halo slots (its trials come in pairs)
   bool on_request;     // compiled and timed only when asked for by name
   bool (*offered)(const PartContext&);
+  int steps = 1;       // steps a launch advances (several steps per pass: odd, above 1)
 };
 
 // The table, in the order the tuner lists them (the kernel as compiled first).
@@ -86,6 +104,10 @@ model::TissueKernelSpec::Kernel kernel_of(const KernelVariant& v, unsigned threa
 // `threads` (the block size for the kernel's registers).
 std::vector<gpu::Launch> launches_of(const KernelVariant& v, int index, bool identity, const std::array<unsigned, 3>& n,
                                      unsigned threads);
+
+// Whether some variant part `c` is offered (given `asked`) steps several steps a launch: its
+// states then need a second buffer.
+bool offers_several_steps(const PartContext& c, const std::string& asked);
 
 // The tower layout's x-halo slots for blocks of bx × by on an nx × ny × nz box, and the most
 // any of the tuner's tower launches needs (its narrowest blocks).
