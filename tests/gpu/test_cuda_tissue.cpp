@@ -813,7 +813,12 @@ TEST(CudaTissue, KernelVariantsGiveTheSameBits) {
     unsetenv("HEARTWAVE_CUDA_KERNEL");
     return out;
   };
-  for (const auto& [c0, state] : {std::pair{periodic, "Ca_i"}, std::pair{thin, "v"}, std::pair{ring, "v"}})
+  // A sheet: the several-steps kernels march it along y in rows of x.
+  TissueCase flat = sheet(61, 29, 1, 0.25, "bueno_orovio_2008_epi");
+  flat.grid.bc[1] = Boundary::periodic;
+  flat.stimuli.push_back(box_stimulus({0, 0, 0}, {1, 7.25, 0.25}));
+  for (const auto& [c0, state] :
+       {std::pair{periodic, "Ca_i"}, std::pair{thin, "v"}, std::pair{ring, "v"}, std::pair{flat, "v"}})
     for (Precision prec : {Precision::f64, Precision::f32}) {
       TissueCase c = c0;
       c.time.precision = prec;

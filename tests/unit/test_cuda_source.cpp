@@ -147,6 +147,7 @@ TEST(CudaSource, SeveralStepsPerPassForSmallModelsOnTheBox) {
   TissueCase karma = sheet(12, 9, 7, 0.25, "karma1993");
   karma.time.ode_substeps = 2;
   compiles(karma, false);
+  compiles(sheet(40, 30, 1, 0.25, "karma1993"), true);  // a sheet: marched along y
   TissueCase tt06 = sheet(12, 9, 7, 0.25, "tentusscher_2006_epi");
   EXPECT_EQ(text(tt06, true).find("_steps"), std::string::npos);
   TissueCase strang = c;

@@ -13,7 +13,9 @@
 // …, step K layer q − K, whose result is written. A step's z neighbours are the thread's
 // own registers (the layer below, at and above at the level before); its x and y
 // neighbours the level before's layer in shared memory, written the iteration before, so
-// one barrier an iteration suffices (the tiles of even and odd iterations alternate).
+// one barrier an iteration suffices (the tiles of even and odd iterations alternate). A
+// sheet (nz = 1) is marched along y instead, its tile a row of bx columns of x (by = 1),
+// whose halo is K cells at each end.
 //
 // What it shares with a thread per cell (monodomain.cuh, part_step): the stencil's sums
 // (kernels::uniform_laplacian in the same argument order), the diffusion update, the model's
@@ -54,6 +56,12 @@ __device__ __forceinline__ void part_steps(const PartArgs<Real>& a) {
   static_assert(K % 2 == 1, "K odd: a pass's input and output are V's two fields");
   constexpr int S = M::ns - 1;  // the states but V
   constexpr int nx = int(V::nx), ny = int(V::ny), nz = int(V::nz);
+  // A sheet (one layer in z) is marched along y, its tile a row of x columns (by = 1): the
+  // halo is then K cells at each end of a row, not a ring around a square.
+  constexpr bool march_y = nz == 1 && ny > 1;
+  constexpr int layers = march_y ? ny : nz;
+  constexpr bool periodic_m = march_y ? V::periodic_y : V::periodic_z;
+  constexpr unsigned layer_stride = march_y ? unsigned(nx) : unsigned(nx * ny);
   // Level s's layer of V (s = 0: as read), even and odd iterations: 48 KiB in double at K = 3.
   __shared__ Real tiles[K][2][kStepsThreads];
   // A failed step stops the steps queued after it; block-uniform, since every thread must
@@ -61,31 +69,38 @@ __device__ __forceinline__ void part_steps(const PartArgs<Real>& a) {
   if (__syncthreads_or(threadIdx.x == 0 && threadIdx.y == 0 && *a.fail != ~0ull)) return;
   const int tx = int(threadIdx.x), ty = int(threadIdx.y), bx = int(blockDim.x), by = int(blockDim.y);
   const int tid = ty * bx + tx;
-  const int gi = int(blockIdx.x) * (bx - 2 * K) + tx - K, gj = int(blockIdx.y) * (by - 2 * K) + ty - K;
-  const int ci = column_cell<V::periodic_x>(gi, nx), cj = column_cell<V::periodic_y>(gj, ny);
+  const int gi = int(blockIdx.x) * (bx - 2 * K) + tx - K;
+  const int gj = march_y ? 0 : int(blockIdx.y) * (by - 2 * K) + ty - K;
+  const int ci = column_cell<V::periodic_x>(gi, nx), cj = march_y ? 0 : column_cell<V::periodic_y>(gj, ny);
   const bool active = ci >= 0 && cj >= 0;
-  const bool output = active && tx >= K && tx < bx - K && ty >= K && ty < by - K && gi < nx && gj < ny;
-  // Where the tile has the neighbour: past a no-flux wall the cell stands in for it (as
-  // next_value/prev_value); at the tile's edge the column is halo whose result is not kept.
-  const bool has_xm = tx > 0 && (V::periodic_x || gi > 0), has_xp = tx < bx - 1 && (V::periodic_x || gi < nx - 1);
-  const bool has_ym = ty > 0 && (V::periodic_y || gj > 0), has_yp = ty < by - 1 && (V::periodic_y || gj < ny - 1);
-  const int depth = (nz + int(gridDim.z) - 1) / int(gridDim.z);
-  const int z0 = int(blockIdx.z) * depth, z1 = min(z0 + depth, nz);
-  const int start = V::periodic_z ? z0 - K : max(z0 - K, 0), end = V::periodic_z ? z1 + K : min(z1 + K, nz);
+  const bool output =
+      active && tx >= K && tx < bx - K && gi < nx && (march_y || (ty >= K && ty < by - K && gj < ny));
+  // Where in the tile each neighbour is, as an offset from the column's own place: past a
+  // no-flux wall the cell stands in for it (as next_value/prev_value do), so the offset is 0
+  // and the read finds the cell's own V of the level before; at the tile's edge the column is
+  // halo whose result is not kept. Offsets, not tests: the levels then read at fixed
+  // distances from two addresses an iteration.
+  const int at_xm = tx > 0 && (V::periodic_x || gi > 0) ? -1 : 0;
+  const int at_xp = tx < bx - 1 && (V::periodic_x || gi < nx - 1) ? 1 : 0;
+  const int at_ym = !march_y && ty > 0 && (V::periodic_y || gj > 0) ? -bx : 0;
+  const int at_yp = !march_y && ty < by - 1 && (V::periodic_y || gj < ny - 1) ? bx : 0;
+  const int depth = (layers + int(gridDim.z) - 1) / int(gridDim.z);
+  const int z0 = int(blockIdx.z) * depth, z1 = min(z0 + depth, layers);
+  const int start = periodic_m ? z0 - K : max(z0 - K, 0), end = periodic_m ? z1 + K : min(z1 + K, layers);
   const unsigned column = active ? unsigned(ci + nx * cj) : 0u;
   // The cell of this column in layer z: z runs from start − … to end + K (the layers past
   // the march's ends are stepped and never kept); they are wrapped, or clamped at a wall, only
   // so that their per-cell parameters are read in bounds.
   const auto cell_at = [&](int z) {
-    if constexpr (V::periodic_z) {
-      if constexpr (nz >= 2 * K)
-        z = z < 0 ? z + nz : z >= nz ? z - nz : z;
+    if constexpr (periodic_m) {
+      if constexpr (layers >= 2 * K)
+        z = z < 0 ? z + layers : z >= layers ? z - layers : z;
       else
-        z = column_cell<true>(z, nz);
+        z = column_cell<true>(z, layers);
     } else {
-      z = min(z, nz - 1);
+      z = min(z, layers - 1);
     }
-    return column + unsigned(nx * ny) * unsigned(z);
+    return column + layer_stride * unsigned(z);
   };
   const unsigned n = unsigned(a.n);
   // The K steps' times, read once (step s's clock is 2s slots on: one part, Godunov).
@@ -123,6 +138,8 @@ __device__ __forceinline__ void part_steps(const PartArgs<Real>& a) {
     // before + 2s·kStepsThreads: two addresses an iteration, the levels' offsets constants.
     Real* const now = &tiles[0][it & 1][tid];
     const Real* const before = &tiles[0][(it & 1) ^ 1][tid];
+    const Real *const before_xm = before + at_xm, *const before_xp = before + at_xp;
+    const Real *const before_ym = before + at_ym, *const before_yp = before + at_yp;
     // Level 0: the layer read.
     lo[0] = mid[0];
     mid[0] = hi[0];
@@ -140,12 +157,19 @@ __device__ __forceinline__ void part_steps(const PartArgs<Real>& a) {
         continue;
       }
       const Real here = mid[s - 1];
-      const Real below = !V::periodic_z && z == 0 ? here : lo[s - 1];
-      const Real above = !V::periodic_z && z == nz - 1 ? here : hi[s - 1];
-      const Real* tile = before + 2 * (s - 1) * int(kStepsThreads);
-      const Real xm = has_xm ? tile[-1] : here, xp = has_xp ? tile[1] : here;
-      const Real ym = has_ym ? tile[-bx] : here, yp = has_yp ? tile[bx] : here;
-      const Real lv = kernels::uniform_laplacian(a.w[0], a.w[1], a.w[2], here, xp, xm, yp, ym, above, below);
+      const Real below = !periodic_m && z == 0 ? here : lo[s - 1];
+      const Real above = !periodic_m && z == layers - 1 ? here : hi[s - 1];
+      const int level = 2 * (s - 1) * int(kStepsThreads);  // level s − 1's tile
+      const Real xm = before_xm[level], xp = before_xp[level];
+      // The sums in part_step's order; on a sheet the layers' neighbours are y's, and z's
+      // the cell itself (an axis of one cell, as next_value gives).
+      Real lv;
+      if constexpr (march_y) {
+        lv = kernels::uniform_laplacian(a.w[0], a.w[1], a.w[2], here, xp, xm, above, below, here, here);
+      } else {
+        const Real ym = before_ym[level], yp = before_yp[level];
+        lv = kernels::uniform_laplacian(a.w[0], a.w[1], a.w[2], here, xp, xm, yp, ym, above, below);
+      }
       const Real v = kernels::diffused(lv, here, a.alpha, Real(1));
       // The model's step, as react() takes it (no stimulus: these passes run only where none is on).
       const Real t = t_of[s - 1];

@@ -611,9 +611,7 @@ class CudaEngine final : public Engine {
     const gpu::Launch& l = kern.tuner.launch();
     const gpu::Dim3 b = l.block;
     const Grid& g = s_.geo.grid;
-    const unsigned out_x = b[0] - 2 * unsigned(k), out_y = b[1] - 2 * unsigned(k);
-    const gpu::Dim3 grid{(unsigned(g.nx()) + out_x - 1) / out_x, (unsigned(g.ny()) + out_y - 1) / out_y,
-                         (unsigned(g.nz()) + l.depth - 1) / l.depth};
+    const gpu::Dim3 grid = cuda::steps_grid({unsigned(g.nx()), unsigned(g.ny()), unsigned(g.nz())}, b, l.depth, k);
     set_tower_halos(a, vin, vout, false, b);
     if (building_)
       building_->add(kern.fn(), grid, b, args);

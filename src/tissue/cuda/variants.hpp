@@ -33,11 +33,13 @@
 //    held in registers) on the whole box, Godunov splitting and explicit diffusion; five
 //    steps in float only (their tiles take 80 KiB of shared memory in double). A launch
 //    advances K steps, so the tuner compares time per step. Their results are the thread-
-//    per-cell kernel's bit for bit, but on the H200 they ran slower (karma3d-256: 7,286 and
-//    5,246 steps/s against 9,988; karma2d 52,630 against 169,200; docs/benchmarks.md): at
-//    64 registers and 1,024 threads one block fills an SM, 1.7 times the cell-steps are
-//    computed (the halo), and each level of a layer costs about 100 instructions. So, like
-//    the window, they are compiled and timed only when asked for by name.
+//    per-cell kernel's bit for bit, but on the H200 they ran slower (karma3d-256: 7,491 and
+//    4,966 steps/s against 10,040; karma2d, marched along y, 140,700 against 166,000;
+//    docs/benchmarks.md): at 64 registers and 1,024 threads one block fills an SM, 1.7
+//    times the cell-steps are computed (the halo), and each level of a layer costs about
+//    100 instructions. And the tuner's one-launch trials favour them (a single step's trial
+//    carries a launch's overhead that a graph does not). So, like the window, they are
+//    compiled and timed only when asked for by name.
 #pragma once
 
 #include <string>
@@ -53,7 +55,7 @@ constexpr unsigned kCappedThreads = 256;  // per block of a capped kernel
 constexpr unsigned kWindowThreads = 256;  // per block of a window kernel
 constexpr unsigned kWindowDepths[] = {8, 32};  // layers a window thread steps, tried by the tuner
 constexpr unsigned kStepsThreads = 1024;          // per block of a several-steps kernel at most
-constexpr unsigned kStepsDepths[] = {32, 64};     // layers a several-steps block marches through
+constexpr unsigned kStepsDepths[] = {16, 32, 64};  // layers a several-steps block marches through
 constexpr int kMostStepsStates = 4;               // a several-steps kernel's model has at most these states
 
 // What decides which variants a part is offered.
@@ -108,6 +110,10 @@ std::vector<gpu::Launch> launches_of(const KernelVariant& v, int index, bool ide
 // Whether some variant part `c` is offered (given `asked`) steps several steps a launch: its
 // states then need a second buffer.
 bool offers_several_steps(const PartContext& c, const std::string& asked);
+
+// The launch grid of a several-steps kernel (K steps a pass) in blocks of `block`, each
+// marching through `depth` layers (z; y on a sheet), on an n box.
+gpu::Dim3 steps_grid(const std::array<unsigned, 3>& n, const gpu::Dim3& block, unsigned depth, int k);
 
 // The tower layout's x-halo slots for blocks of bx × by on an nx × ny × nz box, and the most
 // any of the tuner's tower launches needs (its narrowest blocks).
