@@ -332,14 +332,15 @@ void add_sweep_command(CLI::App& app, Action& action) {
         std::cerr << fmt::format("sweep: GPU kernel {}; {:.2f} s on the device{}\n", info.kernel,
                                  info.device_ms / 1000,
                                  info.batch < design.cells() ? fmt::format(", {} cells at a time", info.batch) : "");
-        if (info.nonfinite > 0)
-          std::cerr << fmt::format("sweep: warning: {} of {} cells went non-finite (NaN or inf) with {}: their "
-                                   "biomarkers are NaN; a stiffer integrator (-i grl1, grl2) or a smaller --dt holds "
-                                   "them\n",
-                                   info.nonfinite, mine.size(), cell::solver_name(p.solver));
+        r.nonfinite = info.nonfinite;
       } else {
         r = cell::run_population(*p.kernel, p.setup, todo, p.train, opt);
       }
+      if (r.nonfinite > 0)
+        std::cerr << fmt::format("sweep: warning: {} of {} cells went non-finite (NaN or inf) with {}: their "
+                                 "biomarkers are NaN; a stiffer integrator (-i grl1, grl2) or a smaller --dt holds "
+                                 "them\n",
+                                 r.nonfinite, mine.size(), cell::solver_name(p.solver));
       // The new rows, labelled as in the whole design; split, every rank's reach every rank.
       std::map<std::size_t, std::string> rows = kept;
       std::string local;

@@ -119,6 +119,15 @@ PopulationResult run_typed(const CellKernel& k, const CellSetup& s, const Popula
     }
   }
   if (!failure.empty()) throw Error(failure);
+  const std::size_t ns = s.initial_states.size();
+  for (std::size_t c = 0; c < n; ++c) {
+    if (!r.finished(c)) continue;
+    for (std::size_t q = 0; q < ns; ++q)
+      if (!std::isfinite(y[q * n + c])) {
+        ++r.nonfinite;
+        break;
+      }
+  }
   return r;
 }
 

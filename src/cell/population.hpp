@@ -60,6 +60,9 @@ struct PopulationOptions {
 struct PopulationResult {
   std::vector<BeatBiomarkers> last_beat;  // one per cell
   std::vector<std::uint8_t> done;         // per cell, 1 when run; empty: every cell ran
+  // Cells run whose state ended non-finite (NaN or inf): their biomarkers are NaN. The runner
+  // has no NaN policy (a cell is not stopped); this says how many, so a sweep can warn.
+  std::size_t nonfinite = 0;
   bool finished(std::size_t cell) const { return done.empty() || done[cell] != 0; }
   std::size_t cells_done() const;
 };

@@ -59,6 +59,26 @@ TEST(Population, ApdGrowsWithTauCloseAndMatchesSingleCells) {
   EXPECT_EQ(csv.str().substr(0, csv.str().find('\n')), "cell,tau_close," + biomarker_csv_header());
 }
 
+// The runner has no NaN policy: a cell that blows up runs on with NaN biomarkers, and the
+// result counts such cells (a sweep warns with the count, on the cpu as on the GPU).
+TEST(Population, CountsTheCellsThatWentNonFinite) {
+  const ConceptKernel<cell_models::MitchellSchaeffer> k(cell_models::MitchellSchaeffer{});
+  const auto setup = cell_models::ms_setup();
+  const auto design = grid_design({parse_range("tau_close=0.5:1.5:3", true)});
+  const auto train = StimulusTrain::periodic(600, 1, 1.0);
+  PopulationOptions opt;
+  opt.threads = 2;
+  opt.solver.dt_ms = 0.01;
+  EXPECT_EQ(run_population(k, setup, design, train, opt).nonfinite, 0u);
+  // Forward Euler at 5 ms: every cell (at 2 ms one of the three, at 1 ms none).
+  opt.solver.method = Integrator::fe;
+  opt.solver.dt_ms = 5;
+  const auto r = run_population(k, setup, design, train, opt);
+  std::printf("[measured] Mitchell-Schaeffer, forward steps of %g ms: %zu of 3 cells non-finite\n", opt.solver.dt_ms,
+              r.nonfinite);
+  EXPECT_EQ(r.nonfinite, 3u);
+}
+
 TEST(Population, UnknownParameterIsAnInputError) {
   const ConceptKernel<cell_models::MitchellSchaeffer> k(cell_models::MitchellSchaeffer{});
   const auto design = grid_design({parse_range("g_nope=0.5:1.5:2", true)});
