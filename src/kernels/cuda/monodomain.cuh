@@ -191,6 +191,68 @@ __device__ __forceinline__ Real laplacian(const PartArgs<Real>& a, const Real* v
   }
 }
 
+// Cell c's parameters (uniform, or per cell) and the model's constants from them.
+template <class Real, class M, class V>
+__device__ __forceinline__ void model_parameters(const PartArgs<Real>& a, unsigned c, Real* p, Real* cst) {
+  const unsigned n = unsigned(a.n);
+#pragma unroll
+  for (int q = 0; q < M::np; ++q) {
+    if constexpr (V::per_cell)
+      p[q] = a.p[q * n + c];
+    else
+      p[q] = a.p[q];
+  }
+  M::constants(p, cst);
+}
+
+// V (mV) in the model's unit: compiled in, a factor of one costs no multiplication (FTZ keeps
+// the compiler from folding x·1).
+template <class Real, class M>
+__device__ __forceinline__ Real to_model_units(Real v) {
+  if constexpr (M::to_model != Real(1))
+    return v * M::to_model;
+  else
+    return v;
+}
+template <class Real, class M>
+__device__ __forceinline__ Real to_mv_units(Real v) {
+  if constexpr (M::to_mv != Real(1))
+    return v * M::to_mv;
+  else
+    return v;
+}
+
+// The model over the pass from t: V::substeps compiled in (one: no loop), or 0: a loop over
+// a.substeps, a count known only at run time on purpose. The step is then a block of its own
+// that the compiler does not interleave with the loads and the stencil before it.
+// Interleaved, a small model hides the loads' latency (Karma ran 13 % faster); a large one
+// takes more registers (O'Hara-Rudy 255 instead of 171) and runs slower. The tuner times both.
+template <class Real, class M, class V>
+__device__ __forceinline__ void model_step(const PartArgs<Real>& a, Real t, Real* y, const Real* p, const Real* cst) {
+  if constexpr (V::substeps == 1) {
+    M::step(t, a.hs, y, p, cst);
+  } else if constexpr (V::substeps > 1) {
+#pragma unroll 1
+    for (int sub = 0; sub < V::substeps; ++sub) M::step(t + Real(sub) * a.hs, a.hs, y, p, cst);
+  } else {
+#pragma unroll 1
+    for (int sub = 0; sub < a.substeps; ++sub) M::step(t + Real(sub) * a.hs, a.hs, y, p, cst);
+  }
+}
+
+// The NaN policy's report of cell g (grid index), whose V is not finite: its first state but
+// V that is not finite (V itself if none), and the step word (PartArgs::fail_step).
+template <class Real, class M>
+__device__ __forceinline__ void report_failure(const PartArgs<Real>& a, unsigned g, const Real* y,
+                                               unsigned long long step) {
+  int bad = M::kv;
+#pragma unroll
+  for (int q = M::ns - 1; q >= 0; --q)
+    if (q != M::kv && !kernels::finite_value(y[q], a.max_finite)) bad = q;
+  atomicMin(a.fail, ((unsigned long long)g << 9) | (unsigned long long)(bad + 1));
+  atomicMin(a.fail_step, step);
+}
+
 // The rest of cell c's step once V is diffused (v, mV): the stimulus, the model with its
 // states in registers, the NaN policy, the write-back of V (storage index sv, grid index g)
 // and the states, and the maps. M: the instantiation's model (static ns, np, nc, kv;
@@ -202,51 +264,20 @@ __device__ __forceinline__ Real laplacian(const PartArgs<Real>& a, const Real* v
 template <class Real, class M, class V>
 __device__ __forceinline__ Real react(const PartArgs<Real>& a, const PassTime<Real>& when, unsigned c, unsigned g,
                                       unsigned sv, Real v) {
-  const Real t = when.t;
   const unsigned n = unsigned(a.n);
   Real y[M::ns], p[M::np > 0 ? M::np : 1], cst[M::nc > 0 ? M::nc : 1];
-#pragma unroll
-  for (int q = 0; q < M::np; ++q) {
-    if constexpr (V::per_cell)
-      p[q] = a.p[q * n + c];
-    else
-      p[q] = a.p[q];
-  }
-  M::constants(p, cst);
-  // The model's voltage unit is compiled in: a factor of one costs no multiplication (FTZ
-  // keeps the compiler from folding x·1).
-  if constexpr (M::to_model != Real(1))
-    y[M::kv] = v * M::to_model;
-  else
-    y[M::kv] = v;
+  model_parameters<Real, M, V>(a, c, p, cst);
+  y[M::kv] = to_model_units<Real, M>(v);
   // Compiled out for a run without stimuli: the test and the load it guards cost Karma 18 %
   // of its steps on the H200 (docs/benchmarks.md), though the branch is never taken.
   if (V::stimuli && a.stim_on) y[M::kv] = kernels::add_stimulus(y[M::kv], a.stim, c);
 #pragma unroll
   for (int q = 0; q < M::ns; ++q)
     if (q != M::kv) y[q] = a.y[unsigned(q < M::kv ? q : q - 1) * n + c];
-  // The sub-steps: V::substeps compiled in (one: no loop), or 0: a loop over a.substeps, a
-  // count known only at run time on purpose. The step is then a block of its own that the
-  // compiler does not interleave with the loads and the stencil above it. Interleaved, a
-  // small model hides the loads' latency (Karma ran 13 % faster); a large one takes more
-  // registers (O'Hara-Rudy 255 instead of 171) and runs slower. The tuner times both.
-  if constexpr (V::substeps == 1) {
-    M::step(t, a.hs, y, p, cst);
-  } else if constexpr (V::substeps > 1) {
-#pragma unroll 1
-    for (int sub = 0; sub < V::substeps; ++sub) M::step(t + Real(sub) * a.hs, a.hs, y, p, cst);
-  } else {
-#pragma unroll 1
-    for (int sub = 0; sub < a.substeps; ++sub) M::step(t + Real(sub) * a.hs, a.hs, y, p, cst);
-  }
+  model_step<Real, M, V>(a, when.t, y, p, cst);
   // NaN policy: a cell whose V is not finite keeps its states and reports itself.
   if (!kernels::finite_value(y[M::kv], a.max_finite)) {
-    int bad = M::kv;
-#pragma unroll
-    for (int q = M::ns - 1; q >= 0; --q)
-      if (q != M::kv && !kernels::finite_value(y[q], a.max_finite)) bad = q;
-    atomicMin(a.fail, ((unsigned long long)g << 9) | (unsigned long long)(bad + 1));
-    atomicMin(a.fail_step, when.step);
+    report_failure<Real, M>(a, g, y, when.step);
     return y[M::kv];  // not written: the run stops at this step
   }
   // The states' addresses again, from a copy of c the compiler cannot see through: else it
@@ -257,8 +288,7 @@ __device__ __forceinline__ Real react(const PartArgs<Real>& a, const PassTime<Re
 #pragma unroll
   for (int q = 0; q < M::ns; ++q)
     if (q != M::kv) a.y[unsigned(q < M::kv ? q : q - 1) * n + c_out] = y[q];
-  Real vnew = y[M::kv];
-  if constexpr (M::to_mv != Real(1)) vnew *= M::to_mv;
+  const Real vnew = to_mv_units<Real, M>(y[M::kv]);
   a.vout[sv] = vnew;
   if (a.act) track(a, g, float(a.vstart[sv]), float(vnew), when.t_prev_ms);
   return vnew;

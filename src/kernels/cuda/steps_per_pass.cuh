@@ -175,44 +175,20 @@ __device__ __forceinline__ void part_steps(const PartArgs<Real>& a) {
       const Real t = t_of[s - 1];
       const unsigned c = cell_at(z);
       Real y[M::ns], p[M::np > 0 ? M::np : 1], cst[M::nc > 0 ? M::nc : 1];
-#pragma unroll
-      for (int q = 0; q < M::np; ++q) {
-        if constexpr (V::per_cell)
-          p[q] = a.p[q * n + c];
-        else
-          p[q] = a.p[q];
-      }
-      M::constants(p, cst);
-      if constexpr (M::to_model != Real(1))
-        y[M::kv] = v * M::to_model;
-      else
-        y[M::kv] = v;
+      model_parameters<Real, M, V>(a, c, p, cst);
+      y[M::kv] = to_model_units<Real, M>(v);
 #pragma unroll
       for (int q = 0; q < M::ns; ++q)
         if (q != M::kv) y[q] = y_st[s - 1][q < M::kv ? q : q - 1];
       // Level s − 1's states at the layer it produced now, for level s next time.
 #pragma unroll
       for (int q = 0; q < S; ++q) y_st[s - 1][q] = pending[q];
-      if constexpr (V::substeps == 1) {
-        M::step(t, a.hs, y, p, cst);
-      } else if constexpr (V::substeps > 1) {
-#pragma unroll 1
-        for (int sub = 0; sub < V::substeps; ++sub) M::step(t + Real(sub) * a.hs, a.hs, y, p, cst);
-      } else {
-#pragma unroll 1
-        for (int sub = 0; sub < a.substeps; ++sub) M::step(t + Real(sub) * a.hs, a.hs, y, p, cst);
-      }
-      Real vnew = y[M::kv];
-      if constexpr (M::to_mv != Real(1)) vnew *= M::to_mv;
+      model_step<Real, M, V>(a, t, y, p, cst);
+      const Real vnew = to_mv_units<Real, M>(y[M::kv]);
       const bool mine = output && z >= z0 && z < z1;
       bool ok = true;
       if (mine && !kernels::finite_value(y[M::kv], a.max_finite)) {
-        int bad = M::kv;
-#pragma unroll
-        for (int q = M::ns - 1; q >= 0; --q)
-          if (q != M::kv && !kernels::finite_value(y[q], a.max_finite)) bad = q;
-        atomicMin(a.fail, ((unsigned long long)c << 9) | (unsigned long long)(bad + 1));
-        atomicMin(a.fail_step, fail_step);
+        report_failure<Real, M>(a, c, y, fail_step);
         ok = false;
       }
       if (mine && ok && a.act) track(a, c, float(here), float(vnew), a.clock[a.slot + 2u * unsigned(s - 1)].t_prev_ms);
