@@ -119,19 +119,29 @@ PopulationResult run_typed(const CellKernel& k, const CellSetup& s, const Popula
     }
   }
   if (!failure.empty()) throw Error(failure);
-  const std::size_t ns = s.initial_states.size();
-  for (std::size_t c = 0; c < n; ++c) {
-    if (!r.finished(c)) continue;
-    for (std::size_t q = 0; q < ns; ++q)
-      if (!std::isfinite(y[q * n + c])) {
-        ++r.nonfinite;
-        break;
-      }
-  }
+  r.nonfinite = count_nonfinite_cells(y.data(), n, s.initial_states.size(), r.done);
   return r;
 }
 
 }  // namespace
+
+template <class Real>
+std::size_t count_nonfinite_cells(const Real* y, std::size_t n, std::size_t ns, const std::vector<std::uint8_t>& done) {
+  std::size_t bad = 0;
+  for (std::size_t c = 0; c < n; ++c) {
+    if (!done.empty() && !done[c]) continue;
+    for (std::size_t q = 0; q < ns; ++q)
+      if (!std::isfinite(y[q * n + c])) {
+        ++bad;
+        break;
+      }
+  }
+  return bad;
+}
+template std::size_t count_nonfinite_cells<float>(const float*, std::size_t, std::size_t,
+                                                  const std::vector<std::uint8_t>&);
+template std::size_t count_nonfinite_cells<double>(const double*, std::size_t, std::size_t,
+                                                   const std::vector<std::uint8_t>&);
 
 ParameterRange parse_range(const std::string& spec, bool with_count) {
   const auto eq = spec.find('=');

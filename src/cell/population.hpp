@@ -79,6 +79,13 @@ template <class Real>
 void population_arrays(const CellSetup& setup, const PopulationDesign& design,
                        std::vector<Real>& y, std::vector<Real>& p);
 
+// Cells of a population's state arrays (n cells, ns states, state k of cell c at y[k*n + c])
+// with a state that is not finite (NaN or ±inf); with `done` (PopulationResult::done, may
+// be empty: all), only the cells that ran. The cpu and GPU runners both count with it.
+template <class Real>
+std::size_t count_nonfinite_cells(const Real* y, std::size_t n, std::size_t ns,
+                                  const std::vector<std::uint8_t>& done = {});
+
 // One row per cell: "cell,<parameter names...>,apd90,..." with the absolute values used.
 // Only the cells that ran (PopulationResult::finished).
 void write_population_csv(const CellSetup& setup, const PopulationDesign& design,

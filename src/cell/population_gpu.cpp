@@ -29,16 +29,12 @@ std::vector<int> parameter_slots(const CellSetup& s, const std::vector<std::opti
 }
 
 // Cells of a batch (count cells, ns states each, state k of cell c at k·count + c on the
-// device) with a state that is not finite.
+// device) with a state that is not finite: counted on the host as the cpu runner counts.
 template <class Real>
-std::size_t count_nonfinite_cells(const gpu::DeviceBuffer& dy, std::size_t count, std::size_t ns) {
+std::size_t count_nonfinite_on_device(const gpu::DeviceBuffer& dy, std::size_t count, std::size_t ns) {
   std::vector<Real> y(count * ns);
   dy.download(y.data(), y.size() * sizeof(Real));
-  std::vector<bool> bad(count, false);
-  for (std::size_t k = 0; k < ns; ++k)
-    for (std::size_t c = 0; c < count; ++c)
-      if (!std::isfinite(y[k * count + c])) bad[c] = true;
-  return std::size_t(std::count(bad.begin(), bad.end(), true));
+  return count_nonfinite_cells(y.data(), count, ns);
 }
 
 // Appends launches for steps [a, z), split into pieces of at most max_steps.
@@ -135,7 +131,7 @@ PopulationResult run_typed(const model::Model& m, const CellSetup& s, const Popu
     if (stopped) break;
     dtr.download(tracks.data(), count * sizeof(kernels::BeatState));
     for (std::size_t i = 0; i < count; ++i) r.last_beat[first + i] = BeatTracker(tracks[i]).finish();
-    if (info) info->nonfinite += count_nonfinite_cells<Real>(dy, count, ns);
+    if (info) info->nonfinite += count_nonfinite_on_device<Real>(dy, count, ns);
     if (o.stop) std::fill(r.done.begin() + long(first), r.done.begin() + long(first + count), 1);
   }
   if (info) {
