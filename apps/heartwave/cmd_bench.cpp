@@ -42,7 +42,9 @@ int run_bench_niederer(const BenchNiedererFlags& f) {
   opt.threads = f.threads;
   TissueCase c = niederer_case(f.dx, f.dt);
   c.time.precision = f.precision == "f64" ? Precision::f64 : Precision::f32;
-  c.time.tables = f.cell_maths == "tables";
+  c.time.cell_maths = cell_maths_of(f.cell_maths);
+  if (c.time.cell_maths.fast && c.time.precision == Precision::f64)
+    throw InputError(SourceLoc{}, "--cell-maths " + f.cell_maths + " with --precision f64: the fast intrinsics are float only");
   c.time.diffusion = f.diffusion == "explicit"         ? DiffusionScheme::forward_euler
                      : f.diffusion == "backward-euler" ? DiffusionScheme::backward_euler
                      : f.diffusion == "crank-nicolson" ? DiffusionScheme::crank_nicolson
@@ -55,7 +57,7 @@ int run_bench_niederer(const BenchNiedererFlags& f) {
   if (!f.quiet)
     std::cout << fmt::format("N-version benchmark: {}, dt = {} ms, {} cells, {}, {} diffusion, {}{}\n",
                              c.grid.str(), f.dt, c.grid.size(), backend_note, scheme, f.precision,
-                             c.time.tables ? ", cell maths from lookup tables" : "");
+                             c.time.cell_maths.exact() ? "" : ", cell maths " + f.cell_maths);
   std::cout << std::flush;
   // The run stops once the nine points have activated, well before t_end on a fine grid.
   Progress progress(0, c.time.t_end, stderr, ::isatty(2) != 0, f.quiet, true);
@@ -112,10 +114,7 @@ void add_bench_command(CLI::App& app, Action& action) {
   cmd->add_option("--precision", f->precision, "f32 or f64 state")
       ->check(CLI::IsMember({"f32", "f64"}))
       ->capture_default_str();
-  cmd->add_option("--cell-maths", f->cell_maths,
-                  "tables: functions of V from lookup tables (time.cell_maths; docs/cell-maths.md)")
-      ->check(CLI::IsMember({"exact", "tables"}))
-      ->capture_default_str();
+  add_cell_maths_option(cmd, f->cell_maths, "the tissue kernel (time.cell_maths)");
   cmd->add_option("--output,-o", f->output, "also write the activation times as CSV");
   cmd->add_flag("--quiet,-q", f->quiet, "no header and no progress");
   cmd->footer(

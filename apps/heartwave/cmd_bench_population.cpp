@@ -50,7 +50,9 @@ int run_bench_population(const BenchPopulationFlags& f) {
   o.solver.method = run::parse_integrator(f.integrator);
   o.solver.dt_ms = f.dt;
   o.solver.single_precision = f.precision == "float";
-  o.solver.tables = f.cell_maths == "tables";
+  o.solver.cell_maths = cell_maths_of(f.cell_maths);
+  if (o.solver.cell_maths.fast && !o.solver.single_precision)
+    throw InputError(SourceLoc{}, "--cell-maths " + f.cell_maths + " with --precision double: the fast intrinsics are float only");
 
   // The operations of the kernel as compiled: the model with its fixed parameters folded in.
   const model::Model specialised =
@@ -75,9 +77,9 @@ int run_bench_population(const BenchPopulationFlags& f) {
 
   std::cout << fmt::format("kernel: {}\n", info.kernel);
   std::cout << fmt::format("operations per cell-step (the kernel's model, fixed parameters folded): {}\n", ops.str());
-  if (o.solver.tables)
-    std::cout << "  (these are the exact maths' operations: the kernel looks up functions of V in tables instead, so "
-                 "the roof below is the exact kernel's)\n";
+  if (!o.solver.cell_maths.exact())
+    std::cout << "  (these are the exact maths' operations: the kernel computes " << f.cell_maths
+              << " maths instead, so the roof below is the exact kernel's)\n";
   std::cout << fmt::format("device rates ({}, measured now; per second): {:.3g} flops (2 per FMA)", rates.precision,
                            rates.flops());
   for (const auto& [name, v] : rates.per_second)
@@ -120,8 +122,7 @@ void add_population_bench_subcommand(CLI::App* bench, Action& action) {
   cmd->add_option("--beats", f->beats, "beats")->check(CLI::Range(1, 1000))->capture_default_str();
   cmd->add_option("--precision", f->precision, "float or double")
       ->check(CLI::IsMember({"float", "double"}))->capture_default_str();
-  cmd->add_option("--cell-maths", f->cell_maths, "tables: functions of V from lookup tables (docs/cell-maths.md)")
-      ->check(CLI::IsMember({"exact", "tables"}))->capture_default_str();
+  add_cell_maths_option(cmd, f->cell_maths, "the population's kernel");
   cmd->add_option("--vary", f->vary, "NAME=LO:HI scale factors, Latin hypercube (repeatable)")->capture_default_str();
   cmd->footer(
       "Runs the population with `heartwave sweep`'s GPU kernel, timed on the device, and compares it\n"

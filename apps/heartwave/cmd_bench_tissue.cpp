@@ -85,7 +85,7 @@ int run_tissue_bench(const std::string& what, const TissueBenchFlags& f) {
     try {
       check_host_memory(n);
       r = run_tissue_benchmark(n, {.backend = backend, .threads = f.threads, .seconds = f.seconds, .roof_gbs = roof,
-                                   .tables = f.cell_maths == "tables"});
+                                   .cell_maths = cell_maths_of(f.cell_maths)});
     } catch (const InputError& e) {
       if (what != "all") throw;
       std::cout << fmt::format("{:<14} skipped: {}\n", n, e.diagnostics().empty() ? e.what() : e.diagnostics()[0].message);
@@ -216,10 +216,7 @@ void add_tissue_bench_subcommands(CLI::App* bench, Action& action) {
                                            "--backend cuda)")
                      ->check(CLI::Range(1, 1024))
                      ->type_name("N");
-    cmd->add_option("--cell-maths", f->cell_maths,
-                    "tables: functions of V from lookup tables (time.cell_maths; docs/cell-maths.md)")
-        ->check(CLI::IsMember({"exact", "tables"}))
-        ->capture_default_str();
+    add_cell_maths_option(cmd, f->cell_maths, "each case's tissue kernel (time.cell_maths)");
     cmd->footer("Cases and the traffic model: docs/benchmarks.md. On the GPU, `all` adds the large cases\n"
                 "karma3d-256, karma3d-512, tt06-3d-256 and niederer-0.05, and the roof is a\n"
                 "device-to-device copy measured in the same run.\n"

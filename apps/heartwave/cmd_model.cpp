@@ -73,7 +73,7 @@ StiffnessSection stiffness_at(const std::string& file, const RoleFlags& roles, d
 }
 
 int inspect(const std::string& file, const RoleFlags& roles, bool dump, const std::string& dump_pass,
-            bool json, std::optional<double> dt, bool tables) {
+            bool json, std::optional<double> dt, bool tables, bool fast) {
   model::LoadOptions lo;
   lo.roles = roles.overrides();
   lo.keep_model_stimulus = true;  // show the model itself; pacing is reported below
@@ -172,6 +172,11 @@ int inspect(const std::string& file, const RoleFlags& roles, bool dump, const st
       for (const auto& s : t.left_exact) j.value(s);
       j.end_array().end_object();
     }
+    if (fast) {
+      const model::FastIntrinsicCount f = model::count_fast_intrinsics(an);
+      j.key("fast_intrinsics").begin_object().key("exp").value(f.exp).key("log").value(f.log).key("pow").value(f.pow)
+          .key("divisions").value(f.div).end_object();
+    }
     if (stiff) {
       j.key("stiffness").begin_array();
       for (const auto& st : stiff->states)
@@ -234,6 +239,14 @@ int inspect(const std::string& file, const RoleFlags& roles, bool dump, const st
     std::cout << "\n(--tables, --cell-maths tables: the CPU kernel's tables; a GPU kernel's, made after its fixed "
                  "parameters are compiled in, may hold more)\n"
               << model::tabulate_voltage_functions(an).report();
+  if (fast)
+    std::cout << "\nfast intrinsics (--fast, --cell-maths fast; float kernels only), per evaluation of the rates:\n  "
+              << model::count_fast_intrinsics(an).str()
+              << "\n  errors (CUDA programming guide): __expf 2 + 1.17·|x| ulp (most of it the rounding of x·log2 e), "
+                 "__logf 2^-21.4 absolute on [0.5, 2], else 3 ulp, __powf from those two, __fdividef 2 ulp for "
+                 "|y| in [2^-126, 2^126] (0 beyond);\n  kept exact: sin, cos and other functions, values computed in "
+                 "double, the integrator's own expm1; the bounds CI checks on every shared model: "
+                 "docs/verification.md\n";
   if (stiff) {
     std::cout << fmt::format("\nstiffness along a paced CVODE beat (BCL 1000 ms), at dt {} ms:\n", *dt);
     std::cout << "  state                        most negative df/dy    at (ms)   |df/dy|*dt\n";
@@ -271,6 +284,10 @@ void add_model_commands(CLI::App& app, Action& action) {
     cmd->add_flag("--tables", *tables,
                   "also list the functions of V that --cell-maths tables (time.cell_maths = \"tables\") looks "
                   "up in tables, with each one's measured error");
+    auto fast = std::make_shared<bool>(false);
+    cmd->add_flag("--fast", *fast,
+                  "also count what --cell-maths fast (time.cell_maths = \"fast\") replaces by the GPU's fast "
+                  "intrinsics, with each intrinsic's error");
     auto dt = std::make_shared<std::optional<double>>();
     cmd->add_option("--dt", *dt,
                     "also measure stiffness along a paced beat and the scheme `-i auto` picks at this dt (ms)")
@@ -279,9 +296,10 @@ void add_model_commands(CLI::App& app, Action& action) {
     cmd->footer("Examples:\n  heartwave model inspect ../shared/models/cellml/tentusscher_panfilov_2006_epi.cellml\n"
                 "  heartwave model inspect mfhn --dump-ir=cse\n  heartwave model inspect luo_rudy_1991 --json\n"
                 "  heartwave model inspect ohara_rudy_2011_endo --dt 0.02   # stiffness and the scheme to use\n"
-                "  heartwave model inspect tentusscher_2006_epi --tables   # what lookup tables replace");
+                "  heartwave model inspect tentusscher_2006_epi --tables   # what lookup tables replace\n"
+                "  heartwave model inspect tentusscher_2006_epi --fast     # what the fast intrinsics replace");
     cmd->callback([=, &action] {
-      action = [=] { return inspect(*file, *roles, d->count() > 0, *dump, *json, *dt, *tables); };
+      action = [=] { return inspect(*file, *roles, d->count() > 0, *dump, *json, *dt, *tables, *fast); };
     });
   }
   {

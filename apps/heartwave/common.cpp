@@ -127,11 +127,7 @@ void SimFlags::add_to(CLI::App& app, bool allow_cvode) {
   app.add_option("--precision", precision, "arithmetic of fixed-step integrators")
       ->check(CLI::IsMember({"float", "double"}))
       ->capture_default_str();
-  app.add_option("--cell-maths", cell_maths,
-                 "tables: functions of V from lookup tables, faster and within bounds (APD90 0.1 ms; "
-                 "`heartwave model inspect FILE --tables` lists them); exact: the model's own maths")
-      ->check(CLI::IsMember({"exact", "tables"}))
-      ->capture_default_str();
+  add_cell_maths_option(&app, cell_maths, "the cell's kernel");
   app.add_option("--kernel", kernel, "backend: auto (built-in or compiled, else interpreter), interpreter, compiled")
       ->check(CLI::IsMember({"auto", "interpreter", "compiled"}))
       ->capture_default_str();
@@ -178,7 +174,7 @@ run::CellRunOptions run_options(const SimFlags& f) {
   o.stim_start_ms = f.stim_start;
   for (const auto& a : f.params) o.params.push_back(parse_assignment(a));
   o.single_precision = f.precision == "float";
-  o.tables = f.cell_maths == "tables";
+  o.cell_maths = cell_maths_of(f.cell_maths);
   o.kernel = f.kernel;
   o.rtol = f.rtol;
   o.atol = f.atol;
@@ -190,6 +186,24 @@ run::CellRunOptions run_options(const SimFlags& f) {
 
 run::PreparedCell prepare(const SimFlags& f, bool cpu_kernel) {
   return run::prepare_cell(run_options(f), cpu_kernel);
+}
+
+CLI::Option* add_cell_maths_option(CLI::App* cmd, std::string& value, const std::string& what) {
+  return cmd
+      ->add_option("--cell-maths", value,
+                   "what " + what +
+                       " computes in place of the model's own maths (exact), each within CI-checked bounds "
+                       "(APD90 0.1 ms, RRMS of V 0.1 %; docs/cell-maths.md): tables (functions of V from lookup "
+                       "tables; `heartwave model inspect FILE --tables` lists them), fast (float only: the GPU's fast "
+                       "intrinsics __expf, __logf, __powf and __fdividef; on the CPU the same approximations, not "
+                       "faster; `model inspect FILE --fast` counts them) or tables+fast")
+      ->check(CLI::IsMember({"exact", "tables", "fast", "tables+fast"}))
+      ->capture_default_str();
+}
+
+model::CellMaths cell_maths_of(const std::string& value) {
+  if (auto m = model::parse_cell_maths(value)) return *m;
+  throw InputError(SourceLoc{}, "--cell-maths " + value + ": not one of " + model::kCellMathsChoices);
 }
 
 std::string format_ms(double t, double dt) {

@@ -42,7 +42,7 @@ struct SimFlags {
   double stim_start = 0;
   std::vector<std::string> params;
   std::string precision = "double";
-  std::string cell_maths = "exact";  // exact | tables
+  std::string cell_maths = "exact";  // exact | tables | fast | tables+fast
   std::string kernel = "auto";
   double rtol = 1e-8, atol = 1e-10;
   bool model_stimulus = false;
@@ -66,6 +66,12 @@ extern const CLI::Validator kNonNegative;
 extern const CLI::Validator kAssignment;  // NAME=VALUE, VALUE a finite number
 extern const CLI::Validator kRangeWithCount;  // NAME=LO:HI:N (sweep --grid)
 extern const CLI::Validator kRange;           // NAME=LO:HI (sweep --random, --lhs)
+
+// --cell-maths (exact, tables, fast, tables+fast; model/emit/cell_maths.hpp) on `cmd`, with
+// help that says what each does and where its bounds are; `what` names where it applies.
+CLI::Option* add_cell_maths_option(CLI::App* cmd, std::string& value, const std::string& what);
+// The option's value (checked by add_cell_maths_option's validator).
+model::CellMaths cell_maths_of(const std::string& value);
 
 // A time in ms with at most as many decimals as dt has ("390.34", not "390.34000000000003").
 std::string format_ms(double t_ms, double dt_ms);

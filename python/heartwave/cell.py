@@ -58,7 +58,7 @@ def _options(model, *, integrator="rl2", dt=0.01, bcl=1000.0, beats=3, stim_ampl
     o.stim_start_ms = _check.number("stim_start", stim_start, nonnegative=True)
     o.params = _check.params(params)
     o.single_precision = _check.choice("precision", precision, ("double", "float")) == "float"
-    o.tables = _check.choice("cell_maths", cell_maths, ("exact", "tables")) == "tables"
+    o.cell_maths = _check.choice("cell_maths", cell_maths, ("exact", "tables", "fast", "tables+fast"))
     o.kernel = _check.choice("kernel", kernel, ("auto", "interpreter", "compiled"))
     o.rtol = _check.number("rtol", rtol, positive=True)
     o.atol = _check.number("atol", atol, positive=True)
@@ -180,7 +180,9 @@ def pace(model: Model | str, *, bcl: float = 1000.0, beats: int = 3, dt: float =
     same phase) is below it, with `beats` as the cap; see steady_beat and state_changes.
     A RuntimeWarning says when the cell did not follow the pacing in its last beats
     (self-oscillating or blocked). record_interval: ms between trace rows. cell_maths:
-    "tables" looks up functions of V in tables (docs/cell-maths.md), "exact" computes them.
+    "tables" looks up functions of V in tables, "fast" (precision="float" only) evaluates the
+    GPU's fast intrinsics (__expf, __logf, __powf, __fdividef), "tables+fast" both, each within
+    the bounds of docs/cell-maths.md; "exact" (the default) computes the model's own maths.
     The GIL is released while the cell runs.
     """
     o = _options(model, integrator=integrator, dt=dt, bcl=bcl, beats=beats, stim_amplitude=stim_amplitude,

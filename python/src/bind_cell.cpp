@@ -189,7 +189,13 @@ void bind_cell(nb::module_& m) {
       .def_rw("stim_start_ms", &run::CellRunOptions::stim_start_ms)
       .def_rw("params", &run::CellRunOptions::params)
       .def_rw("single_precision", &run::CellRunOptions::single_precision)
-      .def_rw("tables", &run::CellRunOptions::tables)
+      .def_prop_rw(
+          "cell_maths", [](const run::CellRunOptions& o) { return model::to_string(o.cell_maths); },
+          [](run::CellRunOptions& o, const std::string& v) {
+            const auto m = model::parse_cell_maths(v);
+            if (!m) throw nb::value_error(("cell_maths must be one of " + std::string(model::kCellMathsChoices)).c_str());
+            o.cell_maths = *m;
+          })
       .def_rw("kernel", &run::CellRunOptions::kernel)
       .def_rw("rtol", &run::CellRunOptions::rtol)
       .def_rw("atol", &run::CellRunOptions::atol)

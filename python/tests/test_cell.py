@@ -23,7 +23,17 @@ def test_lookup_tables_within_their_bounds():
     rrms = np.sqrt(np.sum((tables.V - exact.V) ** 2) / np.sum(exact.V ** 2))
     assert 0 < rrms <= 1e-3  # not the exact kernel, and within the bound (docs/cell-maths.md)
     with pytest.raises(ValueError, match="cell_maths"):
-        hw.pace("luo_rudy_1991", beats=1, cell_maths="fast")
+        hw.pace("luo_rudy_1991", beats=1, cell_maths="fastest")
+
+
+def test_fast_intrinsics_within_their_bounds_in_float():
+    exact = hw.pace("luo_rudy_1991", beats=1, record_interval=0.5, precision="float")
+    fast = hw.pace("luo_rudy_1991", beats=1, record_interval=0.5, precision="float", cell_maths="fast")
+    assert fast.beats[0].apd90 == pytest.approx(exact.beats[0].apd90, abs=0.1)
+    rrms = np.sqrt(np.sum((fast.V - exact.V) ** 2) / np.sum(exact.V ** 2))
+    assert 0 < rrms <= 1e-3
+    with pytest.raises(ValueError, match="float"):
+        hw.pace("luo_rudy_1991", beats=1, cell_maths="fast")  # double: the intrinsics are float only
 
 
 def test_trace_columns_and_algebraics():

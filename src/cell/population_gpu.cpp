@@ -65,7 +65,7 @@ PopulationResult run_typed(const model::Model& m, const CellSetup& s, const Popu
   const auto fixed = population_fixed_parameters(s, d);
   const std::vector<int> slots = parameter_slots(s, fixed);
   const std::size_t nvary = static_cast<std::size_t>(std::count_if(slots.begin(), slots.end(), [](int k) { return k >= 0; }));
-  const gpu::CudaSource src = population_kernel_source(m, s, o.solver.method, sizeof(Real) == 4, fixed, o.solver.tables);
+  const gpu::CudaSource src = population_kernel_source(m, s, o.solver.method, sizeof(Real) == 4, fixed, o.solver.cell_maths);
   const gpu::CompiledImage image = gpu::compile_cuda(src, dev.arch());
   const gpu::Module module(gpu, image.image);
   void* fn = module.function("hw_population");
@@ -245,7 +245,7 @@ std::vector<kernels::PopulationLaunch> population_launches(const StimulusTrain& 
 
 gpu::CudaSource population_kernel_source(const model::Model& m, const CellSetup& s,
                                          Integrator method, bool f32,
-                                         const std::vector<std::optional<double>>& fixed, bool tables) {
+                                         const std::vector<std::optional<double>>& fixed, model::CellMaths maths) {
   if (m.states.size() != s.initial_states.size() || m.parameters.size() != s.params.size())
     throw Error(fmt::format("population on the GPU: the model '{}' ({} states, {} parameters) is "
                             "not the one the setup was made from",
@@ -267,8 +267,9 @@ gpu::CudaSource population_kernel_source(const model::Model& m, const CellSetup&
   std::vector<std::optional<double>> values = fixed;
   values.resize(m.parameters.size());
   const model::Model specialised = model::specialise_parameters(m, values);
-  const model::Tabulation tabulation = tables ? model::tabulate_voltage_functions(specialised) : model::Tabulation{};
+  const model::Tabulation tabulation = maths.tables ? model::tabulate_voltage_functions(specialised) : model::Tabulation{};
   co.tables = &tabulation;
+  co.fast_intrinsics = maths.fast;
   t += model::print_cuda(specialised, co);
   std::string slot_list;
   for (int k : parameter_slots(s, values)) slot_list += fmt::format("{}{}", slot_list.empty() ? "" : ", ", k);

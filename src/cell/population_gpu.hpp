@@ -18,6 +18,7 @@
 #include "cell/population.hpp"
 #include "device/compile.hpp"
 #include "kernels/population_k.hpp"
+#include "model/emit/cell_maths.hpp"
 #include "model/ir/model.hpp"
 
 namespace hw::cell {
@@ -69,10 +70,10 @@ std::vector<std::optional<double>> population_fixed_parameters(const CellSetup& 
 // population_fixed_parameters, as constants), its static description (M of
 // population_k.hpp) and two extern "C" __global__ kernels of a PopulationArgs<real>:
 // hw_population for the launches before the last beat, hw_population_track for the last's.
-// tables: functions of V from lookup tables made from the specialised model.
+// maths: lookup tables of V made from the specialised model, fast intrinsics (float).
 gpu::CudaSource population_kernel_source(const model::Model& analysed, const CellSetup& setup,
                                          Integrator method, bool f32,
-                                         const std::vector<std::optional<double>>& fixed, bool tables = false);
+                                         const std::vector<std::optional<double>>& fixed, model::CellMaths maths = {});
 
 // The launches that take one batch of cells through the train, in order, as the cpu's
 // run_chunk steps it (see population_k.hpp); at most max_steps steps each.

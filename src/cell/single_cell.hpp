@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cell/biomarkers.hpp"
+#include "model/emit/cell_maths.hpp"
 #include "runtime/cell_kernel.hpp"
 #include "cell/cell_setup.hpp"
 #include "cell/pacing.hpp"
@@ -25,9 +26,9 @@ struct SolverOptions {
   bool cvode = false;                  // else the fixed-step `method`
   Integrator method = Integrator::rl2;
   bool single_precision = false;       // fixed-step only
-  // Functions of V from lookup tables (model/passes/tabulate.hpp): a CPU kernel is built so
-  // (model::KernelNeeds::tables); the GPU population's printed kernel reads this.
-  bool tables = false;
+  // Lookup tables of V, fast intrinsics (model/emit/cell_maths.hpp): a CPU kernel is built so
+  // (model::KernelNeeds::cell_maths); the GPU population's printed kernel reads this.
+  model::CellMaths cell_maths;
   double dt_ms = 0.01;                 // step (fixed-step) or sampling interval (CVODE)
   double rtol = 1e-8, atol = 1e-10;    // CVODE
   double max_step_ms = 0.0;            // CVODE; 0 = no limit

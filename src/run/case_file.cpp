@@ -859,7 +859,12 @@ void read_time(Ctx& ctx, Section& root, TissueCase& c) {
                                             : DiffusionScheme::forward_euler;
   if (auto p = s.choice("precision", {"float", "double"}))
     tm.precision = *p == "double" ? Precision::f64 : Precision::f32;
-  if (auto m = s.choice("cell_maths", {"exact", "tables"})) tm.tables = *m == "tables";
+  if (auto m = s.choice("cell_maths", {"exact", "tables", "fast", "tables+fast"})) {
+    tm.cell_maths = *model::parse_cell_maths(*m);
+    if (tm.cell_maths.fast && tm.precision == Precision::f64)
+      s.error("cell_maths", "time.cell_maths = \"" + *m + "\" asks for the fast intrinsics, which are float only, but time.precision = \"double\": "
+              "use \"" + (tm.cell_maths.tables ? "tables" : "exact") + "\" in double, or time.precision = \"float\"", case_code::bad_choice);
+  }
   if (auto tol = s.number("cg_tolerance")) {
     if (!(*tol > 0 && *tol < 1)) s.error("cg_tolerance", "time.cg_tolerance must be in (0, 1)", case_code::out_of_range);
     else tm.cg_tolerance = *tol;

@@ -56,6 +56,10 @@ PreparedCell prepare_cell(const CellRunOptions& o, bool cpu_kernel) {
   const cell::Integrator method = is_auto || is_cvode ? cell::Integrator::rl2 : parse_integrator(o.integrator);
   if (!(o.dt_ms > 0) || !std::isfinite(o.dt_ms))
     throw InputError(SourceLoc{}, fmt::format("dt must be a positive number of ms, got {}", o.dt_ms));
+  if (o.cell_maths.fast && (!o.single_precision || is_cvode))
+    throw InputError(SourceLoc{}, fmt::format("cell maths '{}': the fast intrinsics are float only; add --precision float "
+                                              "(a fixed-step integrator), or use '{}'",
+                                              model::to_string(o.cell_maths), o.cell_maths.tables ? "tables" : "exact"));
   PreparedCell r;
   model::LoadOptions lo;
   lo.roles = o.roles;
@@ -72,7 +76,7 @@ PreparedCell prepare_cell(const CellRunOptions& o, bool cpu_kernel) {
   model::KernelNeeds needs = is_auto    ? model::KernelNeeds::only({cell::Integrator::rl2, cell::Integrator::grl2}, f32)
                                    : is_cvode ? model::KernelNeeds::only({}, false)
                                               : model::KernelNeeds::only({method}, f32);
-  needs.tables = o.tables;
+  needs.cell_maths = o.cell_maths;
   if (cpu_kernel)
     r.kernel = model::make_kernel(r.loaded.analysed, choice, &r.how, needs);
   else
@@ -89,7 +93,7 @@ PreparedCell prepare_cell(const CellRunOptions& o, bool cpu_kernel) {
   r.solver.cvode = is_cvode;
   r.solver.method = method;
   r.solver.single_precision = f32;
-  r.solver.tables = o.tables;
+  r.solver.cell_maths = o.cell_maths;
   r.solver.dt_ms = o.dt_ms;
   if (is_auto) {
     std::unique_ptr<cell::CellKernel> interpreter;

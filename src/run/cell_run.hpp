@@ -33,7 +33,7 @@ struct CellRunOptions {
   double stim_start_ms = 0;
   std::vector<std::pair<std::string, double>> params;  // absolute values, in order
   bool single_precision = false;
-  bool tables = false;  // functions of V from lookup tables (model/passes/tabulate.hpp)
+  model::CellMaths cell_maths;  // lookup tables of V, fast intrinsics (model/emit/cell_maths.hpp)
   std::string kernel = "auto";  // auto, interpreter, compiled
   double rtol = 1e-8, atol = 1e-10;
   bool model_stimulus = false;  // keep the model's own protocol

@@ -219,7 +219,11 @@ TissueCase tissue_benchmark_case(const std::string& name, int n) {
 
 BenchResult run_tissue_benchmark(const std::string& name, const BenchOptions& o) {
   TissueCase c = tissue_benchmark_case(name, o.n);
-  c.time.tables = o.tables;
+  c.time.cell_maths = o.cell_maths;
+  if (o.cell_maths.fast && c.time.precision == Precision::f64)
+    throw InputError(SourceLoc{}, fmt::format("--cell-maths {}: the fast intrinsics are float only and {} runs in double "
+                                 "(use --cell-maths {})",
+                                 model::to_string(o.cell_maths), name, o.cell_maths.tables ? "tables" : "exact"));
   const double seconds_budget = o.seconds, roof_gbs = o.roof_gbs;
   const Backend backend = o.backend;
   SimulationOptions opt;
@@ -272,7 +276,7 @@ BenchResult run_tissue_benchmark(const std::string& name, const BenchOptions& o)
   const std::string d = sim.describe();
   const auto p = d.find("diffusion: ");
   r.notes = fmt::format("{}{}, {}", c.time.precision == Precision::f32 ? "float" : "double",
-                        c.time.tables ? ", cell maths from lookup tables" : "",
+                        c.time.cell_maths.exact() ? "" : ", cell maths " + model::to_string(c.time.cell_maths),
                         p == std::string::npos ? std::string() : d.substr(p + 11, d.find('\n', p) - p - 11));
   // Split: the ranks, what carries the halos and the slabs.
   if (const auto b = d.find("backend: "); world.size() > 1 && b != std::string::npos)

@@ -60,7 +60,7 @@ struct BenchOptions {
   double warmup_seconds = 0;  // untimed stepping first (at least one step)
   int n = 0;                  // cells per axis, 0: the case's own (tissue_benchmark_case)
   double roof_gbs = -1;       // < 0: measure the roof here; 0: skip it; else reuse this value
-  bool tables = false;        // time.cell_maths = "tables" (model/passes/tabulate.hpp)
+  model::CellMaths cell_maths;  // time.cell_maths (model/emit/cell_maths.hpp)
 };
 
 // Builds the case, steps for the warm-up (one step at least: page faults of the second V

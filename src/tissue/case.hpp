@@ -21,6 +21,7 @@
 #include "tissue/diffusion.hpp"
 #include "mesh/geometry_spec.hpp"
 #include "mesh/grid.hpp"
+#include "model/emit/cell_maths.hpp"
 
 namespace hw::tissue {
 
@@ -106,9 +107,10 @@ struct TimeSpec {
   Splitting splitting = Splitting::godunov;
   DiffusionScheme diffusion = DiffusionScheme::forward_euler;
   Precision precision = Precision::f32;
-  // time.cell_maths = "tables": functions of V from lookup tables (model/passes/tabulate.hpp),
-  // within the error bounds docs/verification.md shows; "exact" (default): the model's maths.
-  bool tables = false;
+  // time.cell_maths: "tables" (functions of V from lookup tables, model/passes/tabulate.hpp),
+  // "fast" (float: the GPU's fast intrinsics) or both, within the error bounds
+  // docs/verification.md shows; "exact" (default): the model's maths (model/emit/cell_maths.hpp).
+  model::CellMaths cell_maths;
   double cg_tolerance = 1e-8;
   int cg_max_iterations = 1000;  // a solve that needs more stops the run (a numerical error)
   SourceLoc loc;

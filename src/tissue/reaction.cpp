@@ -520,7 +520,7 @@ void resolve_setup(SimSetup& s, bool cpu_kernels) {
       model::KernelNeeds needs =
           c.time.integrator == "auto" ? model::KernelNeeds::only({cell::Integrator::rl2, cell::Integrator::grl2}, f32)
                                       : model::KernelNeeds::only({s.integrator}, f32);
-      needs.tables = c.time.tables;
+      needs.cell_maths = c.time.cell_maths;
       p.kernel = model::make_kernel(lm.analysed, model::KernelChoice::automatic, &how, needs);
       p.how = how;
     }

@@ -436,7 +436,15 @@ TEST(CudaTissue, VoltagesAtInOneReadEqualOneByOne) {
 // against the same kernels printed exactly (test_tissue_util.hpp, expect_tables_within_bounds_in_tissue).
 TEST(CudaTissue, TablesWithinOneDtAndHalfAPercentOfCv) {
   HW_REQUIRE_GPU();
-  hw::tissue::testing::expect_tables_within_bounds_in_tissue(Backend::cuda, "cuda");
+  hw::tissue::testing::expect_cell_maths_within_bounds_in_tissue(Backend::cuda, "cuda", {.tables = true});
+}
+
+// The GPU's fast intrinsics (time.cell_maths = "fast", "tables+fast"), float only: the same
+// bounds against the float kernels printed exactly.
+TEST(CudaTissue, FastMathsWithinOneDtAndHalfAPercentOfCv) {
+  HW_REQUIRE_GPU();
+  hw::tissue::testing::expect_cell_maths_within_bounds_in_tissue(Backend::cuda, "cuda", {.fast = true});
+  hw::tissue::testing::expect_cell_maths_within_bounds_in_tissue(Backend::cuda, "cuda", {.tables = true, .fast = true});
 }
 
 TEST(CudaTissue, ActivationMapsOnTheDevice) {

@@ -91,16 +91,28 @@ TEST(CudaSource, TissueKernelsCompileForSm90) {
   two.time.integrator = "rl2";
   compiles(two, false);
   // Lookup tables (time.cell_maths = "tables"): the TT06 part reads its rates from a table.
-  two.time.tables = true;
+  two.time.cell_maths.tables = true;
   const std::string tabled = cuda_kernel_source(make_sim_setup(two, false), true).text;
   EXPECT_NE(tabled.find("__device__ const float hw_p1_lut0["), std::string::npos);
+  EXPECT_EQ(tabled.find("__expf("), std::string::npos);
   // Karma's V is dimensionless: no table, so no hw_p0_lut, which the engine's description
   // reads to say so.
   TissueCase karma = f4;
-  karma.time.tables = true;
+  karma.time.cell_maths.tables = true;
   EXPECT_EQ(cuda_kernel_source(make_sim_setup(karma, false), true).text.find("hw_p0_lut"), std::string::npos);
   compiles(two, true);
   compiles(two, false);
+  // Fast intrinsics (time.cell_maths = "tables+fast"): the float kernel divides with
+  // __fdividef and takes exponentials with __expf; the double kernel keeps its maths.
+  two.time.cell_maths.fast = true;
+  const std::string fast = cuda_kernel_source(make_sim_setup(two, false), true).text;
+  EXPECT_NE(fast.find("__fdividef("), std::string::npos);
+  EXPECT_NE(fast.find("__expf("), std::string::npos);
+  EXPECT_NE(fast.find("__device__ const float hw_p1_lut0["), std::string::npos);
+  const std::string wide = cuda_kernel_source(make_sim_setup(two, false), false).text;
+  EXPECT_EQ(wide.find("__fdividef("), std::string::npos);
+  EXPECT_EQ(wide.find("__expf("), std::string::npos);
+  compiles(two, true);
   // Implicit diffusion adds the CG kernels; a mask puts them on a cell list.
   TissueCase cn = sheet(10, 8, 6, 0.25, "bueno_orovio_2008_epi");
   cn.geometry.kind = GeometrySpec::Kind::ellipsoid_shell;

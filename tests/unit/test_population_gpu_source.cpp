@@ -15,8 +15,8 @@ using namespace hw::cell;
 namespace {
 
 void compiles(const std::string& model, Integrator method, bool f32, bool model_stimulus = false,
-              bool tables = false) {
-  SCOPED_TRACE(model + " " + integrator_name(method) + (f32 ? " float" : " double") + (tables ? " tables" : ""));
+              hw::model::CellMaths maths = {}) {
+  SCOPED_TRACE(model + " " + integrator_name(method) + (f32 ? " float" : " double") + " " + to_string(maths));
   hw::model::LoadOptions lo;
   lo.keep_model_stimulus = model_stimulus;
   const auto lm = hw::model::load_model(model, lo);
@@ -24,8 +24,9 @@ void compiles(const std::string& model, Integrator method, bool f32, bool model_
   // Every parameter but the pacing switch compiled in, as for a population that varies none.
   const PopulationDesign none;
   const hw::gpu::CudaSource src =
-      population_kernel_source(lm.analysed, setup, method, f32, population_fixed_parameters(setup, none), tables);
-  EXPECT_EQ(src.text.find("hw_pop_lut0[") != std::string::npos, tables);
+      population_kernel_source(lm.analysed, setup, method, f32, population_fixed_parameters(setup, none), maths);
+  EXPECT_EQ(src.text.find("hw_pop_lut0[") != std::string::npos, maths.tables);
+  EXPECT_EQ(src.text.find("__fdividef(") != std::string::npos, maths.fast && f32);
   EXPECT_NE(src.text.find(std::string("hw_pop_step_") + integrator_name(method) + "(t, dt"),
             std::string::npos);
   EXPECT_NE(src.text.find("kon = " + std::to_string(setup.stim_on)), std::string::npos);
@@ -45,7 +46,9 @@ TEST(PopulationGpuSource, CompilesForSm90) {
   compiles("ohara_rudy_2011_endo", Integrator::rl1, false);  // 41 states
   compiles("mfhn", Integrator::fe, true);                      // no calcium
   compiles("tentusscher_2006_epi", Integrator::sbe, false, true);  // the model's own stimulus
-  compiles("ohara_rudy_2011_endo", Integrator::rl1, true, false, true);  // lookup tables of V
+  compiles("ohara_rudy_2011_endo", Integrator::rl1, true, false, {.tables = true});  // lookup tables of V
+  compiles("ohara_rudy_2011_endo", Integrator::rl1, true, false, {.fast = true});    // fast intrinsics
+  compiles("ohara_rudy_2011_endo", Integrator::rl1, false, false, {.fast = true});   // double: none
 }
 
 // Which parameters the kernel gets as constants: all but the design's varying columns and the

@@ -118,13 +118,21 @@ TEST(Tables, PrintersLookUpInsteadOfComputing) {
 }
 
 TEST(Tables, TissueWithinOneDtAndHalfAPercentOfCv) {
-  hw::tissue::testing::expect_tables_within_bounds_in_tissue(hw::tissue::Backend::cpu, "cpu");
+  hw::tissue::testing::expect_cell_maths_within_bounds_in_tissue(hw::tissue::Backend::cpu, "cpu", {.tables = true});
+}
+
+// The fast intrinsics as the C++ printer evaluates them (cpp_printer.cpp, kFastMath), alone
+// and with the tables.
+TEST(FastMaths, TissueWithinOneDtAndHalfAPercentOfCv) {
+  using hw::tissue::Backend;
+  hw::tissue::testing::expect_cell_maths_within_bounds_in_tissue(Backend::cpu, "cpu", {.fast = true});
+  hw::tissue::testing::expect_cell_maths_within_bounds_in_tissue(Backend::cpu, "cpu", {.tables = true, .fast = true});
 }
 
 TEST(Tables, VoltageOutsideTheTablesStopsTheRunAndSaysWhy) {
   using namespace hw::tissue;
   TissueCase c = hw::tissue::testing::sheet(6, 4, 1, 0.25, "tentusscher_2006_epi");
-  c.time.tables = true;
+  c.time.cell_maths.tables = true;
   c.initial.push_back(hw::tissue::testing::box_initial({0, 0, 0}, {0.5, 0.5, 0.25}, "V", 180));  // beyond 100 mV
   SimulationOptions o;
   o.backend = Backend::cpu;
@@ -136,7 +144,7 @@ TEST(Tables, VoltageOutsideTheTablesStopsTheRunAndSaysWhy) {
     EXPECT_NE(std::string(e.what()).find("cell_maths"), std::string::npos) << e.what();
     EXPECT_EQ(e.cell[0], 0) << e.what();
   }
-  c.time.tables = false;  // the exact maths steps it
+  c.time.cell_maths.tables = false;  // the exact maths steps it
   Simulation exact(c, o);
   EXPECT_NO_THROW(exact.step());
 }

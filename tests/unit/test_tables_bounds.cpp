@@ -77,7 +77,7 @@ TEST_P(TablesBounds, OneBeatWithinTheBoundsOfTheExactModel) {
   needs.single_precision = true;
   const auto exact = hw::model::make_kernel(lm.analysed, hw::model::KernelChoice::automatic, nullptr, needs);
   auto tabled_needs = hw::model::KernelNeeds::only({Integrator::grl2}, false);
-  tabled_needs.tables = true;
+  tabled_needs.cell_maths.tables = true;
   std::string how;
   const auto tabled = hw::model::make_kernel(lm.analysed, hw::model::KernelChoice::compiled, &how, tabled_needs);
   ASSERT_NE(how.find("lookup tables"), std::string::npos) << how;

@@ -60,6 +60,48 @@ inline bool small_integer(T e) {
 
 )";
 
+// cell_maths "fast" (model/emit/cell_maths.hpp): the approximations the GPU's fast intrinsics
+// make, evaluated on the CPU so that the bounds CI checks are those of what the GPU runs. In
+// float each rounds its argument as the intrinsic does (the source of nearly all of its
+// error: __expf(x) is ex2.approx(x * 1.44269504f), whose product's rounding costs up to
+// |x| ulp); the hardware's own ex2/lg2/rcp approximations (2 ulp, 2^-22 and 1 ulp, CUDA's
+// programming guide) are taken as correctly rounded here. Subnormals are not flushed. In
+// double the model's maths are kept, as the CUDA printer keeps them.
+static constexpr const char* kFastMath = R"(// The GPU's fast intrinsics, emulated in float (cell_maths "fast"; cpp_printer.cpp says how).
+template <class T>
+[[gnu::always_inline]] inline T hw_fast_exp(T x) {
+  if constexpr (sizeof(T) == 4) return std::exp2(x * 1.44269504f);  // __expf
+  else return std::exp(x);
+}
+template <class T>
+[[gnu::always_inline]] inline T hw_fast_log(T x) {
+  if constexpr (sizeof(T) == 4) return std::log2(x) * 0.693147182f;  // __logf
+  else return std::log(x);
+}
+template <class T>
+[[gnu::always_inline]] inline T hw_fast_log10(T x) {
+  if constexpr (sizeof(T) == 4) return std::log2(x) * 0.301029995f;  // __log10f
+  else return std::log10(x);
+}
+template <class T>
+[[gnu::always_inline]] inline T hw_fast_pow(T x, T e) {
+  if constexpr (sizeof(T) == 4) return std::exp2(e * std::log2(x));  // __powf
+  else return std::pow(x, e);
+}
+template <class T>
+[[gnu::always_inline]] inline T hw_fast_div(T a, T b) {
+  // __fdividef: a * (1/b), and 0 for 2^126 < |b| < 2^128.
+  if constexpr (sizeof(T) == 4) return std::fabs(b) > 0x1p126f && std::fabs(b) < 0x1p128f ? a * 0.0f : a * (1.0f / b);
+  else return a / b;
+}
+template <bool kIntPow, class T>
+[[gnu::always_inline]] inline T hw_fast_pow_param(T x, T e) {
+  if constexpr (kIntPow) return pow_param<true>(x, e);
+  else return hw_fast_pow(x, e);
+}
+
+)";
+
 // libmvec (glibc) has vector versions of these, but <cmath> declares them SIMD only under
 // -ffast-math, which would change results. Declaring them here lets GCC call the vector
 // versions from the vectorised cell loop without it; they differ from the scalar libm by a
@@ -236,7 +278,7 @@ static void function(std::ostringstream& out, const std::string& signature,
 
 std::string print_cpp(const Model& m, const CppOptions& opt) {
   const CodeLayout l = make_layout(m);
-  TargetProfile prof = cpp_profile();
+  TargetProfile prof = cpp_profile(opt.fast_intrinsics);
   prof.tables = opt.tables && !opt.tables->empty() ? opt.tables : nullptr;
   prof.table_prefix = "hw";
   const VarNamer names = namer_for(m, l);
@@ -249,7 +291,7 @@ std::string print_cpp(const Model& m, const CppOptions& opt) {
   out << "#include <cmath>\n#include <cstddef>\n#include <limits>\n#include <string>\n\n"
          "#include \"runtime/cell_kernel.hpp\"\n#include \"runtime/integrators.hpp\"\n#include \"core/error.hpp\"\n\n"
       << kSimdMath << "namespace {\n\n"
-      << kPowi;
+      << kPowi << (prof.fast_intrinsics ? kFastMath : "");
   if (prof.tables) out << print_tables(*prof.tables, prof, "alignas(64) constexpr ") << "\n";
 
   // Parameters used as exponents (pow_param): see kPowi.

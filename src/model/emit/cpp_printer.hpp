@@ -32,6 +32,8 @@ struct CppOptions {
   // Lookup tables of functions of V, made from this very model (their nodes are its
   // pool's): model/passes/tabulate.hpp. nullptr prints the exact maths.
   const struct Tabulation* tables = nullptr;
+  // In float, the approximations of the GPU's fast intrinsics (cell_maths.hpp, "fast").
+  bool fast_intrinsics = false;
   bool all() const { return integrators == ~0u && single_precision && double_precision; }
 };
 

@@ -148,6 +148,25 @@ OpCount block_work(const Model& m, int solves, int axpys) {
 
 }  // namespace
 
+std::string FastIntrinsicCount::str() const {
+  return fmt::format("{} exp → __expf, {} log → __logf/__log10f, {} pow → __powf, {} divisions → __fdividef", exp, log,
+                     pow, div);
+}
+
+FastIntrinsicCount count_fast_intrinsics(const Model& m) {
+  const CodeLayout layout = make_layout(m);
+  const TargetProfile prof = cuda_profile(true, true, "powi");
+  std::vector<Assignment> narrow;
+  for (Assignment& a : rhs_statements(m, layout, prof, true))
+    if (!a.wide) narrow.push_back(std::move(a));
+  OpCount c = count_statements(m, narrow);
+  const auto calls = [&](const char* name) { return int(c.specials[name]); };
+  return {.exp = calls("exp"),
+          .log = calls("log") + calls("log10"),
+          .pow = calls("pow"),
+          .div = int(c.divisions + c.constant_divisions)};
+}
+
 OpCount count_operations(const Model& m, cell::Integrator method) {
   const CodeLayout layout = make_layout(m);
   const TargetProfile prof = cuda_profile(true, false, "powi");

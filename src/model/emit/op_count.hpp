@@ -37,6 +37,19 @@ struct OpCount {
   std::string str() const;
 };
 
+// What cell_maths "fast" (cell_maths.hpp) replaces in one evaluation of the model's rates with
+// their Jacobian diagonal (rhs_jac, what the Rush-Larsen and GRL integrators call): calls of
+// exp, log or log10, and pow (not pow by a small integer or 0.5), and divisions (not by ±2^k),
+// each node once, outside the values a float kernel computes in double. The integrator's own
+// maths (the expm1 of its exponential update) keeps its accuracy and is not counted.
+struct FastIntrinsicCount {
+  int exp = 0, log = 0, pow = 0, div = 0;
+  int total() const { return exp + log + pow + div; }
+  // "12 exp → __expf, 4 log → __logf, 0 pow → __powf, 80 divisions → __fdividef"
+  std::string str() const;
+};
+FastIntrinsicCount count_fast_intrinsics(const Model& analysed);
+
 // Per cell-step of `method` on an analysed model (the counts of the model as the kernel
 // prints it: specialise its parameters first to count what a specialised kernel does).
 OpCount count_operations(const Model& analysed, cell::Integrator method);

@@ -16,10 +16,11 @@
 
 namespace hw::model {
 
-TargetProfile cpp_profile() {
+TargetProfile cpp_profile(bool fast_intrinsics) {
   TargetProfile p;
   p.branch_free = true;
-  p.pow_param = "pow_param<kIntPow>";
+  p.fast_intrinsics = fast_intrinsics;
+  p.pow_param = fast_intrinsics ? "hw_fast_pow_param<kIntPow>" : "pow_param<kIntPow>";
   return p;
 }
 
@@ -78,11 +79,17 @@ TargetProfile TargetProfile::widened() const {
 
 std::string TargetProfile::function(Op op) const {
   std::string name(op_info(op).spelling);
-  if (!cuda) return "std::" + name;
-  if (fast_intrinsics && (op == Op::exp || op == Op::log || op == Op::sin || op == Op::cos ||
-                          op == Op::pow || op == Op::log10))
-    return "__" + name + "f";
+  // sin and cos keep their maths: __sinf's error grows with |x| beyond what a bound on a
+  // model's range can state, and the C++ printer could not reproduce it.
+  const bool fast = fast_intrinsics && (op == Op::exp || op == Op::log || op == Op::pow || op == Op::log10);
+  if (!cuda) return (fast ? "hw_fast_" : "std::") + name;
+  if (fast) return "__" + name + "f";
   return use_float ? name + "f" : name;
+}
+
+std::string TargetProfile::fast_division() const {
+  if (!fast_intrinsics) return "";
+  return cuda ? "__fdividef" : "hw_fast_div";
 }
 
 std::optional<int> small_integer_exponent(const ExprPool& pool, ExprId e) {
@@ -316,6 +323,8 @@ class StraightLine {
         if (pool_.is_constant(n.args[1]) && exact_reciprocal(pool_.node(n.args[1]).value))
           return multiplicative(" * ", value(n.args[0]),
                                 {lit(1.0 / pool_.node(n.args[1]).value), kAtom});
+        if (const std::string f = prof().fast_division(); !f.empty())
+          return {f + "(" + value(n.args[0]).text + ", " + value(n.args[1]).text + ")", kAtom};
         return multiplicative(" / ", value(n.args[0]), value(n.args[1]));
       }
       case Op::neg: {

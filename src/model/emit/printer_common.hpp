@@ -35,7 +35,10 @@ struct TargetProfile {
   std::string real = "Real";    // the spelling of the floating-point type
   bool cuda = false;            // C function names (expf/exp) instead of std:: overloads
   bool use_float = false;       // CUDA: float names (expf) and literals (1.5f)
-  bool fast_intrinsics = false; // CUDA float: __expf, __logf, __sinf, __cosf, __powf
+  // Fast intrinsics (cell_maths "fast"): CUDA float prints __expf, __logf, __log10f, __powf
+  // and __fdividef; C++ prints hw_fast_* (kFastMath of cpp_printer.cpp), which evaluate the
+  // same approximations in float and the exact maths in double.
+  bool fast_intrinsics = false;
   std::string powi = "powi";    // name of the integer-power helper template
   // pow(x, p) with a parameter p as exponent: the helper that tests p for a small integer
   // once per batch (C++: pow_param); empty prints pow.
@@ -53,6 +56,8 @@ struct TargetProfile {
 
   std::string literal(double v) const;
   std::string function(Op op) const;
+  // The function that divides (fast intrinsics), or empty for the operator /.
+  std::string fast_division() const;
   // The profile of a value computed in double whatever the kernel's precision
   // (Algebraic::wide): double literals and functions, no fast intrinsics.
   TargetProfile widened() const;
@@ -64,7 +69,7 @@ std::optional<int> small_integer_exponent(const ExprPool& pool, ExprId e);
 // ... and a divisor ±2^k whose division is printed as a multiplication by its reciprocal.
 bool exact_reciprocal(double v);
 
-TargetProfile cpp_profile();
+TargetProfile cpp_profile(bool fast_intrinsics = false);
 TargetProfile cuda_profile(bool use_float, bool fast_intrinsics, std::string powi_name);
 
 // How the function being printed names a variable node (y[3], p[0], c[2], a5_i_Na, t).

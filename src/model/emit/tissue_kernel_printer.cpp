@@ -56,8 +56,9 @@ std::string print_tissue_kernels(const TissueKernelSpec& s) {
     // Parameters that no cell varies are compiled in as constants (model/passes/specialise),
     // and the tables are made from that model: more of it is a function of V alone then.
     const Model specialised = specialise_parameters(*p.analysed, p.fixed);
-    const Tabulation tables = s.tables ? tabulate_voltage_functions(specialised) : Tabulation{};
+    const Tabulation tables = s.cell_maths.tables ? tabulate_voltage_functions(specialised) : Tabulation{};
     co.tables = &tables;
+    co.fast_intrinsics = s.cell_maths.fast;
     t += print_cuda(specialised, co);
     t += fmt::format(
         "struct {0}_M {{\n"

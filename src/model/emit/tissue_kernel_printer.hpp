@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "model/emit/cell_maths.hpp"
 #include "model/ir/model.hpp"
 
 namespace hw::model {
@@ -49,7 +50,7 @@ struct TissueKernelSpec {
   bool implicit = false; // the CG kernels of implicit diffusion
   bool stimuli = false;  // the step kernels add the stimulus field (the run has stimuli)
   int substeps = 1;
-  bool tables = false;     // functions of V from lookup tables (model/passes/tabulate.hpp)
+  CellMaths cell_maths;    // lookup tables of V, fast intrinsics (cell_maths.hpp)
   std::string integrator;  // the model step's name: step_<integrator>
   std::vector<Part> parts;
 };

@@ -364,18 +364,24 @@ std::unique_ptr<CellKernel> make_kernel(const Model& analysed, KernelChoice choi
     say("interpreter");
     return k;
   }
-  if (needs.tables) {
-    const Tabulation tables = tabulate_voltage_functions(analysed);
+  if (!needs.cell_maths.exact()) {
+    const Tabulation tables = needs.cell_maths.tables ? tabulate_voltage_functions(analysed) : Tabulation{};
     CppOptions opt;
     opt.integrators = needs.integrators;
     opt.single_precision = needs.single_precision;
     opt.double_precision = needs.double_precision;
     opt.tables = &tables;
+    opt.fast_intrinsics = needs.cell_maths.fast;
     try {
       auto k = compile_cpp_kernel(print_cpp(analysed, opt), cpp_factory_symbol(opt));
-      say(k->describe() + (tables.empty() ? " (no lookup tables: " + tables.not_tabulated + ")"
-                                          : ", " + std::to_string(tables.functions.size()) +
-                                                " functions of V from lookup tables"));
+      std::string what = k->describe();
+      if (needs.cell_maths.tables)
+        what += tables.empty() ? " (no lookup tables: " + tables.not_tabulated + ")"
+                               : ", " + std::to_string(tables.functions.size()) + " functions of V from lookup tables";
+      if (needs.cell_maths.fast)
+        what += needs.single_precision ? ", the GPU's fast intrinsics emulated in float"
+                                       : " (fast intrinsics: float only, this kernel is double)";
+      say(what);
       return k;
     } catch (const Error&) {
       if (choice == KernelChoice::compiled) throw;

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "runtime/cell_kernel.hpp"
+#include "model/emit/cell_maths.hpp"
 #include "model/ir/model.hpp"
 
 namespace hw::model {
@@ -41,9 +42,9 @@ enum class KernelChoice { automatic, interpreter, compiled };
 struct KernelNeeds {
   std::uint32_t integrators = ~0u;
   bool single_precision = true, double_precision = true;
-  // Functions of V from lookup tables (model/passes/tabulate.hpp) instead of their maths:
+  // Lookup tables of V and fast intrinsics in place of the model's maths (cell_maths.hpp):
   // never a built-in (those are exact), and the interpreter stays exact.
-  bool tables = false;
+  CellMaths cell_maths;
 
   // Just these integrators, in one precision.
   static KernelNeeds only(std::initializer_list<hw::cell::Integrator> methods, bool f32) {

@@ -128,7 +128,7 @@ class CpuEngine final : public Engine {
       split_.agree_on_failure(fail.cell, fail.variable);
       fail.any = fail.cell != std::numeric_limits<std::size_t>::max();
     }
-    if (fail.any) throw_numerical_error(s_.geo.grid, fail.cell, fail.variable, t, dt, s_.time.tables);
+    if (fail.any) throw_numerical_error(s_.geo.grid, fail.cell, fail.variable, t, dt, s_.time.cell_maths.tables);
     if (sinks_.feeding()) sinks_.after_step(cur.data(), next.data(), t, dt, team_);
     cur_ = 1 - cur_;
     v_gathered_ = y_gathered_ = !split_.active();

@@ -309,9 +309,12 @@ class CudaEngine final : public Engine {
       info.part_kernels.push_back(fmt::format("printed CUDA via NVRTC ({} registers{}; blocks {}){}", r.registers,
                                               r.local_bytes ? fmt::format(", {} B local", r.local_bytes) : "",
                                               k.tuner.describe(),
-                                              !s_.time.tables ? ""
-                                              : k.tables      ? ", functions of V from lookup tables"
-                                                              : ", no lookup tables (no function of V worth one)"));
+                                              (!s_.time.cell_maths.tables ? ""
+                                               : k.tables     ? ", functions of V from lookup tables"
+                                                              : ", no lookup tables (no function of V worth one)") +
+                                                  std::string(s_.time.cell_maths.fast && s_.time.precision == Precision::f32
+                                                                  ? ", fast intrinsics"
+                                                                  : "")));
     }
     if (implicit_) info.cg_iterations = implicit_->mean_iterations();
     return info;
@@ -437,7 +440,7 @@ class CudaEngine final : public Engine {
     reset_failure();
     const std::string variable =
         split_.active() && !split_.agrees_on_device() ? agreed_variable_ : failing_variable(s_, cell, k);
-    throw_numerical_error(s_.geo.grid, cell, variable, double(f[1]) * s_.time.dt, s_.time.dt, s_.time.tables);
+    throw_numerical_error(s_.geo.grid, cell, variable, double(f[1]) * s_.time.dt, s_.time.dt, s_.time.cell_maths.tables);
   }
 
   // Split, one step queued (step n): every rank takes the lowest failing cell of any rank

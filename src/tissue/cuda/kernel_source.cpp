@@ -46,7 +46,7 @@ gpu::CudaSource cuda_kernel_source(const SimSetup& s, bool f32, unsigned threads
   spec.stimuli = !s.stimuli.empty();
   spec.substeps = s.time.ode_substeps;
   spec.integrator = cell::integrator_name(s.integrator);
-  spec.tables = s.time.tables;
+  spec.cell_maths = s.time.cell_maths;
   for (std::size_t q = 0; q < s.parts.size(); ++q) {
     const Part& p = s.parts[q];
     model::TissueKernelSpec::Part& sp = spec.parts.emplace_back();

@@ -1,0 +1,119 @@
+// The accuracy bounds of the fast intrinsics (time.cell_maths = "fast", --cell-maths fast) on
+// every shared CellML model and the stiff set: one paced beat at BCL 1000 ms with GRL2 at
+// dt 0.01 ms in float, the run-time compiled kernel with the fast intrinsics against the same
+// model's float kernel printed exactly. Bounds (issue 29): last-beat APD90 within 0.1 ms, RRMS
+// of V ≤ 0.1 %.
+//
+// What the two share: the model's analysed IR, the integrator (runtime/integrators.hpp), the
+// compiler and float. The fast kernel's exp, log, log10, pow and division are the C++
+// printer's emulation of __expf, __logf, __log10f, __powf and __fdividef (cpp_printer.cpp,
+// kFastMath): it rounds their arguments as the GPU does, which is nearly all of their
+// error, and takes the hardware's ex2/lg2/rcp as correctly rounded (they are within 2 ulp).
+// The GPU's own kernels are held to the tissue bounds on the device
+// (CudaTissue.FastMathsWithinOneDtAndHalfAPercentOfCv). Each model prints a `HW_FAST` line
+// that the verification doc reads.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "cell/single_cell.hpp"
+#include "model/emit/op_count.hpp"
+#include "model/jit/jit.hpp"
+#include "model/load.hpp"
+#include "verify_support.hpp"
+
+namespace {
+
+using namespace hw::verify;
+using hw::cell::Integrator;
+
+std::vector<std::string> model_files() {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fs::path(HW_TEST_DATA_DIR) / "data" / "stiff", ec))
+    if (e.path().extension() == ".cellml") files.push_back(e.path().string());
+  for (const auto& name : shared_model_names()) files.push_back((shared_models_dir() / (name + ".cellml")).string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+struct Beat {
+  Trace trace;
+  double apd90 = NAN;
+  bool finite = true;
+};
+
+Beat run(const hw::cell::CellKernel& k, const hw::cell::CellSetup& s, const hw::cell::StimulusTrain& train, bool f32) {
+  hw::cell::SolverOptions solver;
+  solver.method = Integrator::grl2;
+  solver.dt_ms = 0.01;
+  solver.single_precision = f32;
+  hw::cell::TraceOptions t;
+  t.interval_ms = kGridMs;
+  const auto res = hw::cell::run_single_cell(k, s, train, solver, t);
+  Beat b;
+  for (std::size_t row = 0; row < res.trace.rows(); ++row) {
+    b.trace.t.push_back(res.trace.at(row, 0));
+    b.trace.v.push_back(res.trace.at(row, 1));
+    b.finite = b.finite && std::isfinite(b.trace.v.back());
+  }
+  if (!res.beats.empty()) b.apd90 = res.beats.back().apd90;
+  return b;
+}
+
+class FastMathsBounds : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FastMathsBounds, OneBeatInFloatWithinTheBoundsOfTheExactModel) {
+  const fs::path file = GetParam();
+  const std::string model = file.stem().string();
+  if (!fs::exists(file)) GTEST_SKIP() << file << " not found (../shared absent?)";
+  hw::model::LoadOptions lo;
+  if (model == "fitzhugh_nagumo_1961") lo.roles.stimulus_current = "I";  // see verify_support.hpp
+  const auto lm = hw::model::load_model(file.string(), lo);
+  hw::cell::CellSetup setup = hw::cell::make_cell_setup(lm.analysed, lm.stimulus);
+  if (model == "noble_1962") setup.set_stimulus_magnitude(0);  // self-oscillating
+  const auto train = hw::cell::StimulusTrain::periodic(kBclMs, 1, lm.stimulus.default_duration_ms.value_or(1.0));
+  // The exact kernel as test_stiff_set.cpp and test_tables_bounds.cpp build it (one run-time
+  // compile, in both precisions, serves all three).
+  auto needs = hw::model::KernelNeeds::only({Integrator::rl2, Integrator::grl2}, false);
+  needs.single_precision = true;
+  const auto exact = hw::model::make_kernel(lm.analysed, hw::model::KernelChoice::automatic, nullptr, needs);
+  auto fast_needs = hw::model::KernelNeeds::only({Integrator::grl2}, true);
+  fast_needs.cell_maths.fast = true;
+  std::string how;
+  const auto fast = hw::model::make_kernel(lm.analysed, hw::model::KernelChoice::compiled, &how, fast_needs);
+  ASSERT_NE(how.find("fast intrinsics emulated in float"), std::string::npos) << how;
+
+  const hw::model::FastIntrinsicCount ops = hw::model::count_fast_intrinsics(lm.analysed);
+  const Beat ref = run(*exact, setup, train, true), got = run(*fast, setup, train, true);
+  const Beat wide = run(*exact, setup, train, false);
+  if (!ref.finite) {
+    std::printf("HW_FAST model=%s replaced=%d skipped=\"the exact float kernel does not stay finite\"\n", model.c_str(),
+                ops.total());
+    GTEST_SKIP() << model << ": the exact model in float is not finite at dt 0.01 ms with GRL2; nothing to compare";
+  }
+  const double e = rrms(got.trace, ref.trace);
+  EXPECT_LE(e, 1e-3) << model << ": RRMS(V) of the fast intrinsics against the exact float model";
+  EXPECT_GT(e, 0) << model << ": the fast kernel gave the exact kernel's bits (were the intrinsics printed?)";
+  const double d = std::fabs(got.apd90 - ref.apd90);
+  if (!unpaced(model) && std::isfinite(ref.apd90))
+    EXPECT_LE(d, 0.1) << model << ": APD90 " << got.apd90 << " ms with the fast intrinsics, " << ref.apd90 << " exact";
+  // For scale: float itself against double, the same exact maths.
+  const double e_float = rrms(ref.trace, wide.trace);
+  const double d_float = std::fabs(ref.apd90 - wide.apd90);
+  std::printf("HW_FAST model=%s replaced=%d exp=%d log=%d pow=%d div=%d apd90_diff_ms=%.4f rrms=%.3e apd90=%.3f "
+              "float_vs_double_apd90_ms=%.4f float_vs_double_rrms=%.3e\n",
+              model.c_str(), ops.total(), ops.exp, ops.log, ops.pow, ops.div, d, e, ref.apd90, d_float,
+              e_float);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, FastMathsBounds, ::testing::ValuesIn(model_files()), [](const auto& info) {
+  std::string n = fs::path(info.param).stem().string();
+  for (char& ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return n;
+});
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(FastMathsBounds);
+
+}  // namespace
