@@ -24,8 +24,8 @@ import sys
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..'))
 FILTER = ('AllIntegrators/ConvergenceTest.ObservedOrder*:SharedCellml/VsCvode.*:Goldens/VsMyokit.*:'
           'Tissue*:Geometry*:IoMaps*:IoOutputManager*:StiffIntegrators.*:LinearBlocks.*:Models/StiffSet.*:'
-          'Models/RestitutionVsMyokit.*:Models/TablesBounds.*:Tables.*')
-TABLES_FILTER = 'Models/TablesBounds.*:Tables.*'
+          'Models/RestitutionVsMyokit.*:Models/TablesBounds.*:Tables.*:Models/FastMathsBounds.*:FastMaths.*')
+TABLES_FILTER = 'Models/TablesBounds.*:Tables.*:Models/FastMathsBounds.*:FastMaths.*'
 # Tissue tests whose "[measured] ..." lines go into section 4, by suite, in this order.
 TISSUE_SUITES = [
     ('TissueDiffusion', 'Diffusion operators: convergence, symmetry, cpu vs reference'),
@@ -560,12 +560,65 @@ def tables_section(L, output, status, measured):
     L.append('')
 
 
+def parse_fast(output):
+    rows = {}
+    for m in re.finditer(r'HW_FAST model=(\S+) (.*)', output):
+        rows[m.group(1)] = {k: v.strip('"') for k, v in re.findall(r'(\w+)=("[^"]*"|\S+)', m.group(2))}
+    return rows
+
+
+def fast_section(L, output, status, measured):
+    """Section 9: the GPU's fast intrinsics (time.cell_maths = "fast") against the exact maths."""
+    rows = parse_fast(output)
+    L.append('## 9. Fast intrinsics against the exact maths')
+    L.append('')
+    L.append('`--cell-maths fast` / `time.cell_maths = "fast"` ([cell-maths.md](cell-maths.md)): in float kernels, '
+             'exp, log, log10 and pow by the GPU\'s fast intrinsics (__expf, __logf, __log10f, __powf) and division '
+             'by __fdividef. On the CPU the C++ printer evaluates the same approximations (the rounding of their '
+             'arguments, which is nearly all of their error; the hardware\'s ex2, lg2 and rcp are within 2 ulp and '
+             'taken as correctly rounded), so this table bounds what the GPU runs. Test `Models/FastMathsBounds` '
+             '(tests/unit/test_fast_maths_bounds.cpp): one beat at BCL 1000 ms, GRL2 at dt 0.01 ms in float, the '
+             'kernel with the fast intrinsics against the same model\'s float kernel printed exactly. The bounds '
+             '(issue 29): APD90 within 0.1 ms, RRMS of V <= 0.1 %. For scale, the last two columns are float '
+             'against double with the exact maths. "Replaced" counts one evaluation of the rates with their '
+             'Jacobian diagonal (`heartwave model inspect MODEL --fast`).')
+    L.append('')
+    L.append('| model | replaced: exp / log / pow / div | exact APD90 (ms) | ΔAPD90 (ms) | RRMS of V | '
+             'float vs double: ΔAPD90 (ms) | RRMS | test |')
+    L.append('|---|---|---|---|---|---|---|---|')
+    def num(r, k, f):
+        v = r.get(k, 'nan')
+        return '—' if v == 'nan' else format(float(v), f)
+    for model in sorted(rows):
+        r = rows[model]
+        name = 'Models/FastMathsBounds.OneBeatInFloatWithinTheBoundsOfTheExactModel/' + re.sub(r'[^A-Za-z0-9]', '_', model)
+        st = test_status(status, name)
+        if 'skipped' in r:
+            L.append(f"| {model} | {r.get('replaced')} | {r['skipped']} | | | | | {st} |")
+            continue
+        L.append(f"| {model} | {r.get('exp')} / {r.get('log')} / {r.get('pow')} / {r.get('div')} | "
+                 f"{num(r, 'apd90', '.2f')} | {num(r, 'apd90_diff_ms', '.4f')} | {num(r, 'rrms', '.1e')} | "
+                 f"{num(r, 'float_vs_double_apd90_ms', '.4f')} | {num(r, 'float_vs_double_rrms', '.1e')} | {st} |")
+    if not rows:
+        L.append('| (no output: the test did not run) | | | | | | | |')
+    L.append('')
+    L.append('In tissue (test `FastMaths.TissueWithinOneDtAndHalfAPercentOfCv`, the strip of section 8 in float; '
+             'the GPU\'s own kernels are checked the same way on the device by '
+             '`CudaTissue.FastMathsWithinOneDtAndHalfAPercentOfCv`, docs/benchmarks.md):')
+    L.append('')
+    for test, line in measured:
+        if test.startswith('FastMaths.'):
+            L.append(f'- {line} ({test_status(status, test)})')
+    L.append('')
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--build-dir', default=os.path.join(ROOT, 'build'))
     ap.add_argument('--out', default=os.path.join(ROOT, 'docs', 'verification.md'))
     ap.add_argument('--tables-only', action='store_true',
-                    help='rerun only the lookup-table tests and rewrite section 8 in the existing document')
+                    help='rerun only the cell-maths tests (tables, fast intrinsics) and rewrite sections 8 and 9 '
+                         'in the existing document')
     ap.add_argument('--gpu-only', action='store_true',
                     help='rewrite only section 6 (read from docs/data/gpu/) in the existing document: '
                          'a new device record needs no rerun of the cpu tests')
@@ -586,6 +639,7 @@ def main():
         _, _, status, measured, _ = parse(output)
         L = []
         tables_section(L, output, status, measured)
+        fast_section(L, output, status, measured)
         start = doc.find('## 8. Lookup tables')
         end = doc.find('## Failing tests at generation time')
         if start < 0:
@@ -714,6 +768,7 @@ def main():
     gpu_section(L)
     stiff_section(L, stiff, status)
     tables_section(L, output, status, measured)
+    fast_section(L, output, status, measured)
     failed = sorted(n for n, s in status.items() if s == 'FAILED')
     if failed:
         L.append('## Failing tests at generation time')

@@ -32,7 +32,7 @@ def test_fast_intrinsics_within_their_bounds_in_float():
     assert fast.beats[0].apd90 == pytest.approx(exact.beats[0].apd90, abs=0.1)
     rrms = np.sqrt(np.sum((fast.V - exact.V) ** 2) / np.sum(exact.V ** 2))
     assert 0 < rrms <= 1e-3
-    with pytest.raises(ValueError, match="float"):
+    with pytest.raises(hw.InputError, match="float only"):
         hw.pace("luo_rudy_1991", beats=1, cell_maths="fast")  # double: the intrinsics are float only
 
 

@@ -57,8 +57,8 @@ PreparedCell prepare_cell(const CellRunOptions& o, bool cpu_kernel) {
   if (!(o.dt_ms > 0) || !std::isfinite(o.dt_ms))
     throw InputError(SourceLoc{}, fmt::format("dt must be a positive number of ms, got {}", o.dt_ms));
   if (o.cell_maths.fast && (!o.single_precision || is_cvode))
-    throw InputError(SourceLoc{}, fmt::format("cell maths '{}': the fast intrinsics are float only; add --precision float "
-                                              "(a fixed-step integrator), or use '{}'",
+    throw InputError(SourceLoc{}, fmt::format("cell maths '{}': the fast intrinsics are float only; choose float precision "
+                                              "(--precision float) and a fixed-step integrator, or use '{}'",
                                               model::to_string(o.cell_maths), o.cell_maths.tables ? "tables" : "exact"));
   PreparedCell r;
   model::LoadOptions lo;

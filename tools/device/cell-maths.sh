@@ -48,10 +48,10 @@ done
 if [ -n "${POP:-}" ]; then
   read -r pop_model pop_cells <<< "$POP"
   for maths in $maths_list; do
-    log="$out/population-$pop_model-$maths.log"
+    log="$out/population-$(basename "$pop_model" .cellml)-$maths.log"
     timeout 150 $bin/heartwave bench population "$pop_model" --cells "$pop_cells" --precision float \
       --cell-maths "$maths" > "$log" 2>&1
-    echo "population $pop_model $maths rc=$?: $(grep -iE 'cell-steps/s|of the roof|roof' "$log" | tail -2 | tr '\n' ' ')" |
+    echo "population $(basename "$pop_model" .cellml) $maths rc=$?: $(grep -iE 'cell-steps/s|roof' "$log" | tail -3 | tr '\n' ' ')" |
       tee -a "$out/table.txt"
   done
 fi

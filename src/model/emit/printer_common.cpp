@@ -20,7 +20,7 @@ TargetProfile cpp_profile(bool fast_intrinsics) {
   TargetProfile p;
   p.branch_free = true;
   p.fast_intrinsics = fast_intrinsics;
-  p.pow_param = fast_intrinsics ? "hw_fast_pow_param<kIntPow>" : "pow_param<kIntPow>";
+  p.pow_param = fast_intrinsics ? "hw_fast_pow_param<kIntPow, Real>" : "pow_param<kIntPow>";
   return p;
 }
 
@@ -82,14 +82,16 @@ std::string TargetProfile::function(Op op) const {
   // sin and cos keep their maths: __sinf's error grows with |x| beyond what a bound on a
   // model's range can state, and the C++ printer could not reproduce it.
   const bool fast = fast_intrinsics && (op == Op::exp || op == Op::log || op == Op::pow || op == Op::log10);
-  if (!cuda) return (fast ? "hw_fast_" : "std::") + name;
+  // C++: the kernel's Real named, so that an operand computed in double converts to it as
+  // the CUDA intrinsic's float parameter converts it.
+  if (!cuda) return fast ? "hw_fast_" + name + "<" + real + ">" : "std::" + name;
   if (fast) return "__" + name + "f";
   return use_float ? name + "f" : name;
 }
 
 std::string TargetProfile::fast_division() const {
   if (!fast_intrinsics) return "";
-  return cuda ? "__fdividef" : "hw_fast_div";
+  return cuda ? "__fdividef" : "hw_fast_div<" + real + ">";
 }
 
 std::optional<int> small_integer_exponent(const ExprPool& pool, ExprId e) {
