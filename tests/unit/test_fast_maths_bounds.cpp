@@ -17,50 +17,15 @@
 #include <cmath>
 #include <cstdio>
 
-#include "cell/single_cell.hpp"
 #include "model/emit/op_count.hpp"
 #include "model/jit/jit.hpp"
 #include "model/load.hpp"
-#include "verify_support.hpp"
+#include "cell_maths_support.hpp"
 
 namespace {
 
 using namespace hw::verify;
 using hw::cell::Integrator;
-
-std::vector<std::string> model_files() {
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(fs::path(HW_TEST_DATA_DIR) / "data" / "stiff", ec))
-    if (e.path().extension() == ".cellml") files.push_back(e.path().string());
-  for (const auto& name : shared_model_names()) files.push_back((shared_models_dir() / (name + ".cellml")).string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-struct Beat {
-  Trace trace;
-  double apd90 = NAN;
-  bool finite = true;
-};
-
-Beat run(const hw::cell::CellKernel& k, const hw::cell::CellSetup& s, const hw::cell::StimulusTrain& train, bool f32) {
-  hw::cell::SolverOptions solver;
-  solver.method = Integrator::grl2;
-  solver.dt_ms = 0.01;
-  solver.single_precision = f32;
-  hw::cell::TraceOptions t;
-  t.interval_ms = kGridMs;
-  const auto res = hw::cell::run_single_cell(k, s, train, solver, t);
-  Beat b;
-  for (std::size_t row = 0; row < res.trace.rows(); ++row) {
-    b.trace.t.push_back(res.trace.at(row, 0));
-    b.trace.v.push_back(res.trace.at(row, 1));
-    b.finite = b.finite && std::isfinite(b.trace.v.back());
-  }
-  if (!res.beats.empty()) b.apd90 = res.beats.back().apd90;
-  return b;
-}
 
 class FastMathsBounds : public ::testing::TestWithParam<std::string> {};
 
@@ -86,8 +51,8 @@ TEST_P(FastMathsBounds, OneBeatInFloatWithinTheBoundsOfTheExactModel) {
   ASSERT_NE(how.find("fast intrinsics emulated in float"), std::string::npos) << how;
 
   const hw::model::FastIntrinsicCount ops = hw::model::count_fast_intrinsics(lm.analysed);
-  const Beat ref = run(*exact, setup, train, true), got = run(*fast, setup, train, true);
-  const Beat wide = run(*exact, setup, train, false);
+  const Beat ref = one_beat(*exact, setup, train, true), got = one_beat(*fast, setup, train, true);
+  const Beat wide = one_beat(*exact, setup, train, false);
   if (!ref.finite) {
     std::printf("HW_FAST model=%s replaced=%d skipped=\"the exact float kernel does not stay finite\"\n", model.c_str(),
                 ops.total());
@@ -111,12 +76,8 @@ TEST_P(FastMathsBounds, OneBeatInFloatWithinTheBoundsOfTheExactModel) {
               e_float);
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, FastMathsBounds, ::testing::ValuesIn(model_files()), [](const auto& info) {
-  std::string n = fs::path(info.param).stem().string();
-  for (char& ch : n)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return n;
-});
+INSTANTIATE_TEST_SUITE_P(Models, FastMathsBounds, ::testing::ValuesIn(cell_maths_model_files()),
+                         [](const auto& info) { return model_test_name(info.param); });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(FastMathsBounds);
 
 }  // namespace

@@ -12,47 +12,15 @@
 #include <cmath>
 #include <cstdio>
 
-#include "cell/single_cell.hpp"
 #include "model/jit/jit.hpp"
 #include "model/load.hpp"
 #include "model/passes/tabulate.hpp"
-#include "verify_support.hpp"
+#include "cell_maths_support.hpp"
 
 namespace {
 
 using namespace hw::verify;
 using hw::cell::Integrator;
-
-std::vector<std::string> model_files() {
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(fs::path(HW_TEST_DATA_DIR) / "data" / "stiff", ec))
-    if (e.path().extension() == ".cellml") files.push_back(e.path().string());
-  for (const auto& name : shared_model_names()) files.push_back((shared_models_dir() / (name + ".cellml")).string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-struct Beat {
-  Trace trace;
-  double apd90 = NAN;
-};
-
-Beat run(const hw::cell::CellKernel& k, const hw::cell::CellSetup& s, const hw::cell::StimulusTrain& train) {
-  hw::cell::SolverOptions solver;
-  solver.method = Integrator::grl2;
-  solver.dt_ms = 0.01;
-  hw::cell::TraceOptions t;
-  t.interval_ms = kGridMs;
-  const auto res = hw::cell::run_single_cell(k, s, train, solver, t);
-  Beat b;
-  for (std::size_t row = 0; row < res.trace.rows(); ++row) {
-    b.trace.t.push_back(res.trace.at(row, 0));
-    b.trace.v.push_back(res.trace.at(row, 1));
-  }
-  if (!res.beats.empty()) b.apd90 = res.beats.back().apd90;
-  return b;
-}
 
 class TablesBounds : public ::testing::TestWithParam<std::string> {};
 
@@ -82,7 +50,7 @@ TEST_P(TablesBounds, OneBeatWithinTheBoundsOfTheExactModel) {
   const auto tabled = hw::model::make_kernel(lm.analysed, hw::model::KernelChoice::compiled, &how, tabled_needs);
   ASSERT_NE(how.find("lookup tables"), std::string::npos) << how;
 
-  const Beat ref = run(*exact, setup, train), got = run(*tabled, setup, train);
+  const Beat ref = one_beat(*exact, setup, train, false), got = one_beat(*tabled, setup, train, false);
   const double e = rrms(got.trace, ref.trace);
   EXPECT_LE(e, 1e-3) << model << ": RRMS(V) of the tables against the exact model\n" << t.report();
   const double d = std::fabs(got.apd90 - ref.apd90);
@@ -95,12 +63,8 @@ TEST_P(TablesBounds, OneBeatWithinTheBoundsOfTheExactModel) {
               model.c_str(), t.functions.size(), t.groups.size(), t.entries(), worst, d, e, ref.apd90);
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, TablesBounds, ::testing::ValuesIn(model_files()), [](const auto& info) {
-  std::string n = fs::path(info.param).stem().string();
-  for (char& ch : n)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return n;
-});
+INSTANTIATE_TEST_SUITE_P(Models, TablesBounds, ::testing::ValuesIn(cell_maths_model_files()),
+                         [](const auto& info) { return model_test_name(info.param); });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(TablesBounds);
 
 }  // namespace
