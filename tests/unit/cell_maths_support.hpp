@@ -1,6 +1,6 @@
 // What the cell-maths bounds tests share (test_tables_bounds.cpp, test_fast_maths_bounds.cpp):
-// the models they run (the stiff set and every shared CellML model) and one paced beat with
-// GRL2 at dt 0.01 ms, V sampled for RRMS (verify_support.hpp) and the last beat's APD90.
+// a model loaded for one paced beat, and that beat with GRL2 at dt 0.01 ms: V sampled for
+// RRMS (verify_support.hpp) and the last beat's APD90.
 #pragma once
 
 #include <algorithm>
@@ -9,19 +9,10 @@
 #include <vector>
 
 #include "cell/single_cell.hpp"
+#include "model/load.hpp"
 #include "verify_support.hpp"
 
 namespace hw::verify {
-
-inline std::vector<std::string> cell_maths_model_files() {
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(fs::path(HW_TEST_DATA_DIR) / "data" / "stiff", ec))
-    if (e.path().extension() == ".cellml") files.push_back(e.path().string());
-  for (const auto& name : shared_model_names()) files.push_back((shared_models_dir() / (name + ".cellml")).string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 struct Beat {
   Trace trace;
@@ -48,12 +39,22 @@ inline Beat one_beat(const hw::cell::CellKernel& k, const hw::cell::CellSetup& s
   return b;
 }
 
-// A parameterised test's name from a model file: its stem, every other character '_'.
-inline std::string model_test_name(const std::string& file) {
-  std::string n = fs::path(file).stem().string();
-  for (char& ch : n)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return n;
+// A model of stiff_set_files() loaded for one paced beat at BCL 1000 ms: FitzHugh-Nagumo's
+// stimulus named (verify_support.hpp), Noble 1962 unpaced (it oscillates by itself).
+struct BeatCase {
+  hw::model::LoadedModel lm;
+  hw::cell::CellSetup setup;
+  hw::cell::StimulusTrain train;
+};
+inline BeatCase load_for_one_beat(const fs::path& file) {
+  const std::string model = file.stem().string();
+  hw::model::LoadOptions lo;
+  if (model == "fitzhugh_nagumo_1961") lo.roles.stimulus_current = "I";
+  BeatCase c{hw::model::load_model(file.string(), lo), {}, {}};
+  c.setup = hw::cell::make_cell_setup(c.lm.analysed, c.lm.stimulus);
+  if (model == "noble_1962") c.setup.set_stimulus_magnitude(0);
+  c.train = hw::cell::StimulusTrain::periodic(kBclMs, 1, c.lm.stimulus.default_duration_ms.value_or(1.0));
+  return c;
 }
 
 }  // namespace hw::verify

@@ -33,12 +33,7 @@ TEST_P(FastMathsBounds, OneBeatInFloatWithinTheBoundsOfTheExactModel) {
   const fs::path file = GetParam();
   const std::string model = file.stem().string();
   if (!fs::exists(file)) GTEST_SKIP() << file << " not found (../shared absent?)";
-  hw::model::LoadOptions lo;
-  if (model == "fitzhugh_nagumo_1961") lo.roles.stimulus_current = "I";  // see verify_support.hpp
-  const auto lm = hw::model::load_model(file.string(), lo);
-  hw::cell::CellSetup setup = hw::cell::make_cell_setup(lm.analysed, lm.stimulus);
-  if (model == "noble_1962") setup.set_stimulus_magnitude(0);  // self-oscillating
-  const auto train = hw::cell::StimulusTrain::periodic(kBclMs, 1, lm.stimulus.default_duration_ms.value_or(1.0));
+  const auto [lm, setup, train] = load_for_one_beat(file);
   // The exact kernel as test_stiff_set.cpp and test_tables_bounds.cpp build it (one run-time
   // compile, in both precisions, serves all three).
   auto needs = hw::model::KernelNeeds::only({Integrator::rl2, Integrator::grl2}, false);
@@ -76,7 +71,7 @@ TEST_P(FastMathsBounds, OneBeatInFloatWithinTheBoundsOfTheExactModel) {
               e_float);
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, FastMathsBounds, ::testing::ValuesIn(cell_maths_model_files()),
+INSTANTIATE_TEST_SUITE_P(Models, FastMathsBounds, ::testing::ValuesIn(stiff_set_files()),
                          [](const auto& info) { return model_test_name(info.param); });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(FastMathsBounds);
 

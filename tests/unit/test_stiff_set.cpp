@@ -29,18 +29,6 @@ namespace {
 using namespace hw::verify;
 using hw::cell::Integrator;
 
-fs::path stiff_dir() { return fs::path(HW_TEST_DATA_DIR) / "data" / "stiff"; }
-
-std::vector<std::string> stiff_set() {
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(stiff_dir(), ec))
-    if (e.path().extension() == ".cellml") files.push_back(e.path().string());
-  for (const auto& name : shared_model_names()) files.push_back((shared_models_dir() / (name + ".cellml")).string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
 struct CellRun {
   Trace trace;
   double apd90_last = NAN;
@@ -140,12 +128,8 @@ TEST_P(StiffSet, FixedStepsHoldAgainstCvode) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, StiffSet, ::testing::ValuesIn(stiff_set()), [](const auto& info) {
-  std::string n = fs::path(info.param).stem().string();
-  for (char& ch : n)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return n;
-});
+INSTANTIATE_TEST_SUITE_P(Models, StiffSet, ::testing::ValuesIn(stiff_set_files()),
+                         [](const auto& info) { return model_test_name(info.param); });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(StiffSet);
 
 }  // namespace

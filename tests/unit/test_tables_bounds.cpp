@@ -28,18 +28,13 @@ TEST_P(TablesBounds, OneBeatWithinTheBoundsOfTheExactModel) {
   const fs::path file = GetParam();
   const std::string model = file.stem().string();
   if (!fs::exists(file)) GTEST_SKIP() << file << " not found (../shared absent?)";
-  hw::model::LoadOptions lo;
-  if (model == "fitzhugh_nagumo_1961") lo.roles.stimulus_current = "I";  // see verify_support.hpp
-  const auto lm = hw::model::load_model(file.string(), lo);
+  const auto [lm, setup, train] = load_for_one_beat(file);
   const hw::model::Tabulation t = hw::model::tabulate_voltage_functions(lm.analysed);
   if (t.empty()) {
     const std::string why = t.not_tabulated.empty() ? "no function of V alone worth a table" : t.not_tabulated;
     std::printf("HW_TABLES model=%s functions=0 why=\"%s\"\n", model.c_str(), why.c_str());
     GTEST_SKIP() << model << ": no tables (" << why << ")";
   }
-  hw::cell::CellSetup setup = hw::cell::make_cell_setup(lm.analysed, lm.stimulus);
-  if (model == "noble_1962") setup.set_stimulus_magnitude(0);  // self-oscillating
-  const auto train = hw::cell::StimulusTrain::periodic(kBclMs, 1, lm.stimulus.default_duration_ms.value_or(1.0));
   // The exact kernel as test_stiff_set.cpp builds it (one run-time compile serves both).
   auto needs = hw::model::KernelNeeds::only({Integrator::rl2, Integrator::grl2}, false);
   needs.single_precision = true;
@@ -63,7 +58,7 @@ TEST_P(TablesBounds, OneBeatWithinTheBoundsOfTheExactModel) {
               model.c_str(), t.functions.size(), t.groups.size(), t.entries(), worst, d, e, ref.apd90);
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, TablesBounds, ::testing::ValuesIn(cell_maths_model_files()),
+INSTANTIATE_TEST_SUITE_P(Models, TablesBounds, ::testing::ValuesIn(stiff_set_files()),
                          [](const auto& info) { return model_test_name(info.param); });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(TablesBounds);
 

@@ -213,6 +213,26 @@ inline std::vector<std::string> shared_model_names() {
 // named just `I` (too generic a name for a role rule); tools/myokit_golden.py finds the
 // same variable as the only time-dependent piecewise. Noble 1962's own stimulus amplitude
 // is 0 (it self-oscillates), which the CLI will not take as a default, so it is given.
+// The stiff test set (tests/data/stiff) and every shared CellML model, sorted: what the
+// stiff-set and cell-maths tests run.
+inline std::vector<std::string> stiff_set_files() {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fs::path(HW_TEST_DATA_DIR) / "data" / "stiff", ec))
+    if (e.path().extension() == ".cellml") files.push_back(e.path().string());
+  for (const auto& name : shared_model_names()) files.push_back((shared_models_dir() / (name + ".cellml")).string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// A parameterised test's name from a model file: its stem, every other character '_'.
+inline std::string model_test_name(const std::string& file) {
+  std::string n = fs::path(file).stem().string();
+  for (char& ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return n;
+}
+
 inline std::string model_flags(const std::string& model) {
   if (model == "fitzhugh_nagumo_1961") return " --stimulus I";
   if (model == "noble_1962") return " --stim-amplitude 0";
