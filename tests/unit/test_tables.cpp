@@ -121,6 +121,29 @@ TEST(Tables, TissueWithinOneDtAndHalfAPercentOfCv) {
   hw::tissue::testing::expect_cell_maths_within_bounds_in_tissue(hw::tissue::Backend::cpu, "cpu", {.tables = true});
 }
 
+// cell_maths "fast": the CUDA printer's float kernel calls the intrinsics and its double kernel
+// does not; the C++ printer calls its float emulation, named for the kernel's Real.
+TEST(FastMaths, PrintersEmitTheIntrinsicsInFloatOnly) {
+  const LoadedModel lm = load("tentusscher_2006_epi");
+  CppOptions co;
+  co.fast_intrinsics = true;
+  const std::string cpp = print_cpp(lm.analysed, co);
+  EXPECT_NE(cpp.find("hw_fast_exp<Real>("), std::string::npos);
+  EXPECT_NE(cpp.find("hw_fast_div<Real>("), std::string::npos);
+  EXPECT_NE(cpp.find("std::exp2(x * 1.44269504f)"), std::string::npos) << "the emulation of __expf";
+  EXPECT_EQ(print_cpp(lm.analysed).find("hw_fast_"), std::string::npos);
+  CudaOptions cu;
+  cu.fast_intrinsics = true;
+  const std::string f32 = print_cuda(lm.analysed, cu);
+  EXPECT_NE(f32.find("__expf("), std::string::npos);
+  EXPECT_NE(f32.find("__fdividef("), std::string::npos);
+  EXPECT_NE(f32.find("__logf("), std::string::npos);  // the reversal potentials
+  cu.use_float = false;
+  const std::string f64 = print_cuda(lm.analysed, cu);
+  EXPECT_EQ(f64.find("__expf("), std::string::npos);
+  EXPECT_EQ(f64.find("__fdividef("), std::string::npos);
+}
+
 // The fast intrinsics as the C++ printer evaluates them (cpp_printer.cpp, kFastMath), alone
 // and with the tables.
 TEST(FastMaths, TissueWithinOneDtAndHalfAPercentOfCv) {

@@ -74,6 +74,7 @@ TargetProfile TargetProfile::widened() const {
   w.real = "double";
   w.use_float = false;
   w.fast_intrinsics = false;
+  if (!cuda && fast_intrinsics) w.pow_param = cpp_profile(false).pow_param;  // not the float emulation
   return w;
 }
 
