@@ -512,19 +512,17 @@ def fmt_apd(s):
     return ' / '.join('—' if x == 'nan' else f'{float(x):.2f}' for x in s.split('/'))
 
 
-def parse_tables(output):
+def parse_model_lines(output, tag):
+    """The `TAG model=NAME key=value ...` lines a test prints, by model: {name: {key: value}}."""
     rows = {}
-    for m in re.finditer(r'HW_TABLES model=(\S+) functions=(\d+)(.*)', output):
-        row = {'functions': int(m.group(2))}
-        for k, v in re.findall(r'(\w+)=("[^"]*"|\S+)', m.group(3)):
-            row[k] = v.strip('"')
-        rows[m.group(1)] = row
+    for m in re.finditer(tag + r' model=(\S+)(.*)', output):
+        rows[m.group(1)] = {k: v.strip('"') for k, v in re.findall(r'(\w+)=("[^"]*"|\S+)', m.group(2))}
     return rows
 
 
 def tables_section(L, output, status, measured):
     """Section 8: lookup tables (time.cell_maths = "tables") against the exact maths."""
-    rows = parse_tables(output)
+    rows = parse_model_lines(output, 'HW_TABLES')
     L.append('## 8. Lookup tables against the exact maths')
     L.append('')
     L.append('`--cell-maths tables` / `time.cell_maths = "tables"` ([cell-maths.md](cell-maths.md)): functions '
@@ -541,7 +539,7 @@ def tables_section(L, output, status, measured):
         r = rows[model]
         name = 'Models/TablesBounds.OneBeatWithinTheBoundsOfTheExactModel/' + re.sub(r'[^A-Za-z0-9]', '_', model)
         st = test_status(status, name)
-        if r['functions'] == 0:
+        if int(r['functions']) == 0:
             L.append(f"| {model} | 0 ({r.get('why') or 'no function of V alone worth a table'}) | | | | | | {st} |")
             continue
         d = r.get('apd90_diff_ms', 'nan')
@@ -560,16 +558,9 @@ def tables_section(L, output, status, measured):
     L.append('')
 
 
-def parse_fast(output):
-    rows = {}
-    for m in re.finditer(r'HW_FAST model=(\S+) (.*)', output):
-        rows[m.group(1)] = {k: v.strip('"') for k, v in re.findall(r'(\w+)=("[^"]*"|\S+)', m.group(2))}
-    return rows
-
-
 def fast_section(L, output, status, measured):
     """Section 9: the GPU's fast intrinsics (time.cell_maths = "fast") against the exact maths."""
-    rows = parse_fast(output)
+    rows = parse_model_lines(output, 'HW_FAST')
     L.append('## 9. Fast intrinsics against the exact maths')
     L.append('')
     L.append('`--cell-maths fast` / `time.cell_maths = "fast"` ([cell-maths.md](cell-maths.md)): in float kernels, '
