@@ -18,6 +18,7 @@
 #include "device/embedded.hpp"
 #include "model/emit/cuda_printer.hpp"
 #include "model/emit/interpreter.hpp"
+#include "model/emit/block_solver.hpp"
 #include "model/emit/op_count.hpp"
 #include "model/frontend/cellml/cellml.hpp"
 #include "model/frontend/hwm/hwm.hpp"
@@ -137,10 +138,13 @@ int inspect(const std::string& file, const RoleFlags& roles, bool dump, const st
     for (const auto& d : lm.notes) j.value(d.str());
     j.end_array();
     j.key("linear_blocks").begin_array();
-    for (const auto& b : an.blocks) {
+    const std::vector<model::BlockPattern> patterns = model::block_patterns(an);
+    for (std::size_t k = 0; k < an.blocks.size(); ++k) {
+      const auto& b = an.blocks[k];
       j.begin_object().key("states").begin_array();
       for (auto i : b.states) j.value(an.states[i].name);
-      j.end_array().key("conserves").value(b.conserves).end_object();
+      j.end_array().key("conserves").value(b.conserves);
+      j.key("nonzero").value(patterns[k].a_entries()).key("lu_entries").value(patterns[k].lu_entries()).end_object();
     }
     j.end_array();
     j.key("state_thresholds").begin_array();
@@ -209,7 +213,8 @@ int inspect(const std::string& file, const RoleFlags& roles, bool dump, const st
                            src.algebraics.size(), an.algebraics.size(), once);
   std::cout << fmt::format("gates found: {} of {} states (exact Rush-Larsen updates)\n", gates,
                            src.states.size());
-  if (!an.blocks.empty()) std::cout << model::describe_blocks(an) << '\n';
+  if (!an.blocks.empty())
+    std::cout << model::describe_blocks(an) << "\n  compiled kernels factor each over its nonzeros, in minimum-degree order: " << model::describe_block_sparsity(an) << '\n';
   if (!an.thresholds.empty()) std::cout << model::describe_thresholds(an) << '\n';
   std::cout << "\nroles:\n" << model::describe_roles(src);
   std::cout << "pacing: " << pacing << '\n';

@@ -178,6 +178,18 @@ struct StaticBlocks<M, decltype(void(M::kBlockEntries))> {
   static constexpr bool value = M::kBlockEntries > 0;
 };
 
+// kSparseBlocks: true where the model prints its blocks' factorisation, substitutions and
+// products for their own sparsity (factor_blocks_sparse, solve_blocks_sparse,
+// block_axpy_sparse: model/emit/block_solver.hpp); the dense loops below otherwise.
+template <class M, class = void>
+struct SparseBlocks {
+  static constexpr bool value = false;
+};
+template <class M>
+struct SparseBlocks<M, decltype(void(M::kSparseBlocks))> {
+  static constexpr bool value = M::kSparseBlocks;
+};
+
 // kThresholds: 0 or absent, none; > 0, that many; < 0, n_thresholds() at run time.
 template <class M, class = void>
 struct Thresholds {
@@ -225,60 +237,72 @@ HW_INTEGRATOR_FN void for_each_block(const M& m, const F& f) {
 // is stable there.
 template <class Real, class M>
 HW_INTEGRATOR_FN void factor_blocks(const M& m, Real h, const Real* A, Real* lu) {
-  for_each_block(m, [&](auto b) {
-    const int n = m.block_size(b), o = m.block_offset(b);
-    HW_STATE_LOOP
-    for (int r = 0; r < n; ++r) {
+  if constexpr (SparseBlocks<M>::value) {
+    m.factor_blocks_sparse(h, A, lu);
+  } else {
+    for_each_block(m, [&](auto b) {
+      const int n = m.block_size(b), o = m.block_offset(b);
       HW_STATE_LOOP
-      for (int c = 0; c < n; ++c) lu[o + r * n + c] = (r == c ? Real(1) : Real(0)) - h * A[o + r * n + c];
-    }
-    HW_STATE_LOOP
-    for (int k = 0; k < n; ++k) {
-      const Real inv = Real(1) / lu[o + k * n + k];
-      HW_STATE_LOOP
-      for (int i = k + 1; i < n; ++i) {
-        const Real l = lu[o + i * n + k] * inv;
-        lu[o + i * n + k] = l;
+      for (int r = 0; r < n; ++r) {
         HW_STATE_LOOP
-        for (int j = k + 1; j < n; ++j) lu[o + i * n + j] -= l * lu[o + k * n + j];
+        for (int c = 0; c < n; ++c) lu[o + r * n + c] = (r == c ? Real(1) : Real(0)) - h * A[o + r * n + c];
       }
-    }
-  });
+      HW_STATE_LOOP
+      for (int k = 0; k < n; ++k) {
+        const Real inv = Real(1) / lu[o + k * n + k];
+        HW_STATE_LOOP
+        for (int i = k + 1; i < n; ++i) {
+          const Real l = lu[o + i * n + k] * inv;
+          lu[o + i * n + k] = l;
+          HW_STATE_LOOP
+          for (int j = k + 1; j < n; ++j) lu[o + i * n + j] -= l * lu[o + k * n + j];
+        }
+      }
+    });
+  }
 }
 
 // x ← (I − h·A)⁻¹ x on every block's states (x indexed by state), from factor_blocks.
 template <class Real, class M>
 HW_INTEGRATOR_FN void solve_blocks(const M& m, const Real* lu, Real* x) {
-  for_each_block(m, [&](auto b) {
-    const int n = m.block_size(b), o = m.block_offset(b);
-    HW_STATE_LOOP
-    for (int i = 1; i < n; ++i) {
+  if constexpr (SparseBlocks<M>::value) {
+    m.solve_blocks_sparse(lu, x);
+  } else {
+    for_each_block(m, [&](auto b) {
+      const int n = m.block_size(b), o = m.block_offset(b);
       HW_STATE_LOOP
-      for (int k = 0; k < i; ++k) x[m.block_state(b, i)] -= lu[o + i * n + k] * x[m.block_state(b, k)];
-    }
-    HW_STATE_LOOP
-    for (int i = n - 1; i >= 0; --i) {
+      for (int i = 1; i < n; ++i) {
+        HW_STATE_LOOP
+        for (int k = 0; k < i; ++k) x[m.block_state(b, i)] -= lu[o + i * n + k] * x[m.block_state(b, k)];
+      }
       HW_STATE_LOOP
-      for (int k = i + 1; k < n; ++k) x[m.block_state(b, i)] -= lu[o + i * n + k] * x[m.block_state(b, k)];
-      x[m.block_state(b, i)] /= lu[o + i * n + i];
-    }
-  });
+      for (int i = n - 1; i >= 0; --i) {
+        HW_STATE_LOOP
+        for (int k = i + 1; k < n; ++k) x[m.block_state(b, i)] -= lu[o + i * n + k] * x[m.block_state(b, k)];
+        x[m.block_state(b, i)] /= lu[o + i * n + i];
+      }
+    });
+  }
 }
 
 // out ← x + s·A·d on every block's rows (x, d, out indexed by state).
 template <class Real, class M>
 HW_INTEGRATOR_FN void block_axpy(const M& m, const Real* A, Real s, const Real* d, const Real* x,
                                  Real* out) {
-  for_each_block(m, [&](auto b) {
-    const int n = m.block_size(b), o = m.block_offset(b);
-    HW_STATE_LOOP
-    for (int r = 0; r < n; ++r) {
-      Real acc = Real(0);
+  if constexpr (SparseBlocks<M>::value) {
+    m.block_axpy_sparse(A, s, d, x, out);
+  } else {
+    for_each_block(m, [&](auto b) {
+      const int n = m.block_size(b), o = m.block_offset(b);
       HW_STATE_LOOP
-      for (int c = 0; c < n; ++c) acc += A[o + r * n + c] * d[m.block_state(b, c)];
-      out[m.block_state(b, r)] = x[m.block_state(b, r)] + s * acc;
-    }
-  });
+      for (int r = 0; r < n; ++r) {
+        Real acc = Real(0);
+        HW_STATE_LOOP
+        for (int c = 0; c < n; ++c) acc += A[o + r * n + c] * d[m.block_state(b, c)];
+        out[m.block_state(b, r)] = x[m.block_state(b, r)] + s * acc;
+      }
+    });
+  }
 }
 
 // GRL1 over h from y (f, J, A evaluated at y): every state not in a block by the exponential

@@ -175,12 +175,14 @@ inline bool close(double a, double b, double rel) {
   return std::fabs(a - b) <= rel * std::max({std::fabs(a), std::fabs(b), 1e-6});
 }
 
-// One step of every integrator, from the initial state and from perturbed random states,
-// with uniform and with per-cell parameters: `kernel` against the oracle, in Real.
-// `oracle` is an EvalModel (cell model concept) or a CellKernel (e.g. the interpreter).
+// One step of every integrator (or of those in the bit mask `methods`: bit i is
+// hw::cell::Integrator(i)), from the initial state and from perturbed random states, with
+// uniform and with per-cell parameters: `kernel` against the oracle, in Real. `oracle` is an
+// EvalModel (cell model concept) or a CellKernel (e.g. the interpreter).
 template <class Real, class Oracle = EvalModel>
 void expect_steps_match(const Model& m, const hw::cell::CellKernel& kernel, double dt,
-                        double rel, const Oracle* oracle_in = nullptr, unsigned seed = 1) {
+                        double rel, const Oracle* oracle_in = nullptr, unsigned seed = 1,
+                        std::uint32_t methods = ~0u) {
   const int ns = static_cast<int>(m.states.size()), np = static_cast<int>(m.parameters.size());
   const std::size_t n = 5;
   std::mt19937 rng(seed);
@@ -196,6 +198,7 @@ void expect_steps_match(const Model& m, const hw::cell::CellKernel& kernel, doub
   }
   const EvalModel eval{&m};
   for (int method = 0; method < hw::cell::kIntegratorCount; ++method) {
+    if (!(methods >> method & 1u)) continue;
     const auto integ = static_cast<hw::cell::Integrator>(method);
     for (bool per_cell : {false, true}) {
       std::vector<Real> got = y0, want = y0;

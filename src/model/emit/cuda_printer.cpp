@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "runtime/integrators.hpp"
+#include "model/emit/block_solver.hpp"
 #include "model/emit/identifiers.hpp"
 #include "model/emit/printer_common.hpp"
 #include "model/passes/tabulate.hpp"
@@ -77,6 +78,7 @@ std::string print_cuda(const Model& m, const CudaOptions& opt) {
     if (m.analysis[i].is_gate) out << "      case " << i << ": return true;\n";
   out << "      default: return false;\n    }\n  }\n"
       << block_structure(m, "__device__ ", "  ")
+      << print_block_solver(m, real, "__device__ __forceinline__ ", "  ")
       << "  static constexpr int kThresholds = " << m.thresholds.size() << ";\n"
       << "  __device__ __forceinline__ void rhs(" << args << ", " << real << "* dydt) const { " << pre
       << "_rhs(t, y, p, c, dydt); }\n"

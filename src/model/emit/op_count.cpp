@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "model/emit/block_solver.hpp"
 #include "model/emit/printer_common.hpp"
 
 namespace hw::model {
@@ -128,21 +129,14 @@ OpCount flops(double n) {
   return c;
 }
 
-// factor_blocks + the number of solve_blocks and block_axpy calls of one step.
+// factor_blocks + the number of solve_blocks and block_axpy calls of one step, as the
+// printers emit them: over each block's nonzeros and fill (model/emit/block_solver.hpp).
 OpCount block_work(const Model& m, int solves, int axpys) {
+  const BlockWork w = block_work_of(block_patterns(m));
   OpCount c;
-  for (const LinearBlock& b : m.blocks) {
-    const double k = double(b.states.size());
-    c.flops += 2 * k * k;  // I − h·A
-    for (double p = 0; p < k; ++p) {
-      c.divisions += 1;
-      c.distinct_divisors += 1;
-      c.flops += (k - 1 - p) * (1 + 2 * (k - 1 - p));
-    }
-    c.flops += solves * (2 * k * (k - 1));  // forward and back substitution
-    c.divisions += solves * k;  // by the pivots, whose reciprocals the factorisation has
-    c.flops += axpys * (2 * k * k + 2 * k);
-  }
+  c.flops = w.factor_flops + solves * w.solve_flops + axpys * w.axpy_flops;
+  c.divisions = w.factor_divisions + solves * w.solve_divisions;
+  c.distinct_divisors = w.factor_divisions;  // the solves divide by the same pivots
   return c;
 }
 
