@@ -7,10 +7,7 @@
 // and the GPU test Models/CudaCell runs the printed CUDA against the interpreter.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <filesystem>
-#include <fstream>
 
 #include "model/emit/block_solver.hpp"
 #include "model/emit/cpp_printer.hpp"
@@ -18,19 +15,14 @@
 #include "model/emit/interpreter.hpp"
 #include "model/jit/jit.hpp"
 #include "model/load.hpp"
+#include "model_text.hpp"
 #include "test_codegen_support.hpp"
 
 using hw::cell::Integrator;
 
 namespace {
 
-hw::model::LoadedModel load_text(const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / ("hw_block_solver_" + std::to_string(::getpid()) + ".hwm");
-  std::ofstream(path) << text;
-  auto lm = hw::model::load_model(path.string());
-  std::filesystem::remove(path);
-  return lm;
-}
+hw::model::LoadedModel load_text(const std::string& text) { return hw::test_models::load_model_text(text, "block_solver"); }
 
 // A hub state h exchanging with three leaves that exchange with nothing else. In the
 // block's own order h is eliminated first and fills the matrix; eliminating the leaves

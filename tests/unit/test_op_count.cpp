@@ -2,25 +2,17 @@
 // integrators' shares: what `model inspect` prints and the GPU compute roof divides by.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <filesystem>
-#include <fstream>
 
 #include "model/emit/op_count.hpp"
 #include "model/load.hpp"
+#include "model_text.hpp"
 
 using hw::cell::Integrator;
 
 namespace {
 
-hw::model::LoadedModel load_text(const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / ("hw_op_count_" + std::to_string(::getpid()) + ".hwm");
-  std::ofstream(path) << text;
-  auto lm = hw::model::load_model(path.string());
-  std::filesystem::remove(path);
-  return lm;
-}
+hw::model::LoadedModel load_text(const std::string& text) { return hw::test_models::load_model_text(text, "op_count"); }
 
 }  // namespace
 
