@@ -7,7 +7,7 @@
 #
 # Here:   HW_PACK_MPI=0 bash tools/device/pack.sh heartwave=build/apps/heartwave/heartwave \
 #              heartwave_gpu_tests=build/tests/heartwave_gpu_tests
-# Device: [MODELS="iyer_mazhari_winslow_2004:double ..."] [CELLS=100000] [BCL=100]
+# Device: [MODELS="iyer_mazhari_winslow_2004:double ..." (the stiff set's files, or built-in names)] [CELLS=100000] [BCL=100]
 #         [VARIANTS="default= ..."] [GPU_TESTS=gtest filter] bash tools/device/large-models.sh
 #         (carry .devrun)
 set -uo pipefail
@@ -25,12 +25,13 @@ nvidia-smi --query-gpu=name,memory.total,clocks.max.sm --format=csv,noheader | t
 : > "$out/table.txt"
 for mp in $models; do
   model=${mp%%:*} precision=${mp##*:}
-  vary=gkr_max
-  case $model in iyer*) vary=GKr ;; esac
+  vary=gkr_max src=tests/data/stiff/$model.cellml
+  case $model in iyer*) vary=GKr ;; ohara_rudy_2011*) vary=GKr_b ;; esac
+  [ -f "$src" ] || src=$model  # a built-in model
   for v in $variants; do
     name=${v%%=*} envs=${v#*=}
     log="$out/pop-${model%%_*}-$precision-$name.log"
-    env ${envs//,/ } timeout 200 $bin/heartwave bench population "tests/data/stiff/$model.cellml" --cells "$cells" \
+    env ${envs//,/ } timeout 200 $bin/heartwave bench population "$src" --cells "$cells" \
       -i grl1 --precision "$precision" --bcl "$bcl" --vary "$vary=0.5:1.5" > "$log" 2>&1
     rc=$?
     awk -v m="${model%%_*}" -v p="$precision" -v n="$name" -v rc=$rc '
