@@ -571,8 +571,11 @@ def fast_section(L, output, status, measured):
              '(tests/unit/test_fast_maths_bounds.cpp): one beat at BCL 1000 ms, GRL2 at dt 0.01 ms in float, the '
              'kernel with the fast intrinsics against the same model\'s float kernel printed exactly. The bounds '
              '(issue 29): APD90 within 0.1 ms, RRMS of V <= 0.1 %. For scale, the last two columns are float '
-             'against double with the exact maths. "Replaced" counts one evaluation of the rates with their '
-             'Jacobian diagonal (`heartwave model inspect MODEL --fast`).')
+             'against double with the exact maths. Where that float-against-double RRMS is 5e-4 or more, two float '
+             'kernels cannot be compared to 0.1 % (their difference is float\'s rounding, amplified), and the fast '
+             'kernel is held to the exact double model instead, at most 0.1 % beyond float\'s own distance from it: '
+             'its RRMS against double is then given in brackets. "Replaced" counts one evaluation of the rates with '
+             'their Jacobian diagonal (`heartwave model inspect MODEL --fast`).')
     L.append('')
     L.append('| model | replaced: exp / log / pow / div | exact APD90 (ms) | ΔAPD90 (ms) | RRMS of V | '
              'float vs double: ΔAPD90 (ms) | RRMS | test |')
@@ -588,7 +591,8 @@ def fast_section(L, output, status, measured):
             L.append(f"| {model} | {r.get('replaced')} | {r['skipped']} | | | | | {st} |")
             continue
         L.append(f"| {model} | {r.get('exp')} / {r.get('log')} / {r.get('pow')} / {r.get('div')} | "
-                 f"{num(r, 'apd90', '.2f')} | {num(r, 'apd90_diff_ms', '.4f')} | {num(r, 'rrms', '.1e')} | "
+                 f"{num(r, 'apd90', '.2f')} | {num(r, 'apd90_diff_ms', '.4f')} | {num(r, 'rrms', '.1e')}"
+                 f"{' (' + num(r, 'fast_vs_double_rrms', '.1e') + ' against double)' if r.get('bound') == 'double' else ''} | "
                  f"{num(r, 'float_vs_double_apd90_ms', '.4f')} | {num(r, 'float_vs_double_rrms', '.1e')} | {st} |")
     if not rows:
         L.append('| (no output: the test did not run) | | | | | | | |')
@@ -610,6 +614,13 @@ def main():
     ap.add_argument('--tables-only', action='store_true',
                     help='rerun only the cell-maths tests (tables, fast intrinsics) and rewrite sections 8 and 9 '
                          'in the existing document')
+    ap.add_argument('--stiff-only', action='store_true',
+                    help='rerun only the stiff-set test and rewrite section 7 in the existing document')
+    ap.add_argument('--from-log', metavar='LOG',
+                    help='with --tables-only or --stiff-only: read the tests\' output from LOG (ctest\'s '
+                         'Testing/Temporary/LastTest.log of a run, e.g. a fresh-clone CI run) instead of running '
+                         'them; the rewritten sections say so, with --log-commit')
+    ap.add_argument('--log-commit', default='?', help='the commit the run behind --from-log built')
     ap.add_argument('--gpu-only', action='store_true',
                     help='rewrite only section 6 (read from docs/data/gpu/) in the existing document: '
                          'a new device record needs no rerun of the cpu tests')
@@ -623,14 +634,41 @@ def main():
         with open(args.out, 'w') as f:
             f.write(doc[:start] + '\n'.join(L).rstrip('\n') + '\n\n' + doc[end:])
         return
+    def partial_output(test_filter):
+        if args.from_log:
+            with open(args.from_log, encoding='utf-8', errors='replace') as f:
+                return f.read()
+        return run_tests(os.path.abspath(args.build_dir), test_filter, backends=False)[1]
+
+    def from_log_note(L):
+        if args.from_log:
+            L.insert(2, f'This section was regenerated from the output of a test run at commit `{args.log_commit}` '
+                        f'(ctest\'s LastTest.log, read by `--from-log`), not by a run of its own.')
+            L.insert(3, '')
+
+    if args.stiff_only:
+        with open(args.out) as f:
+            doc = f.read()
+        _, _, status, _, stiff = parse(partial_output('Models/StiffSet.*'))
+        L = []
+        stiff_section(L, stiff, status)
+        from_log_note(L)
+        start, end = doc.index('## 7. Stiff models'), doc.index('## 8. ')
+        with open(args.out, 'w') as f:
+            f.write(doc[:start] + '\n'.join(L).rstrip('\n') + '\n\n' + doc[end:])
+        return
     if args.tables_only:
         with open(args.out) as f:
             doc = f.read()
-        exe, output = run_tests(os.path.abspath(args.build_dir), TABLES_FILTER, backends=False)
+        output = partial_output(TABLES_FILTER)
         _, _, status, measured, _ = parse(output)
         L = []
         tables_section(L, output, status, measured)
-        fast_section(L, output, status, measured)
+        from_log_note(L)
+        F = []
+        fast_section(F, output, status, measured)
+        from_log_note(F)
+        L += F
         start = doc.find('## 8. Lookup tables')
         end = doc.find('## Failing tests at generation time')
         if start < 0:
