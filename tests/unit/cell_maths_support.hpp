@@ -1,5 +1,5 @@
-// What the cell-maths bounds tests share (test_tables_bounds.cpp, test_fast_maths_bounds.cpp):
-// a model loaded for one paced beat, and that beat with GRL2 at dt 0.01 ms: V sampled for
+// What the cell-maths bounds tests share (test_tables_bounds.cpp, test_fast_maths_bounds.cpp;
+// the stiff set loads its models here too): a model loaded for paced beats, and one beat with GRL2 at dt 0.01 ms: V sampled for
 // RRMS (verify_support.hpp) and the last beat's APD90.
 #pragma once
 
@@ -39,22 +39,23 @@ inline Beat one_beat(const hw::cell::CellKernel& k, const hw::cell::CellSetup& s
   return b;
 }
 
-// A model of stiff_set_files() loaded for one paced beat at BCL 1000 ms: FitzHugh-Nagumo's
+// A model of stiff_set_files() loaded for `beats` paced beats at BCL 1000 ms: FitzHugh-Nagumo's
 // stimulus named (verify_support.hpp), Noble 1962 unpaced (it oscillates by itself).
 struct BeatCase {
   hw::model::LoadedModel lm;
   hw::cell::CellSetup setup;
   hw::cell::StimulusTrain train;
 };
-inline BeatCase load_for_one_beat(const fs::path& file) {
+inline BeatCase load_for_beats(const fs::path& file, int beats) {
   const std::string model = file.stem().string();
   hw::model::LoadOptions lo;
   if (model == "fitzhugh_nagumo_1961") lo.roles.stimulus_current = "I";
   BeatCase c{hw::model::load_model(file.string(), lo), {}, {}};
   c.setup = hw::cell::make_cell_setup(c.lm.analysed, c.lm.stimulus);
   if (model == "noble_1962") c.setup.set_stimulus_magnitude(0);
-  c.train = hw::cell::StimulusTrain::periodic(kBclMs, 1, c.lm.stimulus.default_duration_ms.value_or(1.0));
+  c.train = hw::cell::StimulusTrain::periodic(kBclMs, beats, c.lm.stimulus.default_duration_ms.value_or(1.0));
   return c;
 }
+inline BeatCase load_for_one_beat(const fs::path& file) { return load_for_beats(file, 1); }
 
 }  // namespace hw::verify

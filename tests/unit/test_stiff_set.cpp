@@ -24,6 +24,7 @@
 #include "model/emit/interpreter.hpp"
 #include "model/load.hpp"
 #include "test_codegen_support.hpp"
+#include "cell_maths_support.hpp"
 #include "verify_support.hpp"
 
 namespace {
@@ -66,13 +67,8 @@ TEST_P(StiffSet, FixedStepsHoldAgainstCvode) {
   const fs::path file = GetParam();
   const std::string model = file.stem().string();
   if (!fs::exists(file)) GTEST_SKIP() << file << " not found";
-  hw::model::LoadOptions lo;
-  if (model == "fitzhugh_nagumo_1961") lo.roles.stimulus_current = "I";  // see verify_support.hpp
-  const auto lm = hw::model::load_model(file.string(), lo);
-  hw::cell::CellSetup setup = hw::cell::make_cell_setup(lm.analysed, lm.stimulus);
-  if (model == "noble_1962") setup.set_stimulus_magnitude(0);  // self-oscillating
+  const auto [lm, setup, train] = load_for_beats(file, kBeats);
   const double duration = lm.stimulus.default_duration_ms.value_or(1.0);
-  const auto train = hw::cell::StimulusTrain::periodic(kBclMs, kBeats, duration);
   const auto needs = hw::model::KernelNeeds::only({Integrator::rl2, Integrator::grl2}, false);
   hw::model::KernelNeeds both = needs;
   both.single_precision = true;

@@ -209,10 +209,6 @@ inline std::vector<std::string> shared_model_names() {
   return names;
 }
 
-// Flags a model needs beyond the common ones. FitzHugh-Nagumo's pulse is an algebraic
-// named just `I` (too generic a name for a role rule); tools/myokit_golden.py finds the
-// same variable as the only time-dependent piecewise. Noble 1962's own stimulus amplitude
-// is 0 (it self-oscillates), which the CLI will not take as a default, so it is given.
 // The stiff test set (tests/data/stiff) and every shared CellML model, sorted: what the
 // stiff-set and cell-maths tests run.
 inline std::vector<std::string> stiff_set_files() {
@@ -233,6 +229,10 @@ inline std::string model_test_name(const std::string& file) {
   return n;
 }
 
+// Flags a model needs beyond the common ones. FitzHugh-Nagumo's pulse is an algebraic
+// named just `I` (too generic a name for a role rule); tools/myokit_golden.py finds the
+// same variable as the only time-dependent piecewise. Noble 1962's own stimulus amplitude
+// is 0 (it self-oscillates), which the CLI will not take as a default, so it is given.
 inline std::string model_flags(const std::string& model) {
   if (model == "fitzhugh_nagumo_1961") return " --stimulus I";
   if (model == "noble_1962") return " --stim-amplitude 0";
