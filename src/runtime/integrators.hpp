@@ -190,6 +190,17 @@ struct SparseBlocks<M, decltype(void(M::kSparseBlocks))> {
   static constexpr bool value = M::kSparseBlocks;
 };
 
+// kFusedSteps: true where the model prints its single-stage steps (fe_fused, rl1_fused,
+// grl1_fused: model/emit/fused_step.hpp) state by state; step_once's loops below otherwise.
+template <class M, class = void>
+struct FusedSteps {
+  static constexpr bool value = false;
+};
+template <class M>
+struct FusedSteps<M, decltype(void(M::kFusedSteps))> {
+  static constexpr bool value = M::kFusedSteps;
+};
+
 // kThresholds: 0 or absent, none; > 0, that many; < 0, n_thresholds() at run time.
 template <class M, class = void>
 struct Thresholds {
@@ -331,9 +342,13 @@ HW_INTEGRATOR_FN void grl1_update(const M& m, Real h, const Real* y, const Real*
 // −e^x/(1 + e^x)² is inf/inf there, and GRL went NaN on the first float step. (Branch-free
 // so the loop over cells still vectorises; NaN fails the comparison.)
 template <class Real>
+HW_INTEGRATOR_FN Real finite_or_zero(Real J) {
+  return math::fabs(J) <= Real(1e30) ? J : Real(0);
+}
+template <class Real>
 HW_INTEGRATOR_FN void finite_diagonal(int n, Real* J) {
   HW_STATE_LOOP
-  for (int i = 0; i < n; ++i) J[i] = math::fabs(J[i]) <= Real(1e30) ? J[i] : Real(0);
+  for (int i = 0; i < n; ++i) J[i] = finite_or_zero(J[i]);
 }
 
 template <class Real, class M>
@@ -357,6 +372,15 @@ HW_INTEGRATOR_FN void step_once(const M& m, Integrator method, Real t, Real dt, 
   const int n = m.n_states();
   constexpr int kScratch = detail::Sizes<M>::states;
   Real f[kScratch], J[kScratch], ys[kScratch];
+  if constexpr (FusedSteps<M>::value) {
+    // The printed model's own single-stage steps: the same updates, state by state.
+    switch (method) {
+      case Integrator::fe: m.fe_fused(t, dt, y, p, c); return;
+      case Integrator::rl1: m.rl1_fused(t, dt, y, p, c); return;
+      case Integrator::grl1: m.grl1_fused(t, dt, y, p, c); return;
+      default: break;
+    }
+  }
   switch (method) {
     case Integrator::fe: {
       m.rhs(t, y, p, c, f);

@@ -181,6 +181,14 @@ void print_axpy(std::ostream& o, const BlockPattern& p, const std::string& real,
 
 }  // namespace
 
+std::string print_block_factor_solve(const BlockPattern& p, std::size_t b, const std::string& real,
+                                     const std::string& indent) {
+  std::ostringstream o;
+  print_factor(o, p, b, real, indent);
+  print_solve(o, p, b, indent);
+  return o.str();
+}
+
 std::string print_block_solver(const Model& m, const std::string& real, const std::string& qualifier,
                                const std::string& indent) {
   if (m.blocks.empty()) return "";

@@ -64,6 +64,11 @@ BlockWork block_work_of(const std::vector<BlockPattern>& patterns);
 std::string print_block_solver(const Model& m, const std::string& real, const std::string& qualifier,
                                const std::string& indent);
 
+// One block's factorisation of I − h·A into lu[] and its substitutions on x[] (indexed by
+// state), as factor_blocks_sparse and solve_blocks_sparse print them, for a printed step
+// that solves each block where its entries are ready (fused_step.hpp). Reads h and A.
+std::string print_block_factor_solve(const BlockPattern& p, std::size_t b, const std::string& real,
+                                     const std::string& indent);
 // "0: 10/16 nonzero, LU 10; 1: 39/121 nonzero, LU 47; ...": each block's nonzeros of A and
 // entries of its LU after fill, for model inspect.
 std::string describe_block_sparsity(const Model& m);

@@ -134,6 +134,10 @@ class StraightLine {
       // A wide statement has its own temporaries: one shared with a narrow statement
       // would bring its float rounding into the double computation.
       ctx_ = s.wide ? 1 : 0;
+      if (s.lhs.empty()) {  // raw lines (fused_step.cpp's block solves), indented already
+        out << s.rhs_text;
+        continue;
+      }
       if (s.expr != kNoExpr) emit_temporaries(s.expr, indent, out);
       out << indent << s.lhs << " = ";
       out << (s.expr == kNoExpr ? s.rhs_text : value(s.expr).text) << ";";
@@ -459,20 +463,23 @@ std::vector<Assignment> constants_statements(const Model& m, const CodeLayout& l
   return out;
 }
 
+Assignment every_step_algebraic(const Model& m, const CodeLayout& l, const TargetProfile& prof,
+                                std::size_t k) {
+  const Algebraic& a = m.algebraics[k];
+  return {"[[maybe_unused]] const " + (a.wide ? std::string("double") : prof.real) + " " + l.local_name[k],
+          a.expr, "",
+          std::string(a.synthetic ? "synthetic" : "") +
+              (a.wide ? (a.synthetic ? "; double in float kernels" : "double in float kernels") : ""),
+          a.wide};
+}
+
 // `only`: the algebraics to print (all every-step ones when empty).
 static void every_step_algebraics(const Model& m, const CodeLayout& l, const TargetProfile& prof,
                                   std::vector<Assignment>& out,
                                   const std::vector<std::uint8_t>& only = {}) {
   for (std::size_t k = 0; k < m.algebraics.size(); ++k) {
     if (l.constant_index[k] >= 0 || (!only.empty() && !only[k])) continue;
-    const Algebraic& a = m.algebraics[k];
-    out.push_back({"[[maybe_unused]] const " + (a.wide ? std::string("double") : prof.real) + " " +
-                       l.local_name[k],
-                   a.expr, "",
-                   std::string(a.synthetic ? "synthetic" : "") +
-                       (a.wide ? (a.synthetic ? "; double in float kernels" : "double in float kernels")
-                               : ""),
-                   a.wide});
+    out.push_back(every_step_algebraic(m, l, prof, k));
   }
 }
 

@@ -76,7 +76,8 @@ TargetProfile cuda_profile(bool use_float, bool fast_intrinsics, std::string pow
 using VarNamer = std::function<std::string(VarKind, std::uint32_t)>;
 
 // One line of straight-line code: `lhs = expr;`. When expr is kNoExpr, `rhs_text` is
-// printed instead (used to copy already-named values).
+// printed instead (used to copy already-named values); with an empty lhs too, rhs_text is
+// printed as it is (whole lines, indented by whoever made them).
 struct Assignment {
   std::string lhs;
   ExprId expr = kNoExpr;
@@ -108,6 +109,9 @@ std::vector<Assignment> rhs_statements(const Model& m, const CodeLayout& l,
                                        const TargetProfile& prof, bool with_jacobian);
 std::vector<Assignment> algebraics_statements(const Model& m, const CodeLayout& l,
                                               const TargetProfile& prof);
+// The local definition of every-step algebraic k (`const Real a<k>_<name> = …`).
+Assignment every_step_algebraic(const Model& m, const CodeLayout& l, const TargetProfile& prof,
+                                std::size_t k);
 //   rhs_jac_blocks(t, y, p, c, dydt, jdiag, A): rhs_jac, then each linear block's Jacobian
 //                                 into A[] (row-major, blocks one after another)
 std::vector<Assignment> rhs_blocks_statements(const Model& m, const CodeLayout& l,

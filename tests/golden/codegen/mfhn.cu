@@ -105,6 +105,62 @@ struct hw_model_Model {
       default: return -1;
     }
   }
+  // The single-stage steps printed state by state (model/emit/fused_step.hpp):
+  // step_once calls these instead of rhs_jac and its loops.
+  static constexpr bool kFusedSteps = true;
+  __device__ __forceinline__ void fe_fused([[maybe_unused]] float t, float dt, float* y, [[maybe_unused]] const float* p, [[maybe_unused]] const float* c) const {
+    [[maybe_unused]] const float a0_cse_0 = t - p[8];  // synthetic
+    [[maybe_unused]] const float a1_t_beat = a0_cse_0 - p[10] * floorf(a0_cse_0 / p[10]);
+    [[maybe_unused]] const float a2_H_on = ((t > p[8]) ? 1.0f : ((t == p[8]) ? 0.5f : 0.0f));
+    [[maybe_unused]] const float a3_H_off = ((a1_t_beat < p[9]) ? 1.0f : ((a1_t_beat == p[9]) ? 0.5f : 0.0f));
+    [[maybe_unused]] const float a4_i_stim = p[11] * a2_H_on * a3_H_off;
+    [[maybe_unused]] const float a6_u_norm = (y[0] - p[1]) / c[0];
+    const float f0 = (p[5] * a6_u_norm * (a6_u_norm - p[3]) * (1.0f - a6_u_norm) - p[6] * y[1] * a6_u_norm) * c[0] - a4_i_stim / p[2];  // d/dt u
+    const float n0 = y[0] + dt * f0;
+    const float f1 = p[4] * a6_u_norm - p[4] * p[7] * y[1];  // d/dt v
+    const float n1 = y[1] + dt * f1;
+    y[0] = n0;
+    y[1] = n1;
+  }
+  __device__ __forceinline__ void rl1_fused([[maybe_unused]] float t, float dt, float* y, [[maybe_unused]] const float* p, [[maybe_unused]] const float* c) const {
+    [[maybe_unused]] const float a0_cse_0 = t - p[8];  // synthetic
+    [[maybe_unused]] const float a1_t_beat = a0_cse_0 - p[10] * floorf(a0_cse_0 / p[10]);
+    [[maybe_unused]] const float a2_H_on = ((t > p[8]) ? 1.0f : ((t == p[8]) ? 0.5f : 0.0f));
+    [[maybe_unused]] const float a3_H_off = ((a1_t_beat < p[9]) ? 1.0f : ((a1_t_beat == p[9]) ? 0.5f : 0.0f));
+    [[maybe_unused]] const float a4_i_stim = p[11] * a2_H_on * a3_H_off;
+    [[maybe_unused]] const float a6_u_norm = (y[0] - p[1]) / c[0];
+    const float f0 = (p[5] * a6_u_norm * (a6_u_norm - p[3]) * (1.0f - a6_u_norm) - p[6] * y[1] * a6_u_norm) * c[0] - a4_i_stim / p[2];  // d/dt u
+    const float n0 = y[0] + dt * f0;
+    const float s0 = p[4] * p[7];
+    const float f1 = p[4] * a6_u_norm - s0 * y[1];  // d/dt v
+    const float j1 = -s0;
+    const float n1 = y[1] + f1 * hw::cell::detail::expm1_over(j1, dt);
+    y[0] = n0;
+    y[1] = n1;
+  }
+  __device__ __forceinline__ void grl1_fused([[maybe_unused]] float t, float dt, float* y, [[maybe_unused]] const float* p, [[maybe_unused]] const float* c) const {
+    [[maybe_unused]] const float a0_cse_0 = t - p[8];  // synthetic
+    [[maybe_unused]] const float a1_t_beat = a0_cse_0 - p[10] * floorf(a0_cse_0 / p[10]);
+    [[maybe_unused]] const float a2_H_on = ((t > p[8]) ? 1.0f : ((t == p[8]) ? 0.5f : 0.0f));
+    [[maybe_unused]] const float a3_H_off = ((a1_t_beat < p[9]) ? 1.0f : ((a1_t_beat == p[9]) ? 0.5f : 0.0f));
+    [[maybe_unused]] const float a4_i_stim = p[11] * a2_H_on * a3_H_off;
+    [[maybe_unused]] const float a6_u_norm = (y[0] - p[1]) / c[0];
+    const float s0 = p[5] * a6_u_norm;
+    const float s1 = a6_u_norm - p[3];
+    const float s2 = s0 * s1;
+    const float s3 = 1.0f - a6_u_norm;
+    const float s4 = p[6] * y[1];
+    const float f0 = (s2 * s3 - s4 * a6_u_norm) * c[0] - a4_i_stim / p[2];  // d/dt u
+    const float s5 = 1.0f / c[0];
+    const float j0 = ((p[5] * s5 * s1 + s0 * s5) * s3 + s2 * -s5 - s4 * s5) * c[0];
+    const float n0 = y[0] + f0 * hw::cell::detail::expm1_over(hw::cell::detail::finite_or_zero(j0), dt);
+    const float s6 = p[4] * p[7];
+    const float f1 = p[4] * a6_u_norm - s6 * y[1];  // d/dt v
+    const float j1 = -s6;
+    const float n1 = y[1] + f1 * hw::cell::detail::expm1_over(hw::cell::detail::finite_or_zero(j1), dt);
+    y[0] = n0;
+    y[1] = n1;
+  }
   static constexpr int kThresholds = 0;
   __device__ __forceinline__ void rhs(float t, const float* y, const float* p, const float* c, float* dydt) const { hw_model_rhs(t, y, p, c, dydt); }
   __device__ __forceinline__ void rhs_jac(float t, const float* y, const float* p, const float* c, float* dydt, float* jdiag) const { hw_model_rhs_jac(t, y, p, c, dydt, jdiag); }
