@@ -322,7 +322,7 @@ std::string print_cpp(const Model& m, const CppOptions& opt) {
          "  constexpr bool is_gate(int i) const { return kGate[i]; }\n";
   out << block_structure(m, "", "  ");
   out << print_block_solver(m, "Real", "[[gnu::always_inline]] ", "  ");
-  out << print_fused_steps(m, l, prof, names, "[[gnu::always_inline]] ", "  ");
+  if (opt.fused_steps) out << print_fused_steps(m, l, prof, names, "[[gnu::always_inline]] ", "  ");
   out << "  static constexpr int kThresholds = " << m.thresholds.size() << ";\n\n";
   // True when every parameter used as an exponent is a small integer: step_batch then uses
   // Model<Real, true>, whose pow_param multiplies (false when there are none).

@@ -34,6 +34,11 @@ struct CppOptions {
   const struct Tabulation* tables = nullptr;
   // In float, the approximations of the GPU's fast intrinsics (cell_maths.hpp, "fast").
   bool fast_intrinsics = false;
+  // The single-stage steps printed state by state (fused_step.hpp), as the GPU's populations
+  // use them. Off by default: on the CPU they ran slower (tt06-3d, one thread, vectorised over
+  // cells: 5-11 %; a Grandi 2010 cell with GRL1: 14 %). The tests turn it on to check the
+  // printed steps against the interpreter without a GPU (test_fused_step.cpp).
+  bool fused_steps = false;
   bool all() const { return integrators == ~0u && single_precision && double_precision; }
 };
 

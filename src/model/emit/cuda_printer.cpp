@@ -80,7 +80,7 @@ std::string print_cuda(const Model& m, const CudaOptions& opt) {
   out << "      default: return false;\n    }\n  }\n"
       << block_structure(m, "__device__ ", "  ")
       << print_block_solver(m, real, "__device__ __forceinline__ ", "  ")
-      << print_fused_steps(m, l, prof, names, "__device__ __forceinline__ ", "  ")
+      << (opt.fused_steps ? print_fused_steps(m, l, prof, names, "__device__ __forceinline__ ", "  ") : "")
       << "  static constexpr int kThresholds = " << m.thresholds.size() << ";\n"
       << "  __device__ __forceinline__ void rhs(" << args << ", " << real << "* dydt) const { " << pre
       << "_rhs(t, y, p, c, dydt); }\n"

@@ -51,6 +51,7 @@ std::string print_tissue_kernels(const TissueKernelSpec& s) {
     co.use_float = s.f32;
     co.function_prefix = fmt::format("hw_p{}", q);
     co.demo_kernel = false;
+    co.fused_steps = false;  // slower here (cuda_printer.hpp says by how much)
     const std::string pre = co.function_prefix;
     t += fmt::format("\n// ---- part {}: model {} ----\n", q, p.model_name);
     // Parameters that no cell varies are compiled in as constants (model/passes/specialise),

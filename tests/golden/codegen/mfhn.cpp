@@ -136,68 +136,6 @@ struct Model {
       default: return -1;
     }
   }
-  // The single-stage steps printed state by state (model/emit/fused_step.hpp):
-  // step_once calls these instead of rhs_jac and its loops.
-  static constexpr bool kFusedSteps = true;
-  [[gnu::always_inline]] void fe_fused([[maybe_unused]] Real t, Real dt, Real* y, [[maybe_unused]] const Real* p, [[maybe_unused]] const Real* c) const {
-    [[maybe_unused]] const Real a0_cse_0 = t - p[8];  // synthetic
-    [[maybe_unused]] const Real a1_t_beat = a0_cse_0 - p[10] * std::floor(a0_cse_0 / p[10]);
-    const Real s0 = ((t == p[8]) ? Real(0.5) : Real(0));
-    [[maybe_unused]] const Real a2_H_on = ((t > p[8]) ? Real(1) : s0);
-    const Real s1 = ((a1_t_beat == p[9]) ? Real(0.5) : Real(0));
-    [[maybe_unused]] const Real a3_H_off = ((a1_t_beat < p[9]) ? Real(1) : s1);
-    [[maybe_unused]] const Real a4_i_stim = p[11] * a2_H_on * a3_H_off;
-    [[maybe_unused]] const Real a6_u_norm = (y[0] - p[1]) / c[0];
-    const Real f0 = (p[5] * a6_u_norm * (a6_u_norm - p[3]) * (Real(1) - a6_u_norm) - p[6] * y[1] * a6_u_norm) * c[0] - a4_i_stim / p[2];  // d/dt u
-    const Real n0 = y[0] + dt * f0;
-    const Real f1 = p[4] * a6_u_norm - p[4] * p[7] * y[1];  // d/dt v
-    const Real n1 = y[1] + dt * f1;
-    y[0] = n0;
-    y[1] = n1;
-  }
-  [[gnu::always_inline]] void rl1_fused([[maybe_unused]] Real t, Real dt, Real* y, [[maybe_unused]] const Real* p, [[maybe_unused]] const Real* c) const {
-    [[maybe_unused]] const Real a0_cse_0 = t - p[8];  // synthetic
-    [[maybe_unused]] const Real a1_t_beat = a0_cse_0 - p[10] * std::floor(a0_cse_0 / p[10]);
-    const Real s0 = ((t == p[8]) ? Real(0.5) : Real(0));
-    [[maybe_unused]] const Real a2_H_on = ((t > p[8]) ? Real(1) : s0);
-    const Real s1 = ((a1_t_beat == p[9]) ? Real(0.5) : Real(0));
-    [[maybe_unused]] const Real a3_H_off = ((a1_t_beat < p[9]) ? Real(1) : s1);
-    [[maybe_unused]] const Real a4_i_stim = p[11] * a2_H_on * a3_H_off;
-    [[maybe_unused]] const Real a6_u_norm = (y[0] - p[1]) / c[0];
-    const Real f0 = (p[5] * a6_u_norm * (a6_u_norm - p[3]) * (Real(1) - a6_u_norm) - p[6] * y[1] * a6_u_norm) * c[0] - a4_i_stim / p[2];  // d/dt u
-    const Real n0 = y[0] + dt * f0;
-    const Real s2 = p[4] * p[7];
-    const Real f1 = p[4] * a6_u_norm - s2 * y[1];  // d/dt v
-    const Real j1 = -s2;
-    const Real n1 = y[1] + f1 * hw::cell::detail::expm1_over(j1, dt);
-    y[0] = n0;
-    y[1] = n1;
-  }
-  [[gnu::always_inline]] void grl1_fused([[maybe_unused]] Real t, Real dt, Real* y, [[maybe_unused]] const Real* p, [[maybe_unused]] const Real* c) const {
-    [[maybe_unused]] const Real a0_cse_0 = t - p[8];  // synthetic
-    [[maybe_unused]] const Real a1_t_beat = a0_cse_0 - p[10] * std::floor(a0_cse_0 / p[10]);
-    const Real s0 = ((t == p[8]) ? Real(0.5) : Real(0));
-    [[maybe_unused]] const Real a2_H_on = ((t > p[8]) ? Real(1) : s0);
-    const Real s1 = ((a1_t_beat == p[9]) ? Real(0.5) : Real(0));
-    [[maybe_unused]] const Real a3_H_off = ((a1_t_beat < p[9]) ? Real(1) : s1);
-    [[maybe_unused]] const Real a4_i_stim = p[11] * a2_H_on * a3_H_off;
-    [[maybe_unused]] const Real a6_u_norm = (y[0] - p[1]) / c[0];
-    const Real s2 = p[5] * a6_u_norm;
-    const Real s3 = a6_u_norm - p[3];
-    const Real s4 = s2 * s3;
-    const Real s5 = Real(1) - a6_u_norm;
-    const Real s6 = p[6] * y[1];
-    const Real f0 = (s4 * s5 - s6 * a6_u_norm) * c[0] - a4_i_stim / p[2];  // d/dt u
-    const Real s7 = Real(1) / c[0];
-    const Real j0 = ((p[5] * s7 * s3 + s2 * s7) * s5 + s4 * -s7 - s6 * s7) * c[0];
-    const Real n0 = y[0] + f0 * hw::cell::detail::expm1_over(hw::cell::detail::finite_or_zero(j0), dt);
-    const Real s8 = p[4] * p[7];
-    const Real f1 = p[4] * a6_u_norm - s8 * y[1];  // d/dt v
-    const Real j1 = -s8;
-    const Real n1 = y[1] + f1 * hw::cell::detail::expm1_over(hw::cell::detail::finite_or_zero(j1), dt);
-    y[0] = n0;
-    y[1] = n1;
-  }
   static constexpr int kThresholds = 0;
 
   static constexpr bool kExponentParams = false;
