@@ -43,8 +43,8 @@ struct CudaOptions {
   // The single-stage steps (fe, rl1, grl1) printed state by state (fused_step.hpp): fewer
   // values live at once, so fewer registers and spills. Measured on an H200 (populations of
   // 10^5 cells, GRL1, docs/benchmarks.md): Iyer 2004 double 2.9x faster, float 1.37x;
-  // O'Hara-Rudy double 1.24x; Grandi 2010 double 1.06x; none slower. A tissue kernel turns it
-  // off: there it ran 0.6-4.5 % slower (rabbit-tt06, tt06-3d-256, ord-heart with rl1).
+  // O'Hara-Rudy double 1.24x; Grandi 2010 double 1.06x; none slower. A tissue kernel keeps it
+  // in double only (tissue_kernel_printer.cpp): in float it ran 0.6-4.5 % slower there.
   bool fused_steps = true;
 };
 

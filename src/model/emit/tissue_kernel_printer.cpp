@@ -51,7 +51,10 @@ std::string print_tissue_kernels(const TissueKernelSpec& s) {
     co.use_float = s.f32;
     co.function_prefix = fmt::format("hw_p{}", q);
     co.demo_kernel = false;
-    co.fused_steps = false;  // slower here (cuda_printer.hpp says by how much)
+    // The steps printed state by state in double only: there they free registers the kernel
+    // needs (the N-version slab at 0.05 mm, TT06 rl1: 10-11 % faster); in float they ran
+    // 0.6-4.5 % slower (rabbit-tt06, tt06-3d-256, ord-heart). docs/benchmarks.md.
+    co.fused_steps = !s.f32;
     const std::string pre = co.function_prefix;
     t += fmt::format("\n// ---- part {}: model {} ----\n", q, p.model_name);
     // Parameters that no cell varies are compiled in as constants (model/passes/specialise),
