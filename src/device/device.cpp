@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include <fmt/format.h>
@@ -256,6 +257,49 @@ void copy_device(const Stream& on, DevicePtr dst, DevicePtr src, std::size_t byt
   check(api().dtod_async(CUdeviceptr(dst), CUdeviceptr(src), bytes, raw(on)), "cuMemcpyDtoDAsync");
 }
 
+// ---- SharedBuffer, PeerMapping ----------------------------------------------------------
+
+SharedBuffer::SharedBuffer(Device& dev, std::size_t bytes, const char* what) : dev_(dev.shared_from_this()) {
+  dev.make_current();
+  CUdeviceptr p = 0;
+  check(api().mem_alloc(&p, bytes), what);
+  p_ = p;
+  check(api().memset8_async(p, 0, bytes, raw(dev.compute())), "cuMemsetD8Async");
+  dev.compute().synchronize();
+}
+
+SharedBuffer::~SharedBuffer() {
+  if (!p_) return;
+  dev_->make_current();
+  detail::api_unchecked().mem_free(CUdeviceptr(p_));
+}
+
+SharedBuffer::Handle SharedBuffer::handle() const {
+  CUipcMemHandle h{};
+  dev_->make_current();
+  check(api().ipc_get_handle(&h, CUdeviceptr(p_)), "cuIpcGetMemHandle");
+  Handle out{};
+  static_assert(sizeof h == sizeof out);
+  std::memcpy(out.data(), &h, sizeof h);
+  return out;
+}
+
+PeerMapping::PeerMapping(Device& dev, const SharedBuffer::Handle& h) : dev_(dev.shared_from_this()) {
+  CUipcMemHandle raw_handle{};
+  std::memcpy(&raw_handle, h.data(), sizeof raw_handle);
+  dev.make_current();
+  CUdeviceptr p = 0;
+  check(api().ipc_open_handle(&p, raw_handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+        "cuIpcOpenMemHandle (another rank's GPU memory)");
+  p_ = p;
+}
+
+PeerMapping::~PeerMapping() {
+  if (!p_) return;
+  dev_->make_current();
+  detail::api_unchecked().ipc_close_handle(CUdeviceptr(p_));
+}
+
 // ---- HostCopy --------------------------------------------------------------------------
 
 HostCopy::HostCopy(Device& dev, std::size_t bytes, const char* what)
@@ -364,6 +408,13 @@ void launch(const Stream& on, void* f, Dim3 grid, Dim3 block, void** args, unsig
         "cuLaunchKernel");
 }
 
+void launch_cooperative(const Stream& on, void* f, Dim3 grid, Dim3 block, void** args) {
+  on.device().make_current();
+  check(api().launch_cooperative(static_cast<CUfunction>(f), grid[0], grid[1], grid[2], block[0], block[1], block[2], 0,
+                                 raw(on), args),
+        "cuLaunchCooperativeKernel");
+}
+
 KernelGraph::~KernelGraph() {
   const detail::Api& a = detail::api_unchecked();
   if (exec_) a.graph_exec_destroy(static_cast<CUgraphExec>(exec_));
@@ -446,6 +497,20 @@ void KernelGraph::end_loop() {
   if (!body_) throw Error("KernelGraph::end_loop without begin_loop (internal error)");
   body_ = nullptr;
   body_last_ = nullptr;
+}
+
+void KernelGraph::begin_capture(const Stream& on) {
+  if (g_) throw Error("KernelGraph::begin_capture on a graph already built (internal error)");
+  on.device().make_current();
+  // Thread-local: only this thread's calls are captured (an output writer's copies are not).
+  check(api().stream_begin_capture(raw(on), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+}
+
+void KernelGraph::end_capture(const Stream& on) {
+  CUgraph g = nullptr;
+  check(api().stream_end_capture(raw(on), &g), "cuStreamEndCapture");
+  g_ = g;
+  nodes_ = -1;  // not counted
 }
 
 void KernelGraph::launch(const Stream& on) {
@@ -537,6 +602,11 @@ void DeviceBuffer::upload(const void*, std::size_t, std::size_t) { unbuilt(); }
 void DeviceBuffer::download(void*, std::size_t, std::size_t) const { unbuilt(); }
 void DeviceBuffer::fill_zero() const { unbuilt(); }
 void copy_device(const Stream&, DevicePtr, DevicePtr, std::size_t) { unbuilt(); }
+SharedBuffer::SharedBuffer(Device&, std::size_t, const char*) { unbuilt(); }
+SharedBuffer::~SharedBuffer() = default;
+SharedBuffer::Handle SharedBuffer::handle() const { unbuilt(); }
+PeerMapping::PeerMapping(Device&, const SharedBuffer::Handle&) { unbuilt(); }
+PeerMapping::~PeerMapping() = default;
 HostCopy::HostCopy(Device&, std::size_t, const char*) { unbuilt(); }
 HostCopy::~HostCopy() = default;
 void HostCopy::start(DevicePtr, std::size_t) { unbuilt(); }
@@ -547,9 +617,12 @@ Module::Module(Module&&) noexcept {}
 Module& Module::operator=(Module&&) noexcept { return *this; }
 void* Module::function(const std::string&) const { unbuilt(); }
 void launch(const Stream&, void*, Dim3, Dim3, void**, unsigned) { unbuilt(); }
+void launch_cooperative(const Stream&, void*, Dim3, Dim3, void**) { unbuilt(); }
 KernelGraph::~KernelGraph() = default;
 void KernelGraph::add(void*, Dim3, Dim3, void**) { unbuilt(); }
 void KernelGraph::launch(const Stream&) { unbuilt(); }
+void KernelGraph::begin_capture(const Stream&) { unbuilt(); }
+void KernelGraph::end_capture(const Stream&) { unbuilt(); }
 bool KernelGraph::loops_supported() { return false; }
 unsigned long long KernelGraph::loop_handle(const Device&) { unbuilt(); }
 void KernelGraph::begin_loop(const Device&, unsigned long long) { unbuilt(); }

@@ -153,6 +153,39 @@ class DeviceBuffer {
 // dst = src, queued on `on`.
 void copy_device(const Stream& on, DevicePtr dst, DevicePtr src, std::size_t bytes);
 
+// Device memory that the other processes of this host can map (CUDA IPC), zeroed: the peer
+// stores of a split run write into a neighbour's (tissue/cuda/peer_halo.hpp). Plain
+// cuMemAlloc memory, not the Device's pool: a pool's allocations have no such handle.
+class SharedBuffer {
+ public:
+  using Handle = std::array<unsigned char, 64>;  // CU_IPC_HANDLE_SIZE
+  SharedBuffer(Device& dev, std::size_t bytes, const char* what);
+  ~SharedBuffer();
+  SharedBuffer(const SharedBuffer&) = delete;
+  SharedBuffer& operator=(const SharedBuffer&) = delete;
+  DevicePtr ptr() const { return p_; }
+  Handle handle() const;  // what another process opens (PeerMapping)
+
+ private:
+  std::shared_ptr<Device> dev_;
+  DevicePtr p_ = 0;
+};
+
+// Another process's SharedBuffer, mapped into this one for `dev` (over NVLink or PCIe where
+// the GPUs are peers). Throws hw::Error where it cannot be mapped.
+class PeerMapping {
+ public:
+  PeerMapping(Device& dev, const SharedBuffer::Handle& h);
+  ~PeerMapping();
+  PeerMapping(const PeerMapping&) = delete;
+  PeerMapping& operator=(const PeerMapping&) = delete;
+  DevicePtr ptr() const { return p_; }
+
+ private:
+  std::shared_ptr<Device> dev_;
+  DevicePtr p_ = 0;
+};
+
 // A copy of device memory to the host that runs beside the work queued after it: start()
 // copies into a device buffer of its own on the compute stream, in order after the kernels
 // queued before (a device-to-device copy, microseconds), then into pinned host memory on a
@@ -198,6 +231,9 @@ class Module {
 
 // Launches kernel f on stream `on`; args as for cuLaunchKernel.
 void launch(const Stream& on, void* f, Dim3 grid, Dim3 block, void** args, unsigned shared_bytes = 0);
+// The same with every block resident at once (cuLaunchCooperativeKernel): blocks may wait
+// for each other. The grid must fit the GPU at once (at most a block per SM is safe).
+void launch_cooperative(const Stream& on, void* f, Dim3 grid, Dim3 block, void** args);
 
 // A fixed sequence of kernel launches, each after the one before, built once and launched
 // many times with one call (a CUDA graph). Why: a small grid's step lasts a few µs, about
@@ -211,6 +247,11 @@ class KernelGraph {
   KernelGraph(const KernelGraph&) = delete;
   KernelGraph& operator=(const KernelGraph&) = delete;
   void add(void* f, Dim3 grid, Dim3 block, void** args);
+  // Or, instead of add(), what this thread queues on `on` between these two, and on the
+  // streams `on` hands work to by events (which must hand back before end_capture): what a
+  // library queues (NCCL's exchanges, which are no kernel nodes) becomes part of it too.
+  void begin_capture(const Stream& on);
+  void end_capture(const Stream& on);
   void launch(const Stream& on);  // instantiated at the first launch
   int kernels() const { return nodes_; }
 

@@ -130,6 +130,14 @@ State& state() {
     load(a.graph_launch, "cuGraphLaunch");
     load(a.graph_exec_destroy, "cuGraphExecDestroy");
     load(a.graph_destroy, "cuGraphDestroy");
+    load(a.stream_begin_capture, "cuStreamBeginCapture");
+    load(a.mem_alloc, "cuMemAlloc");
+    load(a.launch_cooperative, "cuLaunchCooperativeKernel");
+    load(a.mem_free, "cuMemFree");
+    load(a.ipc_get_handle, "cuIpcGetMemHandle");
+    load(a.ipc_open_handle, "cuIpcOpenMemHandle");
+    load(a.ipc_close_handle, "cuIpcCloseMemHandle");
+    load(a.stream_end_capture, "cuStreamEndCapture");
     // Loops in graphs (KernelGraph::begin_loop) are used where the driver has them.
     const bool had_missing = missing;
     load(a.ctx_get_current, "cuCtxGetCurrent");

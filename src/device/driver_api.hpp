@@ -56,6 +56,14 @@ struct Api {
   decltype(&::cuGraphLaunch) graph_launch;
   decltype(&::cuGraphExecDestroy) graph_exec_destroy;
   decltype(&::cuGraphDestroy) graph_destroy;
+  decltype(&::cuStreamBeginCapture) stream_begin_capture;
+  decltype(&::cuMemAlloc) mem_alloc;
+  decltype(&::cuLaunchCooperativeKernel) launch_cooperative;
+  decltype(&::cuMemFree) mem_free;
+  decltype(&::cuIpcGetMemHandle) ipc_get_handle;
+  decltype(&::cuIpcOpenMemHandle) ipc_open_handle;
+  decltype(&::cuIpcCloseMemHandle) ipc_close_handle;
+  decltype(&::cuStreamEndCapture) stream_end_capture;
   // Optional (null where the driver lacks them, before CUDA 12.3): loops on the device.
   decltype(&::cuCtxGetCurrent) ctx_get_current;
   decltype(&::cuGraphAddNode) graph_add_node;

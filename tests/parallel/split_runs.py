@@ -204,7 +204,9 @@ class Runner:
         return self.run_in(d, ranks, ["case.toml", *extra], expect)
 
     def run_in(self, d, ranks, args, expect=0, backend=None):
-        cmd = [self.hw, "run", "--backend", backend or self.backend, "--quiet", *args]
+        # Split on GPUs, the run's description is kept: it says what carried the halos.
+        on_gpus = (backend or self.backend) == "cuda" and ranks > 1
+        cmd = [self.hw, "run", "--backend", backend or self.backend, *([] if on_gpus else ["--quiet"]), *args]
         if ranks > 1:
             cmd = ["mpirun", "-np", str(ranks), "--oversubscribe", *cmd]
         t0 = time.monotonic()
@@ -213,7 +215,8 @@ class Runner:
         if p.returncode != expect:
             sys.exit(f"FAIL: {' '.join(map(str, cmd))} in {d}: exit {p.returncode} (expected {expect})\n"
                      f"{p.stdout}\n{p.stderr}")
-        print(f"  {ranks} rank(s): {took:.1f} s  ({' '.join(args)})")
+        carrier = re.search(r"halos by (peer stores|NCCL [0-9.]+|host memory)", p.stdout) if on_gpus else None
+        print(f"  {ranks} rank(s): {took:.1f} s  ({' '.join(args)})" + (f"; halos by {carrier.group(1)}" if carrier else ""))
         return d, p
 
 

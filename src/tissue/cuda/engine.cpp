@@ -167,14 +167,16 @@ class CudaEngine final : public Engine {
     load(initial_state(s));
     if (s.time.diffusion != DiffusionScheme::forward_euler)
       implicit_ = std::make_unique<cuda::DeviceImplicit<Real>>(*dev_, s, f_);
+    else if (split_.active())
+      split_.enable_peer_stores<Real>(f_.v(0), f_.layout());
     fail_ = gpu::DeviceBuffer(*dev_, 2 * sizeof(unsigned long long), "the failure flag");
     reset_failure();
     compile();
     batch_clock_ = gpu::DeviceBuffer(*dev_, std::size_t(kMaxBatch) * 2 * s.parts.size() * sizeof(hw::cuda::PassTime<Real>),
                                      "the step clock");
-    // Split: no graphs (NCCL's exchanges are no kernel nodes; a capture of them from the
-    // stream hung on the H200s, docs/parallel.md).
-    use_graphs_ = opt.graphs && !split_.active();
+    // Split, the graphs are captured from the stream (NCCL's exchanges are no kernel nodes),
+    // where NCCL carries the halos (a staged exchange goes through the host).
+    use_graphs_ = opt.graphs && (!split_.active() || split_.agrees_on_device());
     tuner_timer_ = std::make_unique<gpu::Timer>(on_);
   }
 
@@ -397,6 +399,8 @@ class CudaEngine final : public Engine {
         for (long k = m; k < m + chunk;) k += enqueue(k, m + chunk - k);
       m += chunk;
     }
+    // Peer stores: the batch's last step's failure, agreed.
+    if (split_.peer()) split_.peer_exchange<Real>(nullptr, f_.layout(), fail_.ptr());
     unsigned long long f[2];
     fail_.download(f, sizeof f);
     // A several-steps pass failed: the state kept is its input, whose cell states may be in
@@ -503,9 +507,15 @@ class CudaEngine final : public Engine {
     std::unique_ptr<gpu::KernelGraph>& g = graphs_[{cur_of(n) + 2 * ring, count, place}];
     if (!g) {
       g = std::make_unique<gpu::KernelGraph>();
-      building_ = g.get();
-      for (long m = n; m < n + count;) m += enqueue(m, n + count - m);
-      building_ = nullptr;
+      if (split_.active()) {
+        g->begin_capture(on_);
+        for (long m = n; m < n + count;) m += enqueue(m, n + count - m);
+        g->end_capture(on_);
+      } else {
+        building_ = g.get();
+        for (long m = n; m < n + count;) m += enqueue(m, n + count - m);
+        building_ = nullptr;
+      }
     } else if (implicit_) {
       implicit_->replayed(count);
     }
@@ -537,6 +547,14 @@ class CudaEngine final : public Engine {
   // and its first guess settled (DeviceImplicit::graph_ready).
   bool graph_fits(long n, long count) const {
     if (!use_graphs_ || count < 2) return false;
+    // Split, the ranks decide together, so that every rank queues each step the same way:
+    // none captures an exchange (which records it, and runs nothing) while another runs
+    // it. A rank's tuning can end before another's (a tuner may find its choice in a cache
+    // file the other wrote).
+    if (split_.active()) return split_.all((exchanged_ || split_.peer()) && graph_fits_here(n, count));
+    return graph_fits_here(n, count);
+  }
+  bool graph_fits_here(long n, long count) const {
     if (implicit_ && !implicit_->graph_ready()) return false;
     for (const PartKernels& k : kernels_) {
       if (k.tuner.tuning()) return false;
@@ -656,6 +674,22 @@ class CudaEngine final : public Engine {
       if (split_.active() && split_.agrees_on_device()) split_.agree_on_device(fail_.ptr());
       return;
     }
+    if (split_.peer()) {
+      // Peer stores: the exchange before a step also agrees on the failures of the step
+      // before it (and queue_and_check agrees on the last), so no rank starts a step after a
+      // failure anywhere; the whole slab is then one pass, as on one GPU.
+      const Split& sp = split_.split();
+      if (s_.time.splitting == Splitting::godunov) {
+        split_.peer_exchange<Real>(&cur, f_.layout(), fail_.ptr());
+        pass(cur, next, true, dt, 0, stim, n, &cur, sp.row_begin(), sp.row_end());
+      } else {
+        split_.peer_exchange<Real>(nullptr, f_.layout(), fail_.ptr());
+        pass(cur, tmp, false, 0.5 * dt, 0, stim, n, nullptr);
+        split_.peer_exchange<Real>(&tmp, f_.layout(), fail_.ptr());
+        pass(tmp, next, true, 0.5 * dt, 1, stim, n, &cur, sp.row_begin(), sp.row_end());
+      }
+      return;
+    }
     if (s_.time.splitting == Splitting::godunov) {
       diffusing_pass(cur, next, dt, 0, stim, n, &cur);
     } else {
@@ -676,6 +710,7 @@ class CudaEngine final : public Engine {
     const Split& sp = split_.split();
     const std::size_t r0 = sp.row_begin(), r1 = sp.row_end(), g = sp.ghost_rows();
     split_.start_halo<Real>(vin, f_.layout());
+    exchanged_ = true;
     if (r1 - r0 > 2 * g) pass(vin, vout, true, h, second, stim, n, track, r0 + g, r1 - g);
     split_.finish_halo();
     pass(vin, vout, true, h, second, stim, n, track, r0, std::min(r1, r0 + g), false);
@@ -842,6 +877,9 @@ class CudaEngine final : public Engine {
   mutable cuda::DeviceSplit split_;  // this rank's rows (all of them on one rank), the halos and gathers
   mutable bool gathered_ = true;     // split: every rank holds the whole V and states
   std::string agreed_variable_;      // split: the failing variable every rank names
+  // Split: an exchange ran outside a graph. NCCL connects to a peer at the first exchange
+  // with it, which is never inside a capture.
+  bool exchanged_ = false;
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 // and the host communicator (MPI), with no overlap: correct everywhere, fast only with NCCL.
 #pragma once
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "comm/device_link.hpp"
 #include "comm/watchdog.hpp"
 #include "device/device.hpp"
+#include "tissue/cuda/peer_halo.hpp"
 #include "tissue/split.hpp"
 
 namespace hw::tissue::cuda {
@@ -51,9 +53,55 @@ class DeviceSplit {
     link_->allreduce_min(reinterpret_cast<unsigned long long*>(fail), 2, dev_.compute().handle());
   }
   const Split& split() const { return split_; }
+
+  // Peer stores (tissue/cuda/peer_halo.hpp) carry the halos of explicit steps where every
+  // rank is on this host and maps the others' GPU memory, unless HEARTWAVE_HALOS=nccl; the
+  // gathers stay with NCCL. v: one of the fields the exchanges will carry (for the faces'
+  // sizes). Every rank calls it at the same point and they agree.
+  template <class Real>
+  void enable_peer_stores(const gpu::DeviceBuffer& v, const RowLayout& L) {
+    if (!link_) return;
+    const char* e = std::getenv("HEARTWAVE_HALOS");
+    const std::string asked = e ? e : "";
+    if (asked == "nccl") {
+      why_not_peer_ = "HEARTWAVE_HALOS=nccl";
+      return;
+    }
+    if (!asked.empty() && asked != "peer")
+      throw Error(fmt::format("HEARTWAVE_HALOS={}: say peer (GPU memory stores between the ranks of one host) or nccl",
+                              asked));
+    if (!PeerHalo::possible(split_.comm(), why_not_peer_)) return;
+    std::vector<comm::Transfer> sends, recvs;
+    split_.halo_transfers(reinterpret_cast<Real*>(v.ptr()), L, sends, recvs);
+    double most = 0;
+    for (const auto* list : {&sends, &recvs})
+      for (const comm::Transfer& t : *list) most = std::max(most, double(t.bytes));
+    split_.comm().allreduce(&most, 1, comm::Reduce::max);
+    try {
+      peer_ = std::make_unique<PeerHalo>(split_, dev_, std::size_t(most));
+    } catch (const Error& x) {
+      why_not_peer_ = x.what();
+    }
+  }
+  bool peer() const { return peer_ != nullptr; }
+  // Queues a peer exchange on the compute stream: v's halos (v null: none) and the ranks'
+  // failure words folded into fail.
+  template <class Real>
+  void peer_exchange(const gpu::DeviceBuffer* v, const RowLayout& L, gpu::DevicePtr fail) {
+    peer_->exchange<Real>(v, L, fail);
+  }
+  // Whether `here` holds on every rank (a host reduction).
+  bool all(bool here) {
+    double v = here ? 1 : 0;
+    split_.comm().allreduce(&v, 1, comm::Reduce::min);
+    return v > 0;
+  }
   // What carries the halos, for the run's description.
   std::string carrier() const {
-    return link_ ? link_->describe() : "host memory and MPI (staged; " + why_not_nccl_ + ")";
+    if (peer_) return "peer stores between the GPUs (" + link_->describe() + " for the gathers)";
+    if (link_)
+      return link_->describe() + (why_not_peer_.empty() ? std::string() : " (no peer stores: " + why_not_peer_ + ")");
+    return "host memory and MPI (staged; " + why_not_nccl_ + ")";
   }
 
   // Queues the exchange of field v's face rows (layout L) after the work queued so far on
@@ -121,6 +169,8 @@ class DeviceSplit {
   std::unique_ptr<comm::DeviceLink> link_;
   std::unique_ptr<comm::Watchdog> watchdog_;  // with link_: NCCL's waits' deadline
   std::string why_not_nccl_;
+  std::unique_ptr<PeerHalo> peer_;  // peer stores carry the steps' halos
+  std::string why_not_peer_;
   gpu::Event faces_written_, halo_arrived_;
   std::vector<std::vector<unsigned char>> staged_;  // the staged faces: sends, then receives
   struct Pending {
