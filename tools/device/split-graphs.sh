@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# How a split run's steps are queued on several GPUs (docs/parallel.md), A/B in one go:
-#   peer        peer stores between the GPUs, the steps in CUDA graphs (the default);
-#   nccl-graph  NCCL's exchange and all-reduce captured into the CUDA graphs (HEARTWAVE_HALOS=nccl);
-#   nccl-host   NCCL, every step queued by the host (HEARTWAVE_HALOS=nccl HEARTWAVE_CUDA_GRAPHS=0).
+# What carries a split run's halos on several GPUs (docs/parallel.md), A/B in one go:
+#   peer   peer stores between the GPUs, the steps in CUDA graphs (the default);
+#   nccl   NCCL, every step queued by the host (HEARTWAVE_HALOS=nccl).
 # First a probe of each (does a split run end at all: a short timeout), then the split checks
 # against one GPU with each that ended, then the benchmarks on 1 and N GPUs. Logs go to $OUT
 # as they are written; the last lines are the table.
@@ -10,7 +9,7 @@
 # Usage (on the device, after tools/device/pack.sh here, carry .devrun):
 #   bash tools/device/split-graphs.sh [CHECKS] [BENCH_CASES] [SECONDS] [HOWS]
 #   CHECKS: split_runs.py's checks (default box,heart) or none; BENCH_CASES: default
-#   rabbit-tt06,karma3d-weak,karma3d-256 or none; HOWS: default peer,nccl-graph,nccl-host.
+#   rabbit-tt06,karma3d-weak,karma3d-256 or none; HOWS: default peer,nccl.
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/split-graphs}
@@ -18,7 +17,7 @@ mkdir -p "$OUT"
 checks=${1:-box,heart}
 cases=${2:-rabbit-tt06,karma3d-weak,karma3d-256}
 seconds=${3:-2}
-hows=${4:-peer,nccl-graph,nccl-host}
+hows=${4:-peer,nccl}
 bash tools/device/unpack.sh > /dev/null
 export PATH="$PWD/.devrun/bin:$PATH" HEARTWAVE_PROGRESS=0
 export HEARTWAVE_SHARED_DIR="$PWD/.devrun/root/shared" HEARTWAVE_CACHE=/tmp/hw-cache
@@ -32,9 +31,8 @@ nvidia-smi topo -m >> "$OUT/machine.txt" 2>&1
 
 env_of() {
   case $1 in
-    peer) echo "HEARTWAVE_HALOS=peer HEARTWAVE_CUDA_GRAPHS=1" ;;
-    nccl-graph) echo "HEARTWAVE_HALOS=nccl HEARTWAVE_CUDA_GRAPHS=1" ;;
-    nccl-host) echo "HEARTWAVE_HALOS=nccl HEARTWAVE_CUDA_GRAPHS=0" ;;
+    peer) echo "HEARTWAVE_HALOS=peer" ;;
+    nccl) echo "HEARTWAVE_HALOS=nccl" ;;
   esac
 }
 
@@ -86,7 +84,7 @@ if [ "$cases" != none ]; then
     done
   done
 fi
-echo "== split runs: peer stores, NCCL in graphs, NCCL from the host ($gpus GPUs, commit $(cat .devrun/commit))"
+echo "== split runs: peer stores against NCCL ($gpus GPUs, commit $(cat .devrun/commit))"
 printf "%b" "$summary"
 echo "== benchmarks: name, cells, steps, s, cell-steps/s, steps/s, ... (bench table columns)"
 cat "$table"

@@ -174,9 +174,10 @@ class CudaEngine final : public Engine {
     compile();
     batch_clock_ = gpu::DeviceBuffer(*dev_, std::size_t(kMaxBatch) * 2 * s.parts.size() * sizeof(hw::cuda::PassTime<Real>),
                                      "the step clock");
-    // Split, the graphs are captured from the stream (NCCL's exchanges are no kernel nodes),
-    // where NCCL carries the halos (a staged exchange goes through the host).
-    use_graphs_ = opt.graphs && (!split_.active() || split_.agrees_on_device());
+    // Split, graphs where peer stores carry the halos (captured from the stream: the
+    // exchange is a cooperative launch). Not with NCCL: a capture of its exchange and
+    // all-reduce hung on 2 H200s, every rank capturing the same steps (docs/parallel.md).
+    use_graphs_ = opt.graphs && (!split_.active() || split_.peer());
     tuner_timer_ = std::make_unique<gpu::Timer>(on_);
   }
 
@@ -508,6 +509,8 @@ class CudaEngine final : public Engine {
     if (!g) {
       g = std::make_unique<gpu::KernelGraph>();
       if (split_.active()) {
+        // Split, the peer exchange is a cooperative launch, which KernelGraph::add does not
+        // make: the steps are captured from the stream.
         g->begin_capture(on_);
         for (long m = n; m < n + count;) m += enqueue(m, n + count - m);
         g->end_capture(on_);
@@ -547,14 +550,6 @@ class CudaEngine final : public Engine {
   // and its first guess settled (DeviceImplicit::graph_ready).
   bool graph_fits(long n, long count) const {
     if (!use_graphs_ || count < 2) return false;
-    // Split, the ranks decide together, so that every rank queues each step the same way:
-    // none captures an exchange (which records it, and runs nothing) while another runs
-    // it. A rank's tuning can end before another's (a tuner may find its choice in a cache
-    // file the other wrote).
-    if (split_.active()) return split_.all((exchanged_ || split_.peer()) && graph_fits_here(n, count));
-    return graph_fits_here(n, count);
-  }
-  bool graph_fits_here(long n, long count) const {
     if (implicit_ && !implicit_->graph_ready()) return false;
     for (const PartKernels& k : kernels_) {
       if (k.tuner.tuning()) return false;
@@ -710,7 +705,6 @@ class CudaEngine final : public Engine {
     const Split& sp = split_.split();
     const std::size_t r0 = sp.row_begin(), r1 = sp.row_end(), g = sp.ghost_rows();
     split_.start_halo<Real>(vin, f_.layout());
-    exchanged_ = true;
     if (r1 - r0 > 2 * g) pass(vin, vout, true, h, second, stim, n, track, r0 + g, r1 - g);
     split_.finish_halo();
     pass(vin, vout, true, h, second, stim, n, track, r0, std::min(r1, r0 + g), false);
@@ -877,9 +871,6 @@ class CudaEngine final : public Engine {
   mutable cuda::DeviceSplit split_;  // this rank's rows (all of them on one rank), the halos and gathers
   mutable bool gathered_ = true;     // split: every rank holds the whole V and states
   std::string agreed_variable_;      // split: the failing variable every rank names
-  // Split: an exchange ran outside a graph. NCCL connects to a peer at the first exchange
-  // with it, which is never inside a capture.
-  bool exchanged_ = false;
 };
 
 }  // namespace

@@ -3,11 +3,14 @@
 // the ranks' GPUs: the halo exchange of V around each diffusing pass, and the gathers that
 // give every rank the whole state before the outputs read it.
 //
-// The bytes go GPU to GPU through NCCL (comm/device_link.hpp) on the Device's high-priority
-// stream: the compute stream records an event when the field's faces are written, the
-// exchange waits for it, and the pass's boundary rows wait for the exchange while its
-// interior rows run beside it. Where NCCL is absent they are staged through host memory
-// and the host communicator (MPI), with no overlap: correct everywhere, fast only with NCCL.
+// The halos of explicit steps go by peer stores where every rank is on one host
+// (tissue/cuda/peer_halo.hpp: one kernel per exchange that also agrees on failures, so the
+// steps go into CUDA graphs). Else, and for the gathers, GPU to GPU through NCCL
+// (comm/device_link.hpp) on the Device's high-priority stream: the compute stream records
+// an event when the field's faces are written, the exchange waits for it, and the pass's
+// boundary rows wait for the exchange while its interior rows run beside it. Where NCCL is
+// absent they are staged through host memory and the host communicator (MPI), with no
+// overlap: correct everywhere, fast only on the GPUs' own links.
 #pragma once
 
 #include <cstdlib>
@@ -89,12 +92,6 @@ class DeviceSplit {
   template <class Real>
   void peer_exchange(const gpu::DeviceBuffer* v, const RowLayout& L, gpu::DevicePtr fail) {
     peer_->exchange<Real>(v, L, fail);
-  }
-  // Whether `here` holds on every rank (a host reduction).
-  bool all(bool here) {
-    double v = here ? 1 : 0;
-    split_.comm().allreduce(&v, 1, comm::Reduce::min);
-    return v > 0;
   }
   // What carries the halos, for the run's description.
   std::string carrier() const {
