@@ -9,7 +9,8 @@
 # Usage (on the device, after tools/device/pack.sh here, carry .devrun):
 #   bash tools/device/split-graphs.sh [CHECKS] [BENCH_CASES] [SECONDS] [HOWS]
 #   CHECKS: split_runs.py's checks (default box,heart) or none; BENCH_CASES: default
-#   rabbit-tt06,karma3d-weak,karma3d-256 or none; HOWS: default peer,nccl.
+#   rabbit-tt06,karma3d-weak,karma3d-256 or none; HOWS: default peer,nccl. COUNTS: the GPU
+#   counts of the split runs (default: all the host's GPUs, at most 4).
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/split-graphs}
@@ -74,13 +75,15 @@ if [ "$cases" != none ]; then
     timeout 100 "$hw" bench "$c" --seconds "$seconds" > "$log" 2>&1 || echo "rc $? ($log)" >> "$log"
     echo "$c gpus=1 roof_GBs=$(awk '/copy roof/{print $3}' "$log") | $(awk -v c="$c" '$1 == c' "$log")" >> "$table"
     tail -1 "$table"
-    for how in $ok; do
-      log="$OUT/bench-$c-$n-$how.log"
-      # shellcheck disable=SC2046
-      env $(env_of "$how") timeout 100 "$hw" bench "$c" --gpus "$n" --seconds "$seconds" > "$log" 2>&1 \
-        || echo "rc $? ($log)" >> "$log"
-      echo "$c gpus=$n $how roof_GBs=$(awk '/copy roof/{print $3}' "$log") | $(awk -v c="$c" '$1 == c' "$log")" >> "$table"
-      tail -1 "$table"
+    for g in ${COUNTS:-$n}; do
+      for how in $ok; do
+        log="$OUT/bench-$c-$g-$how.log"
+        # shellcheck disable=SC2046
+        env $(env_of "$how") timeout 100 "$hw" bench "$c" --gpus "$g" --seconds "$seconds" > "$log" 2>&1 \
+          || echo "rc $? ($log)" >> "$log"
+        echo "$c gpus=$g $how roof_GBs=$(awk '/copy roof/{print $3}' "$log") | $(awk -v c="$c" '$1 == c' "$log")" >> "$table"
+        tail -1 "$table"
+      done
     done
   done
 fi
