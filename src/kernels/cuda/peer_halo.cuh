@@ -29,13 +29,20 @@ __device__ __forceinline__ unsigned char* peer_landing(PeerInbox* box, const Pee
   return reinterpret_cast<unsigned char*>(box + 1) + ((k & 1ull) * 2 + (unsigned long long)side) * a.landing_bytes;
 }
 
-// Copies n bytes (a multiple of 4, 4-aligned) over the whole grid, in 4-byte words.
+// Copies n bytes (a multiple of 4, 4-aligned) over the whole grid: in 16-byte words where
+// both ends and n allow (a box's planes), else in 4-byte words (rows of a row layout).
 __device__ __forceinline__ void peer_copy(unsigned char* to, const unsigned char* from, unsigned long long n) {
-  const unsigned long long words = n / 4, stride = (unsigned long long)gridDim.x * blockDim.x;
+  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  const unsigned long long first = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+  if (((reinterpret_cast<unsigned long long>(to) | reinterpret_cast<unsigned long long>(from) | n) & 15ull) == 0) {
+    const uint4* f = reinterpret_cast<const uint4*>(from);
+    uint4* t = reinterpret_cast<uint4*>(to);
+    for (unsigned long long i = first; i < n / 16; i += stride) t[i] = f[i];
+    return;
+  }
   const unsigned* f = reinterpret_cast<const unsigned*>(from);
   unsigned* t = reinterpret_cast<unsigned*>(to);
-  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < words; i += stride)
-    t[i] = f[i];
+  for (unsigned long long i = first; i < n / 4; i += stride) t[i] = f[i];
 }
 
 }  // namespace hw::cuda
