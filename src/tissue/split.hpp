@@ -93,6 +93,37 @@ class Split {
     }
   }
 
+  // The same exchange as byte ranges of the field's storage (elements of `size` bytes), by
+  // side: 0 towards/from the previous slab, 1 the next (bytes 0: no neighbour that side).
+  // What this rank sends to its next slab lands where that slab receives from its previous
+  // one: the same rows, so the same offset in every rank's whole-grid array (the peer
+  // stores, tissue/cuda/peer_halo.hpp, write it there).
+  struct Faces {
+    std::size_t send_offset[2] = {0, 0}, send_bytes[2] = {0, 0};
+    std::size_t recv_offset[2] = {0, 0}, recv_bytes[2] = {0, 0};
+  };
+  Faces faces(const RowLayout& L, std::size_t size) const {
+    Faces f;
+    if (!comm_) return f;
+    const int r = comm_->rank();
+    const std::size_t g = dec_.ghost_rows;
+    auto range = [&](std::size_t a, std::size_t b, std::size_t& off, std::size_t& bytes) {
+      off = L.first(a) * size;
+      bytes = (L.first(b) - L.first(a)) * size;
+    };
+    if (dec_.previous(r) >= 0) {
+      range(r0_, r0_ + g, f.send_offset[0], f.send_bytes[0]);
+      const std::size_t a = wrap(std::ptrdiff_t(r0_) - std::ptrdiff_t(g));
+      range(a, a + g, f.recv_offset[0], f.recv_bytes[0]);
+    }
+    if (dec_.next(r) >= 0) {
+      range(r1_ - g, r1_, f.send_offset[1], f.send_bytes[1]);
+      const std::size_t a = wrap(std::ptrdiff_t(r1_));
+      range(a, a + g, f.recv_offset[1], f.recv_bytes[1]);
+    }
+    return f;
+  }
+
   // Each rank's range (offset, count in bytes) of an array: rows of layout L of elements
   // of `size` bytes; a part's compact cells (one state array of part p); the grid.
   void row_ranges(const RowLayout& L, std::size_t size, std::vector<std::size_t>& off, std::vector<std::size_t>& cnt) const {

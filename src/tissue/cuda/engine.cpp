@@ -168,7 +168,7 @@ class CudaEngine final : public Engine {
     if (s.time.diffusion != DiffusionScheme::forward_euler)
       implicit_ = std::make_unique<cuda::DeviceImplicit<Real>>(*dev_, s, f_);
     else if (split_.active())
-      split_.enable_peer_stores<Real>(f_.v(0), f_.layout());
+      split_.enable_peer_stores<Real>(f_.layout());
     fail_ = gpu::DeviceBuffer(*dev_, 2 * sizeof(unsigned long long), "the failure flag");
     reset_failure();
     compile();

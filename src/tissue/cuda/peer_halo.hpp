@@ -99,21 +99,14 @@ class PeerHalo {
     a.fail = reinterpret_cast<unsigned long long*>(fail);
     std::size_t most = 0;
     if (v) {
-      std::vector<comm::Transfer> sends, recvs;
-      split_.halo_transfers(reinterpret_cast<Real*>(v->ptr()), L, sends, recvs);
+      const Split::Faces f = split_.faces(L, sizeof(Real));
       a.v = reinterpret_cast<unsigned char*>(v->ptr());
-      // Tag 0 travels towards the previous slab, tag 1 towards the next (Split).
-      for (const comm::Transfer& t : sends) {
-        a.send_offset[t.tag] = std::size_t(reinterpret_cast<gpu::DevicePtr>(t.data) - v->ptr());
-        a.send_bytes[t.tag] = t.bytes;
-        most = std::max(most, t.bytes);
-      }
-      // What arrives with tag 1 came from the previous slab (its face towards its next).
-      for (const comm::Transfer& t : recvs) {
-        const int side = t.tag == 1 ? 0 : 1;
-        a.recv_offset[side] = std::size_t(reinterpret_cast<gpu::DevicePtr>(t.data) - v->ptr());
-        a.recv_bytes[side] = t.bytes;
-        most = std::max(most, t.bytes);
+      for (int side = 0; side < 2; ++side) {
+        a.send_offset[side] = f.send_offset[side];
+        a.send_bytes[side] = f.send_bytes[side];
+        a.recv_offset[side] = f.recv_offset[side];
+        a.recv_bytes[side] = f.recv_bytes[side];
+        most = std::max({most, f.send_bytes[side], f.recv_bytes[side]});
       }
       if (most > landing_bytes_)
         throw Error(fmt::format("peer stores: a face of {} bytes, beyond the inbox's {} (internal error)", most,

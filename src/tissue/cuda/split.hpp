@@ -59,10 +59,9 @@ class DeviceSplit {
 
   // Peer stores (tissue/cuda/peer_halo.hpp) carry the halos of explicit steps where every
   // rank is on this host and maps the others' GPU memory, unless HEARTWAVE_HALOS=nccl; the
-  // gathers stay with NCCL. v: one of the fields the exchanges will carry (for the faces'
-  // sizes). Every rank calls it at the same point and they agree.
+  // gathers stay with NCCL. Every rank calls it at the same point and they agree.
   template <class Real>
-  void enable_peer_stores(const gpu::DeviceBuffer& v, const RowLayout& L) {
+  void enable_peer_stores(const RowLayout& L) {
     if (!link_) return;
     const char* e = std::getenv("HEARTWAVE_HALOS");
     const std::string asked = e ? e : "";
@@ -74,11 +73,9 @@ class DeviceSplit {
       throw Error(fmt::format("HEARTWAVE_HALOS={}: say peer (GPU memory stores between the ranks of one host) or nccl",
                               asked));
     if (!PeerHalo::possible(split_.comm(), why_not_peer_)) return;
-    std::vector<comm::Transfer> sends, recvs;
-    split_.halo_transfers(reinterpret_cast<Real*>(v.ptr()), L, sends, recvs);
+    const Split::Faces f = split_.faces(L, sizeof(Real));
     double most = 0;
-    for (const auto* list : {&sends, &recvs})
-      for (const comm::Transfer& t : *list) most = std::max(most, double(t.bytes));
+    for (int side = 0; side < 2; ++side) most = std::max({most, double(f.send_bytes[side]), double(f.recv_bytes[side])});
     split_.comm().allreduce(&most, 1, comm::Reduce::max);
     try {
       peer_ = std::make_unique<PeerHalo>(split_, dev_, std::size_t(most));
