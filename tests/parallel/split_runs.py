@@ -462,6 +462,13 @@ def check_ranks_flag(r: Runner):
     same_outputs(one, d, f"{flag} 2 against 1")
 
 
+def gpu_count() -> int:
+    if shutil.which("nvidia-smi") is None:
+        return 0
+    p = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
+    return sum(1 for line in p.stdout.splitlines() if line.startswith("GPU ")) if p.returncode == 0 else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--heartwave", required=True)
@@ -477,8 +484,17 @@ def main():
     if "--ranks" not in probe.stdout:
         print("SKIP: this heartwave has no --ranks")
         return SKIP
+    ranks = tuple(int(x) for x in a.ranks.split(","))
+    if a.backend == "cuda":
+        # One GPU per rank: the rank counts this machine's GPUs allow (none: skip).
+        gpus = gpu_count()
+        ranks = tuple(n for n in ranks if n <= gpus)
+        if not ranks:
+            print(f"SKIP: split runs on GPUs need at least {min(int(x) for x in a.ranks.split(','))} GPUs; "
+                  f"this machine has {gpus} (nvidia-smi -L)")
+            return SKIP
     with tempfile.TemporaryDirectory(prefix="hw-split-") as work:
-        r = Runner(hw, work, a.backend, tuple(int(x) for x in a.ranks.split(",")))
+        r = Runner(hw, work, a.backend, ranks)
         checks = {
             "box": lambda: check_same_as_one_rank(r, BOX, "box"),
             "heart": lambda: check_same_as_one_rank(r, HEART, "heart"),
