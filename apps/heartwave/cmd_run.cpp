@@ -233,7 +233,7 @@ void add_run_command(CLI::App& app, Action& action) {
       ->type_name("N");
   cmd->add_option("--gpus", f->gpus,
                   "split the run over N GPUs of this machine: --ranks N with the cuda backend, one GPU per rank "
-                  "from --device on, halos GPU to GPU through NCCL (docs/parallel.md)")
+                  "from --device on, halos GPU to GPU (peer stores over NVLink or PCIe; NCCL for the gathers) (docs/parallel.md)")
       ->check(CLI::Range(1, 1024))
       ->type_name("N");
   cmd->add_flag("--quiet,-q", f->quiet, "no summary and no progress");
