@@ -92,28 +92,36 @@ class PeerHalo {
     return true;
   }
 
-  // Queues exchange k on the compute stream: v's face rows of layout L (v null: none, the
-  // failure words only) out to the neighbours and theirs in, and every rank's failure words
-  // folded into `fail` (the least of each word, as NCCL's all-reduce gives it).
+  // Queues an exchange on the compute stream: v's face rows of layout L out to the
+  // neighbours and theirs in, and every rank's failure words folded into `fail` (the least
+  // of each word, as NCCL's all-reduce gives it).
   template <class Real>
-  void exchange(const gpu::DeviceBuffer* v, const RowLayout& L, gpu::DevicePtr fail) {
+  void exchange(const gpu::DeviceBuffer& v, const RowLayout& L, gpu::DevicePtr fail) {
     hw::cuda::PeerArgs a = args_;
-    a.fail = reinterpret_cast<unsigned long long*>(fail);
+    const Split::Faces f = split_.faces(L, sizeof(Real));
+    a.v = reinterpret_cast<unsigned char*>(v.ptr());
     std::size_t most = 0;
-    if (v) {
-      const Split::Faces f = split_.faces(L, sizeof(Real));
-      a.v = reinterpret_cast<unsigned char*>(v->ptr());
-      for (int side = 0; side < 2; ++side) {
-        a.send_offset[side] = f.send_offset[side];
-        a.send_bytes[side] = f.send_bytes[side];
-        a.recv_offset[side] = f.recv_offset[side];
-        a.recv_bytes[side] = f.recv_bytes[side];
-        most = std::max({most, f.send_bytes[side], f.recv_bytes[side]});
-      }
-      if (most > landing_bytes_)
-        throw Error(fmt::format("peer stores: a face of {} bytes, beyond the inbox's {} (internal error)", most,
-                                landing_bytes_));
+    for (int side = 0; side < 2; ++side) {
+      a.send_offset[side] = f.send_offset[side];
+      a.send_bytes[side] = f.send_bytes[side];
+      a.recv_offset[side] = f.recv_offset[side];
+      a.recv_bytes[side] = f.recv_bytes[side];
+      most = std::max({most, f.send_bytes[side], f.recv_bytes[side]});
     }
+    if (most > landing_bytes_)
+      throw Error(fmt::format("peer stores: a face of {} bytes, beyond the inbox's {} (internal error)", most,
+                              landing_bytes_));
+    launch(a, fail, most);
+  }
+  // The failure words only: `fail` becomes the least over the ranks.
+  void agree(gpu::DevicePtr fail) {
+    hw::cuda::PeerArgs a = args_;
+    launch(a, fail, 0);
+  }
+
+ private:
+  void launch(hw::cuda::PeerArgs& a, gpu::DevicePtr fail, std::size_t most) {
+    a.fail = reinterpret_cast<unsigned long long*>(fail);
     void* args[] = {&a};
     // A thread per 4-byte word, at most a block per SM (all resident at once).
     const unsigned blocks = unsigned(std::max<std::size_t>((most / 4 + 255) / 256, 1));
@@ -121,7 +129,6 @@ class PeerHalo {
     gpu::launch_cooperative(dev_.compute(), exchange_, {std::min(blocks, resident), 1, 1}, {256, 1, 1}, args);
   }
 
- private:
   // Runs f; if it throws on any rank, every rank throws (this one's reason, or "another rank's").
   template <class F>
   static void agreed(comm::Communicator& c, F&& f) {

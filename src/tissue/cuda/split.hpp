@@ -34,11 +34,7 @@ class DeviceSplit {
     link_ = comm::make_nccl_link(*comm, &why_not_nccl_);
     faces_written_ = dev.event();
     halo_arrived_ = dev.event();
-    // NCCL's waits have no deadline of their own (the staged path's MPI waits do).
-    if (link_)
-      watchdog_ = std::make_unique<comm::Watchdog>(comm::rank_timeout_seconds(),
-                                                   "rank " + std::to_string(comm->rank()) + " of " +
-                                                       std::to_string(comm->size()));
+    if (link_) arm_watchdog();
   }
 
   // A scope whose waits on the GPU may wait for other ranks (the steps, the gathers): past
@@ -48,21 +44,26 @@ class DeviceSplit {
   bool active() const { return split_.active(); }
   // Whether the ranks agree on failures on the GPUs (agree_on_device after each step), so
   // that steps can be queued in batches; else the host agrees after every step.
-  bool agrees_on_device() const { return link_ != nullptr; }
+  bool agrees_on_device() const { return link_ != nullptr || peer_ != nullptr; }
   // fail (the failure flag's two words: the failing cell's word, the step) = the least over
   // the ranks, queued on the compute stream after the step's kernels: the next step's
   // kernels on every rank see a failure of any rank and do nothing, as on one GPU.
   void agree_on_device(gpu::DevicePtr fail) {
+    if (peer_) {
+      peer_->agree(fail);
+      return;
+    }
     link_->allreduce_min(reinterpret_cast<unsigned long long*>(fail), 2, dev_.compute().handle());
   }
   const Split& split() const { return split_; }
 
   // Peer stores (tissue/cuda/peer_halo.hpp) carry the halos of explicit steps where every
-  // rank is on this host and maps the others' GPU memory, unless HEARTWAVE_HALOS=nccl; the
-  // gathers stay with NCCL. Every rank calls it at the same point and they agree.
+  // rank is on this host and maps the others' GPU memory, unless HEARTWAVE_HALOS=nccl
+  // (HEARTWAVE_HALOS=peer: they must, or the run stops saying why). The gathers stay with
+  // NCCL, or staged through MPI without it. Every rank calls it at the same point and they
+  // agree.
   template <class Real>
   void enable_peer_stores(const RowLayout& L) {
-    if (!link_) return;
     const char* e = std::getenv("HEARTWAVE_HALOS");
     const std::string asked = e ? e : "";
     if (asked == "nccl") {
@@ -72,27 +73,39 @@ class DeviceSplit {
     if (!asked.empty() && asked != "peer")
       throw Error(fmt::format("HEARTWAVE_HALOS={}: say peer (GPU memory stores between the ranks of one host) or nccl",
                               asked));
-    if (!PeerHalo::possible(split_.comm(), why_not_peer_)) return;
-    const Split::Faces f = split_.faces(L, sizeof(Real));
-    double most = 0;
-    for (int side = 0; side < 2; ++side) most = std::max({most, double(f.send_bytes[side]), double(f.recv_bytes[side])});
-    split_.comm().allreduce(&most, 1, comm::Reduce::max);
-    try {
-      peer_ = std::make_unique<PeerHalo>(split_, dev_, std::size_t(most));
-    } catch (const Error& x) {
-      why_not_peer_ = x.what();
+    if (PeerHalo::possible(split_.comm(), why_not_peer_)) {
+      const Split::Faces f = split_.faces(L, sizeof(Real));
+      double most = 0;
+      for (int side = 0; side < 2; ++side)
+        most = std::max({most, double(f.send_bytes[side]), double(f.recv_bytes[side])});
+      split_.comm().allreduce(&most, 1, comm::Reduce::max);
+      try {
+        peer_ = std::make_unique<PeerHalo>(split_, dev_, std::size_t(most));
+      } catch (const Error& x) {
+        why_not_peer_ = x.what();
+      }
     }
+    if (!peer_ && asked == "peer")
+      throw Error("HEARTWAVE_HALOS=peer, but no peer stores between these ranks' GPUs: " + why_not_peer_ +
+                  " (leave HEARTWAVE_HALOS unset to take NCCL or MPI instead)");
+    // The peer stores' waits on the GPU have no deadline of their own either.
+    if (peer_ && !watchdog_) arm_watchdog();
   }
   bool peer() const { return peer_ != nullptr; }
   // Queues a peer exchange on the compute stream: v's halos (v null: none) and the ranks'
   // failure words folded into fail.
   template <class Real>
   void peer_exchange(const gpu::DeviceBuffer* v, const RowLayout& L, gpu::DevicePtr fail) {
-    peer_->exchange<Real>(v, L, fail);
+    if (v)
+      peer_->exchange<Real>(*v, L, fail);
+    else
+      peer_->agree(fail);
   }
   // What carries the halos, for the run's description.
   std::string carrier() const {
-    if (peer_) return "peer stores between the GPUs (" + link_->describe() + " for the gathers)";
+    if (peer_)
+      return "peer stores between the GPUs (" +
+             (link_ ? link_->describe() : "host memory and MPI, staged (" + why_not_nccl_ + "),") + " for the gathers)";
     if (link_)
       return link_->describe() + (why_not_peer_.empty() ? std::string() : " (no peer stores: " + why_not_peer_ + ")");
     return "host memory and MPI (staged; " + why_not_nccl_ + ")";
@@ -154,6 +167,14 @@ class DeviceSplit {
   }
 
  private:
+  // NCCL's waits and the peer stores' have no deadline of their own (the staged path's MPI
+  // waits do).
+  void arm_watchdog() {
+    comm::Communicator& c = split_.comm();
+    watchdog_ = std::make_unique<comm::Watchdog>(comm::rank_timeout_seconds(),
+                                                 "rank " + std::to_string(c.rank()) + " of " + std::to_string(c.size()));
+  }
+
   static std::size_t offset_in(const gpu::DeviceBuffer& v, const comm::Transfer& t) {
     return std::size_t(reinterpret_cast<gpu::DevicePtr>(t.data) - v.ptr());
   }
