@@ -1,7 +1,7 @@
 // The peer stores of a split run on the GPUs of one host (tissue/cuda/peer_halo.hpp): the
-// halo exchange and the agreement on failures as two kernels that write straight into the
-// other ranks' GPU memory over NVLink, so that a step's exchange is part of a CUDA graph and
-// needs neither the host nor NCCL. Text for NVRTC.
+// halo exchange and the agreement on failures as one kernel that writes straight into the
+// other ranks' GPU memory (over NVLink where there is one), so that a step's exchange is
+// part of a CUDA graph and needs neither the host nor NCCL. Text for NVRTC.
 //
 // Each rank has an inbox (device memory the other ranks map): a word per rank that says how
 // many exchanges that rank has posted, each rank's failure words, and the landing rows for
