@@ -182,7 +182,7 @@ class DeviceSplit {
   Split split_;
   gpu::Device& dev_;
   std::unique_ptr<comm::DeviceLink> link_;
-  std::unique_ptr<comm::Watchdog> watchdog_;  // with link_: NCCL's waits' deadline
+  std::unique_ptr<comm::Watchdog> watchdog_;  // with link_ or peer_: the deadline of their waits
   std::string why_not_nccl_;
   std::unique_ptr<PeerHalo> peer_;  // peer stores carry the steps' halos
   std::string why_not_peer_;
