@@ -71,30 +71,8 @@ class Split {
   void finish_halo() {
     if (comm_) comm_->finish_exchange();
   }
-  // The messages of that exchange: the addresses are only computed, never read here, so v
-  // may be device memory.
-  template <class Real>
-  void halo_transfers(Real* v, const RowLayout& L, std::vector<comm::Transfer>& sends,
-                      std::vector<comm::Transfer>& recvs) const {
-    sends.clear();
-    recvs.clear();
-    if (!comm_) return;
-    const int r = comm_->rank(), prev = dec_.previous(r), next = dec_.next(r);
-    const std::size_t g = dec_.ghost_rows;
-    // Tag 0 travels towards the previous slab, tag 1 towards the next (two slabs on a
-    // periodic axis are each other's previous and next: the tags keep the faces apart).
-    if (prev >= 0) {
-      sends.push_back(rows(v, L, r0_, r0_ + g, prev, 0));
-      recvs.push_back(rows(v, L, wrap(std::ptrdiff_t(r0_) - std::ptrdiff_t(g)), wrap(std::ptrdiff_t(r0_) - std::ptrdiff_t(g)) + g, prev, 1));
-    }
-    if (next >= 0) {
-      sends.push_back(rows(v, L, r1_ - g, r1_, next, 1));
-      recvs.push_back(rows(v, L, wrap(std::ptrdiff_t(r1_)), wrap(std::ptrdiff_t(r1_)) + g, next, 0));
-    }
-  }
-
-  // The same exchange as byte ranges of the field's storage (elements of `size` bytes), by
-  // side: 0 towards/from the previous slab, 1 the next (bytes 0: no neighbour that side).
+  // The exchange as byte ranges of the field's storage (elements of `size` bytes), by side:
+  // 0 towards/from the previous slab, 1 the next (bytes 0 where there is no neighbour).
   // What this rank sends to its next slab lands where that slab receives from its previous
   // one: the same rows, so the same offset in every rank's whole-grid array (the peer
   // stores, tissue/cuda/peer_halo.hpp, write it there).
@@ -122,6 +100,25 @@ class Split {
       range(a, a + g, f.recv_offset[1], f.recv_bytes[1]);
     }
     return f;
+  }
+  // The same exchange as messages (faces() at v): the addresses are only computed, never
+  // read here, so v may be device memory. Tag 0 travels towards the previous slab, tag 1
+  // towards the next (two slabs on a periodic axis are each other's previous and next: the
+  // tags keep the faces apart), so what arrives with tag 1 came from the previous slab.
+  template <class Real>
+  void halo_transfers(Real* v, const RowLayout& L, std::vector<comm::Transfer>& sends,
+                      std::vector<comm::Transfer>& recvs) const {
+    sends.clear();
+    recvs.clear();
+    if (!comm_) return;
+    const Faces f = faces(L, sizeof(Real));
+    auto* base = reinterpret_cast<unsigned char*>(v);
+    const int r = comm_->rank(), peer[2] = {dec_.previous(r), dec_.next(r)};
+    for (int side = 0; side < 2; ++side) {
+      if (peer[side] < 0) continue;
+      sends.push_back(comm::Transfer{peer[side], side, base + f.send_offset[side], f.send_bytes[side]});
+      recvs.push_back(comm::Transfer{peer[side], 1 - side, base + f.recv_offset[side], f.recv_bytes[side]});
+    }
   }
 
   // Each rank's range (offset, count in bytes) of an array: rows of layout L of elements
@@ -217,11 +214,6 @@ class Split {
   std::size_t wrap(std::ptrdiff_t r) const {
     const auto R = std::ptrdiff_t(rows_);
     return std::size_t(((r % R) + R) % R);
-  }
-  template <class Real>
-  comm::Transfer rows(Real* v, const RowLayout& L, std::size_t a, std::size_t b, int peer, int tag) const {
-    const std::size_t lo = L.first(a), hi = L.first(b);
-    return comm::Transfer{peer, tag, v + lo, (hi - lo) * sizeof(Real)};
   }
 
   comm::Communicator* comm_ = nullptr;

@@ -401,7 +401,7 @@ class CudaEngine final : public Engine {
       m += chunk;
     }
     // Peer stores: the batch's last step's failure, agreed.
-    if (split_.peer()) split_.peer_exchange<Real>(nullptr, f_.layout(), fail_.ptr());
+    if (split_.peer()) split_.agree_on_device(fail_.ptr());
     unsigned long long f[2];
     fail_.download(f, sizeof f);
     // A several-steps pass failed: the state kept is its input, whose cell states may be in
@@ -675,12 +675,12 @@ class CudaEngine final : public Engine {
       // failure anywhere; the whole slab is then one pass, as on one GPU.
       const Split& sp = split_.split();
       if (s_.time.splitting == Splitting::godunov) {
-        split_.peer_exchange<Real>(&cur, f_.layout(), fail_.ptr());
+        split_.peer_exchange(cur, fail_.ptr());
         pass(cur, next, true, dt, 0, stim, n, &cur, sp.row_begin(), sp.row_end());
       } else {
-        split_.peer_exchange<Real>(nullptr, f_.layout(), fail_.ptr());
+        split_.agree_on_device(fail_.ptr());
         pass(cur, tmp, false, 0.5 * dt, 0, stim, n, nullptr);
-        split_.peer_exchange<Real>(&tmp, f_.layout(), fail_.ptr());
+        split_.peer_exchange(tmp, fail_.ptr());
         pass(tmp, next, true, 0.5 * dt, 1, stim, n, &cur, sp.row_begin(), sp.row_end());
       }
       return;

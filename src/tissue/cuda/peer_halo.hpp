@@ -28,13 +28,25 @@ namespace hw::tissue::cuda {
 
 class PeerHalo {
  public:
-  // Maps every rank's inbox; faces of up to `max_face_bytes` (per side, the most over every
-  // rank). Every rank calls it together; where any rank cannot set up or map the others'
-  // inboxes, every rank throws hw::Error (the caller then takes NCCL).
-  PeerHalo(const Split& split, gpu::Device& dev, std::size_t max_face_bytes)
-      : split_(split), dev_(dev), landing_bytes_((max_face_bytes + 15) / 16 * 16) {
+  // Maps every rank's inbox, for exchanges of this rank's `faces` (Split::faces of the
+  // field's layout and precision: the same for every exchange of the run). Every rank
+  // calls it together; where any rank cannot set up or map the others' inboxes, every rank
+  // throws hw::Error (the caller then takes NCCL).
+  PeerHalo(const Split& split, gpu::Device& dev, const Split::Faces& faces) : dev_(dev) {
     comm::Communicator& c = split.comm();
     const int ranks = c.size(), me = c.rank();
+    // The landing rows hold the widest face of any rank.
+    double most = 0;
+    for (int side = 0; side < 2; ++side) {
+      args_.send_offset[side] = faces.send_offset[side];
+      args_.send_bytes[side] = faces.send_bytes[side];
+      args_.recv_offset[side] = faces.recv_offset[side];
+      args_.recv_bytes[side] = faces.recv_bytes[side];
+      most = std::max({most, double(faces.send_bytes[side]), double(faces.recv_bytes[side])});
+    }
+    face_bytes_ = std::size_t(most);
+    c.allreduce(&most, 1, comm::Reduce::max);
+    landing_bytes_ = (std::size_t(most) + 15) / 16 * 16;
     // Each step that can fail on one rank is agreed before the next collective step, so
     // that all ranks throw together and none waits alone.
     agreed(c, [&] {
@@ -92,30 +104,19 @@ class PeerHalo {
     return true;
   }
 
-  // Queues an exchange on the compute stream: v's face rows of layout L out to the
-  // neighbours and theirs in, and every rank's failure words folded into `fail` (the least
-  // of each word, as NCCL's all-reduce gives it).
-  template <class Real>
-  void exchange(const gpu::DeviceBuffer& v, const RowLayout& L, gpu::DevicePtr fail) {
+  // Queues an exchange on the compute stream: the face rows of v (a field of the layout and
+  // precision the faces were made for) out to the neighbours and theirs in, and every
+  // rank's failure words folded into `fail` (the least of each word, as NCCL's all-reduce
+  // gives it).
+  void exchange(const gpu::DeviceBuffer& v, gpu::DevicePtr fail) {
     hw::cuda::PeerArgs a = args_;
-    const Split::Faces f = split_.faces(L, sizeof(Real));
     a.v = reinterpret_cast<unsigned char*>(v.ptr());
-    std::size_t most = 0;
-    for (int side = 0; side < 2; ++side) {
-      a.send_offset[side] = f.send_offset[side];
-      a.send_bytes[side] = f.send_bytes[side];
-      a.recv_offset[side] = f.recv_offset[side];
-      a.recv_bytes[side] = f.recv_bytes[side];
-      most = std::max({most, f.send_bytes[side], f.recv_bytes[side]});
-    }
-    if (most > landing_bytes_)
-      throw Error(fmt::format("peer stores: a face of {} bytes, beyond the inbox's {} (internal error)", most,
-                              landing_bytes_));
-    launch(a, fail, most);
+    launch(a, fail, face_bytes_);
   }
   // The failure words only: `fail` becomes the least over the ranks.
   void agree(gpu::DevicePtr fail) {
     hw::cuda::PeerArgs a = args_;
+    for (int side = 0; side < 2; ++side) a.send_bytes[side] = a.recv_bytes[side] = 0;
     launch(a, fail, 0);
   }
 
@@ -143,9 +144,9 @@ class PeerHalo {
     if (ok == 0) throw Error(why.empty() ? "another rank could not set up its peer stores" : why);
   }
 
-  const Split& split_;
   gpu::Device& dev_;
-  std::size_t landing_bytes_;
+  std::size_t face_bytes_ = 0;     // this rank's widest face
+  std::size_t landing_bytes_ = 0;  // every rank's widest, rounded up to 16
   std::unique_ptr<gpu::SharedBuffer> inbox_;
   std::vector<std::unique_ptr<gpu::PeerMapping>> mapped_;
   gpu::DeviceBuffer counters_;  // posted (u64), ticket (u32)

@@ -74,13 +74,8 @@ class DeviceSplit {
       throw Error(fmt::format("HEARTWAVE_HALOS={}: say peer (GPU memory stores between the ranks of one host) or nccl",
                               asked));
     if (PeerHalo::possible(split_.comm(), why_not_peer_)) {
-      const Split::Faces f = split_.faces(L, sizeof(Real));
-      double most = 0;
-      for (int side = 0; side < 2; ++side)
-        most = std::max({most, double(f.send_bytes[side]), double(f.recv_bytes[side])});
-      split_.comm().allreduce(&most, 1, comm::Reduce::max);
       try {
-        peer_ = std::make_unique<PeerHalo>(split_, dev_, std::size_t(most));
+        peer_ = std::make_unique<PeerHalo>(split_, dev_, split_.faces(L, sizeof(Real)));
       } catch (const Error& x) {
         why_not_peer_ = x.what();
       }
@@ -92,15 +87,9 @@ class DeviceSplit {
     if (peer_ && !watchdog_) arm_watchdog();
   }
   bool peer() const { return peer_ != nullptr; }
-  // Queues a peer exchange on the compute stream: v's halos (v null: none) and the ranks'
-  // failure words folded into fail.
-  template <class Real>
-  void peer_exchange(const gpu::DeviceBuffer* v, const RowLayout& L, gpu::DevicePtr fail) {
-    if (v)
-      peer_->exchange<Real>(*v, L, fail);
-    else
-      peer_->agree(fail);
-  }
+  // Queues a peer exchange on the compute stream: v's halos (a field of the layout and
+  // precision given to enable_peer_stores) and the ranks' failure words folded into fail.
+  void peer_exchange(const gpu::DeviceBuffer& v, gpu::DevicePtr fail) { peer_->exchange(v, fail); }
   // What carries the halos, for the run's description.
   std::string carrier() const {
     if (peer_)
